@@ -1,0 +1,102 @@
+//! The engine's one error type. Every variant that comes from user input names the file and the
+//! field or line it is about, so a message reads `runs/a.jsonl:12: missing field "paths"`.
+
+/// Everything that can go wrong in the engine: bad input files, bad settings, bad requests.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file the loader needs was not supplied.
+    #[error("{file}: missing (the loader needs this file)")]
+    MissingFile {
+        /// The file's path relative to the study root.
+        file: String,
+    },
+    /// A file's bytes do not hash to the SHA-256 value the archive lists for it.
+    #[error("{file}: SHA-256 mismatch: the archive lists {expected}, the file hashes to {actual}")]
+    Checksum {
+        /// The file's path relative to the study root.
+        file: String,
+        /// The value listed in the archive's README.
+        expected: String,
+        /// The value computed from the bytes supplied.
+        actual: String,
+    },
+    /// A file could not be parsed at all (not UTF-8, not JSON).
+    #[error("{file}: {message}")]
+    Parse {
+        /// The file.
+        file: String,
+        /// What the parser said.
+        message: String,
+    },
+    /// A field of a parsed file is missing or has a bad value.
+    #[error("{file}: field {field}: {message}")]
+    Field {
+        /// The file.
+        file: String,
+        /// A path to the field, e.g. `results[3].paths`.
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A line of a line-oriented file (TREC run, qrels, JSON Lines) is malformed.
+    #[error("{file}:{line}: {message}")]
+    Line {
+        /// The file.
+        file: String,
+        /// The 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// An arm name that the study does not have.
+    #[error("unknown arm {name:?}; this study has: {known}")]
+    UnknownArm {
+        /// The name asked for.
+        name: String,
+        /// The study's arm names, comma separated.
+        known: String,
+    },
+    /// A setting outside its allowed range.
+    #[error("{setting} = {value} is out of range ({allowed})")]
+    Setting {
+        /// The setting's name, as the user sees it (`k`, `resamples`, `rrf-k`).
+        setting: String,
+        /// The value given.
+        value: String,
+        /// The allowed range, in words.
+        allowed: String,
+    },
+}
+
+/// The engine's result type.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// Shorthand for a [`Error::Field`] error.
+    pub fn field(file: &str, field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Field {
+            file: file.to_string(),
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// Shorthand for a [`Error::Line`] error.
+    pub fn line(file: &str, line: usize, message: impl Into<String>) -> Self {
+        Error::Line {
+            file: file.to_string(),
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// Shorthand for a [`Error::Setting`] error.
+    pub fn setting(setting: &str, value: impl ToString, allowed: &str) -> Self {
+        Error::Setting {
+            setting: setting.to_string(),
+            value: value.to_string(),
+            allowed: allowed.to_string(),
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! # routelens engine
+//!
+//! The pure-Rust core of routelens, compiled natively (for the `routelens` command line) and to
+//! wasm32 (for the browser app). It has no I/O: callers hand it bytes and get results.
+//!
+//! Data flows one way:
+//!
+//! 1. **Load** a [`Study`]: the paper's archive ([`load_archive`], every file checked against its
+//!    listed SHA-256), a TREC run with qrels ([`load_trec`]) or JSON Lines ([`load_jsonl`]).
+//! 2. **Fuse** arms with reciprocal-rank fusion ([`add_fusion`]; ties by path, see [`fusion`]).
+//! 3. **Score** rankings against gold files ([`summarize`]) at any k from 1 to 16.
+//! 4. **Compare** two arms ([`compare`]): repository-cluster bootstrap intervals drawn exactly as
+//!    the paper's script drew them, the exact sign test and the exact sign-flip test.
+//! 5. **Report**: [`score`] for the command line's JSON, [`tables`] for the app and CSV files.
+//!
+//! ```
+//! use routelens_engine::{load_jsonl, score, ScoreConfig};
+//! let study = load_jsonl("demo.jsonl", r#"{"id": "r::1", "gold": ["a.rs"]}
+//! {"id": "r::1", "arm": "x", "paths": ["b.rs", "a.rs"]}
+//! {"id": "r::1", "arm": "y", "paths": ["a.rs"]}"#).unwrap();
+//! let config = ScoreConfig { ks: vec![1], pairs: vec![("x".into(), "y".into())], ..Default::default() };
+//! let (_, report) = score(&study, &config).unwrap();
+//! assert_eq!(report.arms[0].file_recall, 0.0);
+//! assert_eq!(report.arms[1].file_recall, 1.0);
+//! ```
+
+pub mod archive;
+pub mod error;
+pub mod fusion;
+pub mod metrics;
+pub mod paired;
+pub mod report;
+pub mod runfile;
+pub mod stats;
+pub mod study;
+pub mod subset;
+pub mod table;
+pub mod tables;
+
+pub use archive::{load_archive, sha256_hex, ArchiveBytes, ARCHIVE_FILES, PINNED_ARCHIVE_URL};
+pub use error::{Error, Result};
+pub use fusion::{add_fusion, rrf, RrfConfig};
+pub use metrics::{score_ranking, summarize, ArmSummary, CaseScore};
+pub use paired::{compare, PairedComparison, PairedMetric};
+pub use report::{score, ScoreConfig, ScoreReport};
+pub use runfile::{load_jsonl, load_trec};
+pub use stats::{cluster_bootstrap, sign_flip, sign_test, BootstrapConfig, Interval};
+pub use study::{Arm, ArmOrigin, Case, GoldSpan, Study, MAX_K};
+pub use subset::Subset;
+pub use table::{Cell, Table};

@@ -1,0 +1,159 @@
+//! Paired comparisons of two arms over the same cases: mean difference with its
+//! repository-cluster bootstrap interval, per-case wins/losses/ties with the exact sign test, and
+//! the exact sign-flip test over repository-level contrasts. A positive difference favours the
+//! left arm.
+
+use std::collections::BTreeMap;
+
+use crate::error::{Error, Result};
+use crate::metrics::case_scores;
+use crate::stats::{cluster_bootstrap, sign_flip, sign_test, BootstrapConfig};
+use crate::study::Study;
+
+/// The per-case value being compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub enum PairedMetric {
+    /// File recall at k, computed from the rankings.
+    FileRecall,
+    /// Delivered-line recall under the 16K budget, as archived with the study (cases without an
+    /// archived value for both arms are left out).
+    ArchivedLineRecall,
+}
+
+impl PairedMetric {
+    /// The name used in tables and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            PairedMetric::FileRecall => "file_recall",
+            PairedMetric::ArchivedLineRecall => "line_recall_16k (archived)",
+        }
+    }
+}
+
+/// Per-case values of one arm for a metric, `None` where the case has no value.
+fn case_values(
+    study: &Study,
+    arm: usize,
+    k: usize,
+    metric: PairedMetric,
+) -> Result<Vec<Option<f64>>> {
+    match metric {
+        PairedMetric::FileRecall => Ok(case_scores(study, arm, k)
+            .iter()
+            .map(|s| Some(s.recall))
+            .collect()),
+        PairedMetric::ArchivedLineRecall => study.arms[arm]
+            .archived_lines
+            .get(&k)
+            .map(|rows| rows.iter().map(|row| row.map(|r| r.line_recall)).collect())
+            .ok_or_else(|| {
+                Error::setting(
+                    "metric",
+                    format!(
+                        "archived line recall of {} at k = {k}",
+                        study.arms[arm].name
+                    ),
+                    "an arm and k the archive has line values for",
+                )
+            }),
+    }
+}
+
+/// The paired per-case differences (left − right), grouped by repository in sorted order.
+pub fn repo_differences(
+    study: &Study,
+    left: &str,
+    right: &str,
+    k: usize,
+    metric: PairedMetric,
+    subset: &[usize],
+) -> Result<BTreeMap<String, Vec<f64>>> {
+    Study::check_k(k)?;
+    let (l, r) = (study.arm_index(left)?, study.arm_index(right)?);
+    let (lv, rv) = (
+        case_values(study, l, k, metric)?,
+        case_values(study, r, k, metric)?,
+    );
+    let mut by_repo: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for &case in subset {
+        if let (Some(a), Some(b)) = (lv[case], rv[case]) {
+            by_repo
+                .entry(study.cases[case].repo.clone())
+                .or_default()
+                .push(a - b);
+        }
+    }
+    Ok(by_repo)
+}
+
+/// One paired comparison.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PairedComparison {
+    /// The left arm.
+    pub left: String,
+    /// The right arm.
+    pub right: String,
+    /// The candidate limit.
+    pub k: usize,
+    /// What is compared.
+    pub metric: &'static str,
+    /// Cases compared.
+    pub n: usize,
+    /// Repositories (clusters) compared.
+    pub repos: usize,
+    /// Mean of left − right over cases.
+    pub mean: f64,
+    /// 2.5th percentile of the bootstrap means.
+    pub ci_low: f64,
+    /// 97.5th percentile of the bootstrap means.
+    pub ci_high: f64,
+    /// Cases where the left arm is higher.
+    pub wins: usize,
+    /// Cases where the right arm is higher.
+    pub losses: usize,
+    /// Cases where they are equal.
+    pub ties: usize,
+    /// Exact two-sided sign test over the cases that differ.
+    pub sign_test_p: f64,
+    /// Exact sign-flip test over the repository mean differences.
+    pub sign_flip_p: f64,
+}
+
+/// Compares two arms at `k` on the cases in `subset`.
+pub fn compare(
+    study: &Study,
+    left: &str,
+    right: &str,
+    k: usize,
+    metric: PairedMetric,
+    subset: &[usize],
+    bootstrap: BootstrapConfig,
+) -> Result<PairedComparison> {
+    let by_repo = repo_differences(study, left, right, k, metric, subset)?;
+    let clusters: Vec<Vec<f64>> = by_repo.values().cloned().collect();
+    let interval = cluster_bootstrap(&clusters, bootstrap)?;
+    let deltas: Vec<f64> = clusters.iter().flatten().copied().collect();
+    let wins = deltas.iter().filter(|d| **d > 0.0).count();
+    let losses = deltas.iter().filter(|d| **d < 0.0).count();
+    let contrasts: Vec<f64> = clusters
+        .iter()
+        .map(|c| c.iter().sum::<f64>() / c.len() as f64)
+        .collect();
+    Ok(PairedComparison {
+        left: left.to_string(),
+        right: right.to_string(),
+        k,
+        metric: metric.name(),
+        n: deltas.len(),
+        repos: clusters.len(),
+        mean: interval.mean,
+        ci_low: interval.low,
+        ci_high: interval.high,
+        wins,
+        losses,
+        ties: deltas.len() - wins - losses,
+        sign_test_p: sign_test(wins, losses),
+        sign_flip_p: sign_flip(&contrasts)?,
+    })
+}

@@ -1,0 +1,283 @@
+//! The study's tables, built from a [`Study`] for display and CSV download: the paper's Table 2
+//! (file recall by arm and k), Table 4 (paired differences), Table 7 (per repository), the
+//! operating points of section 4.3, the archived line-level values, the prespecified subgroups and
+//! a case's gold files against every arm.
+
+use crate::metrics::{score_ranking, summarize};
+use crate::paired::PairedComparison;
+use crate::study::Study;
+use crate::subset::Subset;
+use crate::table::{Cell, Table};
+
+/// Table 2: for each arm and each k, File@k, Full@k with its ceiling, micro recall and precision.
+pub fn file_recall_table(study: &Study, ks: &[usize]) -> Table {
+    let mut headers = vec!["arm".to_string(), "label".to_string()];
+    for k in ks {
+        headers.extend([
+            format!("File@{k}"),
+            format!("Full@{k}"),
+            format!("Ceiling@{k}"),
+            format!("Micro@{k}"),
+            format!("P@{k}"),
+        ]);
+    }
+    let all = Subset::All.indices(study);
+    let rows = (0..study.arms.len())
+        .map(|arm| {
+            let mut row = vec![
+                Cell::text(&study.arms[arm].name),
+                Cell::text(&study.arms[arm].label),
+            ];
+            for &k in ks {
+                let s = summarize(study, arm, k, &all);
+                row.extend([
+                    Cell::number(s.file_recall, 3),
+                    Cell {
+                        text: format!("{}/{}", s.full, s.n),
+                        value: Some(s.full as f64),
+                    },
+                    Cell {
+                        text: format!("{}/{}", s.feasible(), s.n),
+                        value: Some(s.feasible() as f64),
+                    },
+                    Cell {
+                        text: format!("{:.3} ({}/{})", s.micro_recall, s.found, s.gold),
+                        value: Some(s.micro_recall),
+                    },
+                    Cell::number(s.precision, 3),
+                ]);
+            }
+            row
+        })
+        .collect();
+    Table {
+        title: "Table 2: file recall".into(),
+        headers,
+        rows,
+    }
+}
+
+/// Table 4: paired differences with bootstrap intervals and tests.
+pub fn paired_table(rows: &[PairedComparison]) -> Table {
+    let mut table = Table::new(
+        "Table 4: paired differences",
+        &[
+            "left",
+            "right",
+            "k",
+            "metric",
+            "n",
+            "mean",
+            "ci_low",
+            "ci_high",
+            "wins",
+            "losses",
+            "ties",
+            "sign_test_p",
+            "sign_flip_p",
+        ],
+    );
+    for r in rows {
+        table.rows.push(vec![
+            Cell::text(&r.left),
+            Cell::text(&r.right),
+            Cell::count(r.k),
+            Cell::text(r.metric),
+            Cell::count(r.n),
+            Cell::signed(r.mean, 3),
+            Cell::signed(r.ci_low, 3),
+            Cell::signed(r.ci_high, 3),
+            Cell::count(r.wins),
+            Cell::count(r.losses),
+            Cell::count(r.ties),
+            Cell::number(r.sign_test_p, 4),
+            Cell::number(r.sign_flip_p, 4),
+        ]);
+    }
+    table
+}
+
+/// Table 7: file recall at k per repository, one column per arm.
+pub fn repo_table(study: &Study, arms: &[usize], k: usize) -> Table {
+    let mut headers = vec!["repository".to_string(), "n".to_string()];
+    headers.extend(arms.iter().map(|&a| format!("{}@{k}", study.arms[a].name)));
+    let rows = study
+        .repos()
+        .into_iter()
+        .map(|repo| {
+            let cases = Subset::Repo(repo.clone()).indices(study);
+            let mut row = vec![Cell::text(repo), Cell::count(cases.len())];
+            row.extend(
+                arms.iter()
+                    .map(|&a| Cell::number(summarize(study, a, k, &cases).file_recall, 2)),
+            );
+            row
+        })
+        .collect();
+    Table {
+        title: format!("Table 7: file recall at {k} by repository"),
+        headers,
+        rows,
+    }
+}
+
+/// The operational measurements the operating-point view shows, with their column names.
+pub const OPERATIONS: &[(&str, &str)] = &[
+    ("model_calls", "calls/issue"),
+    ("input_tokens", "input tokens/issue"),
+    ("output_tokens", "output tokens/issue"),
+    ("latency_ms", "latency ms/issue"),
+    ("cost_usd", "est. cost USD/issue"),
+    ("build_ms", "index build ms"),
+    ("query_ms", "query ms"),
+    ("search_ms", "search ms"),
+    ("enumerate_ms", "enumerate ms"),
+];
+
+/// Operating points: each arm's recall at k beside its mean archived operation measurements.
+pub fn operations_table(study: &Study, k: usize) -> Table {
+    let mut headers = vec!["arm", "recall"];
+    headers.extend(OPERATIONS.iter().map(|(_, label)| *label));
+    let mut table = Table::new(&format!("Operating points at {k}"), &headers);
+    let all = Subset::All.indices(study);
+    for (index, arm) in study.arms.iter().enumerate() {
+        let mut row = vec![
+            Cell::text(&arm.name),
+            Cell::number(summarize(study, index, k, &all).file_recall, 3),
+        ];
+        for (name, _) in OPERATIONS {
+            row.push(match arm.mean_measurement(name) {
+                Some((mean, _)) if *name == "cost_usd" => Cell::number(mean, 6),
+                Some((mean, _)) => Cell::number(mean, 1),
+                None => Cell::missing(),
+            });
+        }
+        table.rows.push(row);
+    }
+    table
+}
+
+/// Archived delivered-line recall per arm at each k, on all cases and on the aligned subset.
+pub fn archived_lines_table(study: &Study, ks: &[usize]) -> Table {
+    let mut headers = vec!["arm".to_string()];
+    for k in ks {
+        headers.extend([
+            format!("L@{k} all (archived)"),
+            format!("complete@{k} all"),
+            format!("L@{k} aligned (archived)"),
+            format!("complete@{k} aligned"),
+            format!("tokens@{k}"),
+        ]);
+    }
+    let aligned = Subset::Aligned.indices(study);
+    let all = Subset::All.indices(study);
+    let mut rows = Vec::new();
+    for arm in &study.arms {
+        if arm.archived_lines.is_empty() {
+            continue;
+        }
+        let mut row = vec![Cell::text(&arm.name)];
+        for k in ks {
+            let Some(values) = arm.archived_lines.get(k) else {
+                row.extend((0..5).map(|_| Cell::missing()));
+                continue;
+            };
+            let over = |cases: &[usize]| {
+                let got: Vec<_> = cases.iter().filter_map(|&c| values[c]).collect();
+                let mean = got.iter().map(|v| v.line_recall).sum::<f64>() / got.len().max(1) as f64;
+                let complete = got.iter().filter(|v| v.complete_lines).count();
+                (mean, complete, got.len())
+            };
+            let (mean_all, complete_all, n_all) = over(&all);
+            let (mean_aligned, complete_aligned, n_aligned) = over(&aligned);
+            let tokens: Vec<f64> = values
+                .iter()
+                .flatten()
+                .filter_map(|v| v.context_tokens)
+                .collect();
+            row.extend([
+                Cell::number(mean_all, 3),
+                Cell {
+                    text: format!("{complete_all}/{n_all}"),
+                    value: Some(complete_all as f64),
+                },
+                Cell::number(mean_aligned, 3),
+                Cell {
+                    text: format!("{complete_aligned}/{n_aligned}"),
+                    value: Some(complete_aligned as f64),
+                },
+                if tokens.is_empty() {
+                    Cell::missing()
+                } else {
+                    Cell::number(tokens.iter().sum::<f64>() / tokens.len() as f64, 0)
+                },
+            ]);
+        }
+        rows.push(row);
+    }
+    Table {
+        title: "Delivered lines (archived values)".into(),
+        headers,
+        rows,
+    }
+}
+
+/// File recall at k of each arm in each prespecified subgroup.
+pub fn subgroup_table(study: &Study, arms: &[usize], k: usize) -> Table {
+    let mut headers = vec!["subgroup".to_string(), "n".to_string()];
+    headers.extend(arms.iter().map(|&a| format!("{}@{k}", study.arms[a].name)));
+    let rows = Subset::prespecified()
+        .into_iter()
+        .map(|subset| {
+            let cases = subset.indices(study);
+            let mut row = vec![Cell::text(subset.label()), Cell::count(cases.len())];
+            row.extend(arms.iter().map(|&a| {
+                if cases.is_empty() {
+                    Cell::missing()
+                } else {
+                    Cell::number(summarize(study, a, k, &cases).file_recall, 3)
+                }
+            }));
+            row
+        })
+        .collect();
+    Table {
+        title: format!("Prespecified subgroups at {k}"),
+        headers,
+        rows,
+    }
+}
+
+/// One case: each gold file's rank in each arm's list (– when absent), then each arm's recall.
+pub fn case_gold_table(study: &Study, case: usize, k: usize) -> Table {
+    let mut headers = vec!["gold file".to_string()];
+    headers.extend(study.arms.iter().map(|arm| arm.name.clone()));
+    let mut table = Table {
+        title: format!("Case {} gold ranks", study.cases[case].id),
+        headers,
+        rows: Vec::new(),
+    };
+    for gold in &study.cases[case].gold_files {
+        let mut row = vec![Cell::text(gold)];
+        row.extend(study.arms.iter().map(|arm| {
+            match arm.rankings[case].iter().position(|path| path == gold) {
+                Some(rank) if rank < k => Cell::count(rank + 1),
+                Some(rank) => Cell {
+                    text: format!("({})", rank + 1),
+                    value: Some((rank + 1) as f64),
+                },
+                None => Cell::missing(),
+            }
+        }));
+        table.rows.push(row);
+    }
+    let mut recall = vec![Cell::text(format!("recall@{k}"))];
+    recall.extend(study.arms.iter().map(|arm| {
+        Cell::number(
+            score_ranking(&study.cases[case].gold_files, &arm.rankings[case], k).recall,
+            3,
+        )
+    }));
+    table.rows.push(recall);
+    table
+}
