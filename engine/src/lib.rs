@@ -27,6 +27,7 @@
 pub mod archive;
 pub mod error;
 pub mod fusion;
+pub mod issue_text;
 pub mod metrics;
 pub mod paired;
 pub mod report;
@@ -37,10 +38,13 @@ pub mod subset;
 pub mod table;
 pub mod tables;
 
-pub use archive::{load_archive, sha256_hex, ArchiveBytes, ARCHIVE_FILES, PINNED_ARCHIVE_URL};
+pub use archive::{
+    load_archive, match_picked_files, sha256_hex, ArchiveBytes, ARCHIVE_FILES, PINNED_ARCHIVE_URL,
+};
 pub use error::{Error, Result};
 pub use fusion::{add_fusion, rrf, RrfConfig};
-pub use metrics::{score_ranking, summarize, ArmSummary, CaseScore};
+pub use issue_text::{check_issue_texts, parse_issue_texts, CheckedTexts, IssueText, Refusal};
+pub use metrics::{first_gold_rank, score_ranking, summarize, ArmSummary, CaseScore};
 pub use paired::{compare, PairedComparison, PairedMetric};
 pub use report::{score, ScoreConfig, ScoreReport};
 pub use runfile::{load_jsonl, load_trec};

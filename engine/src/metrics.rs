@@ -52,6 +52,15 @@ pub fn score_ranking(gold: &[String], ranking: &[String], k: usize) -> CaseScore
     }
 }
 
+/// The 1-based rank of the first gold file in `ranking` (at any depth), or `None` when the ranking
+/// holds no gold file: the drill-down shows it beside each arm's list.
+pub fn first_gold_rank(gold: &[String], ranking: &[String]) -> Option<usize> {
+    ranking
+        .iter()
+        .position(|path| gold.contains(path))
+        .map(|index| index + 1)
+}
+
 /// An arm's file-level aggregate at one k over a set of cases.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ArmSummary {
@@ -166,5 +175,13 @@ mod tests {
             (empty.recall, empty.precision, empty.complete),
             (0.0, 0.0, false)
         );
+    }
+
+    #[test]
+    fn first_gold_rank_is_one_based() {
+        let gold = paths(&["a", "b"]);
+        assert_eq!(first_gold_rank(&gold, &paths(&["x", "b", "a"])), Some(2));
+        assert_eq!(first_gold_rank(&gold, &paths(&["x", "y"])), None);
+        assert_eq!(first_gold_rank(&gold, &[]), None);
     }
 }

@@ -3,6 +3,8 @@
 //! operating points of section 4.3, the archived line-level values, the prespecified subgroups and
 //! a case's gold files against every arm.
 
+use std::collections::BTreeSet;
+
 use crate::metrics::{score_ranking, summarize};
 use crate::paired::PairedComparison;
 use crate::study::Study;
@@ -248,6 +250,69 @@ pub fn subgroup_table(study: &Study, arms: &[usize], k: usize) -> Table {
     }
 }
 
+/// Shows a measurement: whole numbers without decimals, small fractions with four, others with one.
+fn measurement_cell(value: f64) -> Cell {
+    if value.fract() == 0.0 {
+        Cell::number(value, 0)
+    } else if value.abs() < 1.0 {
+        Cell::number(value, 4)
+    } else {
+        Cell::number(value, 1)
+    }
+}
+
+/// One case's archived measurements per arm: every operation measurement any arm recorded for it,
+/// then the archived line values at each k the study has them for. Arms with nothing archived for
+/// the case (fusions, most lexical arms' line values) show dashes.
+pub fn case_measurements_table(study: &Study, case: usize) -> Table {
+    let names: BTreeSet<&str> = study
+        .arms
+        .iter()
+        .flat_map(|arm| arm.measurements[case].keys().map(String::as_str))
+        .collect();
+    let ks: BTreeSet<usize> = study
+        .arms
+        .iter()
+        .flat_map(|arm| arm.archived_lines.keys().copied())
+        .collect();
+    let mut headers = vec!["arm".to_string()];
+    headers.extend(names.iter().map(|name| name.to_string()));
+    for k in &ks {
+        headers.extend([
+            format!("L@{k} (archived)"),
+            format!("complete@{k}"),
+            format!("tokens@{k}"),
+        ]);
+    }
+    let mut table = Table {
+        title: format!("Case {} archived measurements", study.cases[case].id),
+        headers,
+        rows: Vec::new(),
+    };
+    for arm in &study.arms {
+        let mut row = vec![Cell::text(&arm.name)];
+        row.extend(names.iter().map(|name| {
+            arm.measurements[case]
+                .get(*name)
+                .map_or_else(Cell::missing, |v| measurement_cell(*v))
+        }));
+        for k in &ks {
+            match arm.archived_lines.get(k).and_then(|rows| rows[case]) {
+                Some(lines) => row.extend([
+                    Cell::number(lines.line_recall, 3),
+                    Cell::text(if lines.complete_lines { "yes" } else { "no" }),
+                    lines
+                        .context_tokens
+                        .map_or_else(Cell::missing, |t| Cell::number(t, 0)),
+                ]),
+                None => row.extend((0..3).map(|_| Cell::missing())),
+            }
+        }
+        table.rows.push(row);
+    }
+    table
+}
+
 /// One case: each gold file's rank in each arm's list (– when absent), then each arm's recall.
 pub fn case_gold_table(study: &Study, case: usize, k: usize) -> Table {
     let mut headers = vec!["gold file".to_string()];
@@ -280,4 +345,30 @@ pub fn case_gold_table(study: &Study, case: usize, k: usize) -> Table {
     }));
     table.rows.push(recall);
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runfile::load_jsonl;
+
+    #[test]
+    fn case_measurements_list_every_recorded_name() {
+        let study = load_jsonl(
+            "s.jsonl",
+            r#"{"id": "r::1", "gold": ["a"]}
+{"id": "r::1", "arm": "x", "paths": ["a"], "measurements": {"model_calls": 3, "cost_usd": 0.00125}}
+{"id": "r::1", "arm": "y", "paths": ["b"]}"#,
+        )
+        .unwrap();
+        let table = case_measurements_table(&study, 0);
+        assert_eq!(table.headers, ["arm", "cost_usd", "model_calls"]);
+        let texts: Vec<Vec<&str>> = table
+            .rows
+            .iter()
+            .map(|row| row.iter().map(|c| c.text.as_str()).collect())
+            .collect();
+        assert_eq!(texts, [["x", "0.0013", "3"], ["y", "–", "–"]]);
+        assert_eq!(table.rows[0][1].value, Some(0.00125));
+    }
 }
