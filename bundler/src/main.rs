@@ -1,1 +1,65 @@
-fn main() {}
+//! # routelens
+//!
+//! The native command line of routelens, thin over `routelens_engine`: every number it prints is
+//! computed by the same engine code that the browser app runs as wasm, so the two always agree.
+//!
+//! - `routelens score <STUDY>` re-scores a study (the paper's archive folder, a JSON Lines file, or
+//!   a TREC run with `--qrels`) and prints Table 2, Table 4 and the sign-flip tests as aligned
+//!   text, CSV or one JSON object.
+//! - `routelens serve` serves the built app (`dist/`) on 127.0.0.1 and mounts the paper's archive
+//!   read-only beside it, so the app can open the study without the archive entering the repo.
+//!
+//! `main` only calls [`run`]; failures print one `error: …` line (the engine's message, which
+//! names file, field and line) and exit with a sysexits code: 64 bad usage, 65 bad data, 66
+//! missing input, 74 I/O failure.
+
+mod cli;
+mod failure;
+mod input;
+mod render;
+mod score;
+mod serve;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::failure::{Failure, EX_USAGE};
+
+fn main() -> ExitCode {
+    run()
+}
+
+/// Parses the command line, runs the subcommand and turns its outcome into an exit code.
+fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // `--help` and `--version` also arrive here; they are not failures.
+            let _ = err.print();
+            return if err.use_stderr() {
+                ExitCode::from(EX_USAGE)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let outcome = match cli.command {
+        Command::Score(args) => score::run(&args, &mut out),
+        Command::Serve(args) => serve::run(&args, &mut out),
+    };
+    let outcome = outcome.and_then(|()| out.flush().map_err(Failure::output));
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that stopped early (`routelens score … | head`) is not an error.
+        Err(failure) if failure.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(failure) => {
+            let _ = writeln!(std::io::stderr(), "error: {failure}");
+            ExitCode::from(failure.exit_code())
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The command line's shape. Each option's help states its default; the defaults are the paper's.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Re-score code-retrieval studies and serve the routelens app.
+#[derive(Debug, Parser)]
+#[command(name = "routelens", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands. Later ones (`bundle`, `search`, `pack`, `route`) join this enum.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Re-score a study: Table 2 (file recall), Table 4 (paired differences) and sign-flip tests.
+    Score(ScoreArgs),
+    /// Serve the built app on 127.0.0.1, with the paper's archive mounted read-only.
+    Serve(ServeArgs),
+}
+
+/// How `score` prints its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned plain-text tables.
+    Table,
+    /// One JSON object (the engine's `ScoreReport`).
+    Json,
+    /// The tables as CSV, separated by a blank line.
+    Csv,
+}
+
+/// Two arms to compare, left minus right, written `LEFT:RIGHT`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pair {
+    /// The arm whose advantage is counted positive.
+    pub left: String,
+    /// The arm it is compared with.
+    pub right: String,
+}
+
+/// Parses `LEFT:RIGHT`. Arm names may contain `+` (fusions) but not `:`.
+pub fn parse_pair(text: &str) -> Result<Pair, String> {
+    match text.split_once(':') {
+        Some((left, right)) if !left.is_empty() && !right.is_empty() && !right.contains(':') => {
+            Ok(Pair {
+                left: left.to_string(),
+                right: right.to_string(),
+            })
+        }
+        _ => Err("expected two arm names as LEFT:RIGHT, e.g. tree:fts5".into()),
+    }
+}
+
+/// Parses a fusion written as its arms joined by `+` (`tree+fts5`), the fusion's own name.
+pub fn parse_fusion(text: &str) -> Result<Vec<String>, String> {
+    let parts: Vec<String> = text.split('+').map(str::to_string).collect();
+    if parts.len() < 2 || parts.iter().any(String::is_empty) {
+        return Err("expected two or more arm names joined by +, e.g. tree+fts5".into());
+    }
+    Ok(parts)
+}
+
+/// Options of `routelens score`.
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// The study: the paper's archive folder, a JSON Lines file (.jsonl), or a TREC run file
+    /// (with --qrels).
+    #[arg(value_name = "STUDY")]
+    pub study: PathBuf,
+
+    /// The qrels of a TREC run file (`qid 0 docid relevance`); makes STUDY a TREC run.
+    #[arg(long, value_name = "FILE")]
+    pub qrels: Option<PathBuf>,
+
+    /// Candidate limits to report, comma separated, each from 1 to 16.
+    #[arg(long, value_name = "K,...", value_delimiter = ',', default_values_t = [8, 16])]
+    pub k: Vec<usize>,
+
+    /// Add a reciprocal-rank fusion of two or more arms, named by joining them with + (repeatable;
+    /// default none, though the archive already has tree+fts5).
+    #[arg(long, value_name = "ARM+ARM", value_parser = parse_fusion)]
+    pub fuse: Vec<Vec<String>>,
+
+    /// The RRF rank constant, applied to every fusion in the report, the archive's included.
+    #[arg(long, value_name = "NUMBER", default_value_t = 60.0)]
+    pub rrf_k: f64,
+
+    /// Repository-cluster bootstrap resamples per paired comparison.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub resamples: usize,
+
+    /// Bootstrap seed (Python's random.Random(seed), as the paper drew).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Compare two arms, left minus right (repeatable; default tree:fts5).
+    #[arg(long, value_name = "LEFT:RIGHT", value_parser = parse_pair)]
+    pub pair: Vec<Pair>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// Options of `routelens serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port on 127.0.0.1; 0 picks a free one (the URL printed names it).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+
+    /// The built app to serve at / (Trunk's output folder).
+    #[arg(long, value_name = "DIR", default_value = "dist")]
+    pub dist: PathBuf,
+
+    /// The paper's archive, mounted read-only at /data/fastindex/ when the folder exists.
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/fastindex")]
+    pub data: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn pairs_and_fusions_parse() {
+        assert_eq!(
+            parse_pair("tree+fts5:tree"),
+            Ok(Pair {
+                left: "tree+fts5".into(),
+                right: "tree".into()
+            })
+        );
+        for bad in ["tree", "tree:", ":fts5", "a:b:c"] {
+            assert!(parse_pair(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_fusion("a+b+c").unwrap(), ["a", "b", "c"]);
+        for bad in ["tree", "tree+", "+fts5", "a++b"] {
+            assert!(parse_fusion(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn defaults_are_the_papers() {
+        let cli = Cli::try_parse_from(["routelens", "score", "study.jsonl"]).unwrap();
+        let Command::Score(args) = cli.command else {
+            panic!("score expected")
+        };
+        assert_eq!(args.k, [8, 16]);
+        assert_eq!((args.rrf_k, args.resamples, args.seed), (60.0, 10_000, 0));
+        assert!(args.pair.is_empty() && args.fuse.is_empty());
+        assert_eq!(args.format, Format::Table);
+        let cli = Cli::try_parse_from([
+            "routelens",
+            "score",
+            "s",
+            "--k",
+            "1,4",
+            "--fuse",
+            "a+b",
+            "--fuse",
+            "a+c",
+        ])
+        .unwrap();
+        let Command::Score(args) = cli.command else {
+            panic!("score expected")
+        };
+        assert_eq!(args.k, [1, 4]);
+        assert_eq!(args.fuse, [["a", "b"], ["a", "c"]]);
+    }
+}

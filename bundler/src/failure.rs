@@ -1,0 +1,144 @@
+//! What can make a command fail, and the sysexits code each failure exits with, so that scripts
+//! can tell a typo on the command line (64) from a bad study file (65) from a missing one (66).
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use routelens_engine::Error;
+
+/// `EX_USAGE`: the command line is wrong (also clap's parse errors).
+pub const EX_USAGE: u8 = 64;
+/// `EX_DATAERR`: an input file is malformed.
+pub const EX_DATAERR: u8 = 65;
+/// `EX_NOINPUT`: an input file or folder does not exist or cannot be read.
+pub const EX_NOINPUT: u8 = 66;
+/// `EX_IOERR`: writing output or serving failed.
+pub const EX_IOERR: u8 = 74;
+
+/// A failed command. Every message names the file, field or setting it is about.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// The engine refused the input or a setting; its message names file, field and line.
+    #[error(transparent)]
+    Engine(#[from] Error),
+    /// The engine refused a file of an archive folder. The engine names files relative to the
+    /// archive root; the folder is put in front so the message names the file on disk.
+    #[error("{}/{source}", dir.display().to_string().trim_end_matches('/'))]
+    Archive {
+        /// The archive folder as given on the command line.
+        dir: PathBuf,
+        /// The engine's error.
+        source: Error,
+    },
+    /// An input could not be read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The path as given.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// An input that must exist does not, with what the user can do about it.
+    #[error("{}: {message}", path.display())]
+    Missing {
+        /// The path as given.
+        path: PathBuf,
+        /// What is missing and how to get it.
+        message: String,
+    },
+    /// The command line is wrong in a way clap cannot see (what kind of study a path is).
+    #[error("{0}")]
+    Usage(String),
+    /// Writing the output failed, or the server could not start.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// Why it failed.
+        source: io::Error,
+    },
+}
+
+impl Failure {
+    /// A failure to read `path`.
+    pub fn read(path: &Path, source: io::Error) -> Self {
+        Failure::Read {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// A failure to write the command's output.
+    pub fn output(source: io::Error) -> Self {
+        Failure::Io {
+            context: "writing output".into(),
+            source,
+        }
+    }
+
+    /// The sysexits code for this failure.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Engine(error) | Failure::Archive { source: error, .. } => engine_code(error),
+            Failure::Read { .. } | Failure::Missing { .. } => EX_NOINPUT,
+            Failure::Usage(_) => EX_USAGE,
+            Failure::Io { .. } => EX_IOERR,
+        }
+    }
+
+    /// Whether the output's reader went away (`| head`): the command then stops quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Failure::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+/// Settings and arm names come from the command line (usage); a missing archive file is missing
+/// input; everything else the engine refuses is bad data.
+fn engine_code(error: &Error) -> u8 {
+    match error {
+        Error::UnknownArm { .. } | Error::Setting { .. } => EX_USAGE,
+        Error::MissingFile { .. } => EX_NOINPUT,
+        _ => EX_DATAERR,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_sysexits() {
+        let unknown = Error::UnknownArm {
+            name: "x".into(),
+            known: "a".into(),
+        };
+        assert_eq!(Failure::from(unknown).exit_code(), EX_USAGE);
+        assert_eq!(
+            Failure::from(Error::setting("k", 17, "1 to 16")).exit_code(),
+            EX_USAGE
+        );
+        assert_eq!(
+            Failure::from(Error::line("a.jsonl", 3, "bad")).exit_code(),
+            EX_DATAERR
+        );
+        let missing = Error::MissingFile {
+            file: "paper/data/README.md".into(),
+        };
+        let failure = Failure::Archive {
+            dir: "archive/".into(),
+            source: missing,
+        };
+        assert_eq!(failure.exit_code(), EX_NOINPUT);
+        assert_eq!(
+            failure.to_string(),
+            "archive/paper/data/README.md: missing (the loader needs this file)"
+        );
+    }
+
+    #[test]
+    fn broken_pipe_is_recognised() {
+        let pipe = Failure::output(io::Error::from(io::ErrorKind::BrokenPipe));
+        assert!(pipe.is_broken_pipe());
+        assert!(!Failure::Usage("x".into()).is_broken_pipe());
+    }
+}

@@ -1,0 +1,309 @@
+//! `routelens serve`: a small synchronous static server for the built app, on loopback only.
+//!
+//! - `/` and every other path: files of the `dist/` folder (a folder's `index.html` for a folder).
+//! - `/data/fastindex/…`: the paper's archive, read-only, when its folder exists. The archive stays
+//!   beside the checkout and is never copied into the app's build.
+//! - `/studies.json`: the studies the home page lists: the archive when mounted, else `[]`.
+//!
+//! Only GET and HEAD are answered. A path with a `..` segment (also percent-encoded) is refused
+//! with 400; a symlink that leads out of its folder, like any other missing file, is a 404.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use tiny_http::{Header, Method, Response, ResponseBox, Server};
+
+use crate::cli::ServeArgs;
+use crate::failure::Failure;
+
+/// Where the archive is mounted, and the `base` the app fetches its files from.
+pub const DATA_MOUNT: &str = "/data/fastindex";
+
+/// One entry of `/studies.json`: what the home page lists.
+#[derive(Debug, serde::Serialize)]
+struct StudyEntry {
+    id: &'static str,
+    title: &'static str,
+    base: &'static str,
+}
+
+/// The paper's archive as the home page lists it; the title is the engine loader's.
+const FASTINDEX: StudyEntry = StudyEntry {
+    id: "fastindex",
+    title: "Name-only directory routing (fastindex, 82 cases)",
+    base: DATA_MOUNT,
+};
+
+/// What a request path asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Route {
+    /// The list of studies.
+    Studies,
+    /// A file under `dist/`, as path segments.
+    Dist(Vec<String>),
+    /// A file under the mounted archive, as path segments.
+    Data(Vec<String>),
+    /// A path that tries to leave its folder, or is not valid percent-encoded UTF-8.
+    BadPath,
+}
+
+/// The folders being served, canonicalized so that symlink escapes can be recognised.
+struct Site {
+    dist: PathBuf,
+    data: Option<PathBuf>,
+}
+
+/// Runs the server until the process is stopped.
+pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    if !args.dist.is_dir() {
+        return Err(Failure::Missing {
+            path: args.dist.clone(),
+            message: "no such folder: build the app first (trunk build), or pass --dist DIR".into(),
+        });
+    }
+    let dist = args
+        .dist
+        .canonicalize()
+        .map_err(|err| Failure::read(&args.dist, err))?;
+    let data = if args.data.is_dir() {
+        Some(
+            args.data
+                .canonicalize()
+                .map_err(|err| Failure::read(&args.data, err))?,
+        )
+    } else {
+        None
+    };
+    let site = Site { dist, data };
+    let server = Server::http(("127.0.0.1", args.port)).map_err(|err| Failure::Io {
+        context: format!("listening on 127.0.0.1:{}", args.port),
+        source: std::io::Error::other(err.to_string()),
+    })?;
+    let port = server
+        .server_addr()
+        .to_ip()
+        .map_or(args.port, |addr| addr.port());
+    let mount = match &site.data {
+        Some(_) => format!(
+            "routelens: mounted {} read-only at {DATA_MOUNT}/",
+            args.data.display()
+        ),
+        None => format!(
+            "routelens: no archive at {}; /studies.json lists no studies",
+            args.data.display()
+        ),
+    };
+    // Whoever reads the URL (a person, a test, a script) must see it before the first request,
+    // hence the flush. The lines are a courtesy: a reader that went away (`| head -1`) must not
+    // stop the server, so write errors are ignored.
+    let _ = writeln!(
+        out,
+        "routelens: serving {} at http://127.0.0.1:{port}/\n{mount}",
+        args.dist.display()
+    )
+    .and_then(|()| out.flush());
+    for request in server.incoming_requests() {
+        let response = answer(&site, request.method(), request.url());
+        // A client that hung up is its own business; keep serving the others.
+        let _ = request.respond(response);
+    }
+    Ok(())
+}
+
+/// The response to one request.
+fn answer(site: &Site, method: &Method, url: &str) -> ResponseBox {
+    if !matches!(method, Method::Get | Method::Head) {
+        return text(405, "405 method not allowed: this server is read-only\n")
+            .with_header(header("Allow", "GET, HEAD"));
+    }
+    match route(url) {
+        Route::BadPath => text(400, "400 bad path\n"),
+        Route::Studies => {
+            let studies: Vec<&StudyEntry> = site.data.iter().map(|_| &FASTINDEX).collect();
+            let body = serde_json::to_string(&studies).unwrap_or_else(|_| "[]".into());
+            Response::from_string(body)
+                .with_header(header("Content-Type", "application/json"))
+                .with_header(header("Cache-Control", "no-cache"))
+                .boxed()
+        }
+        Route::Dist(segments) => file(&site.dist, &segments),
+        Route::Data(segments) => match &site.data {
+            Some(root) => file(root, &segments),
+            None => not_found(),
+        },
+    }
+}
+
+/// Maps a request URL to what it asks for, refusing any attempt to climb out of a folder.
+fn route(url: &str) -> Route {
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    let Some(path) = percent_decode(path) else {
+        return Route::BadPath;
+    };
+    if !path.starts_with('/') {
+        return Route::BadPath;
+    }
+    let segments: Vec<String> = path
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .map(str::to_string)
+        .collect();
+    if segments
+        .iter()
+        .any(|s| s == ".." || s.contains(['\\', '\0']))
+    {
+        return Route::BadPath;
+    }
+    match segments.as_slice() {
+        [only] if only == "studies.json" => Route::Studies,
+        [data, fastindex, rest @ ..] if data == "data" && fastindex == "fastindex" => {
+            Route::Data(rest.to_vec())
+        }
+        _ => Route::Dist(segments),
+    }
+}
+
+/// Decodes `%XX` escapes; `None` for a broken escape or bytes that are not UTF-8.
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            decoded.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            decoded.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(decoded).ok()
+}
+
+/// A file under `root` (a folder's `index.html` for a folder), or 404.
+fn file(root: &Path, segments: &[String]) -> ResponseBox {
+    let mut path = segments.iter().fold(root.to_path_buf(), |p, s| p.join(s));
+    if path.is_dir() {
+        path.push("index.html");
+    }
+    let Ok(real) = path.canonicalize() else {
+        return not_found();
+    };
+    if !real.starts_with(root) || !real.is_file() {
+        return not_found();
+    }
+    match File::open(&real) {
+        Ok(file) => Response::from_file(file)
+            .with_header(header("Content-Type", mime_type(&real)))
+            .with_header(header("Cache-Control", "no-cache"))
+            .boxed(),
+        Err(_) => not_found(),
+    }
+}
+
+/// The Content-Type of a file, by extension. Browsers compile wasm streaming only when it is
+/// served as `application/wasm`.
+fn mime_type(path: &Path) -> &'static str {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("html" | "htm") => "text/html; charset=utf-8",
+        Some("js" | "mjs") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("json" | "map") => "application/json",
+        Some("wasm") => "application/wasm",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("ico") => "image/x-icon",
+        Some("woff2") => "font/woff2",
+        Some("md") => "text/markdown; charset=utf-8",
+        Some("txt") => "text/plain; charset=utf-8",
+        Some("csv") => "text/csv; charset=utf-8",
+        Some("jsonl") => "application/x-ndjson",
+        _ => "application/octet-stream",
+    }
+}
+
+/// A header from fixed ASCII text.
+fn header(name: &str, value: &str) -> Header {
+    // Only called with the constants above, which are valid header text.
+    Header::from_bytes(name.as_bytes(), value.as_bytes())
+        .unwrap_or_else(|()| unreachable!("invalid constant header {name}: {value}"))
+}
+
+/// A plain-text response with a status code.
+fn text(status: u16, body: &str) -> ResponseBox {
+    Response::from_string(body)
+        .with_status_code(status)
+        .with_header(header("Content-Type", "text/plain; charset=utf-8"))
+        .boxed()
+}
+
+fn not_found() -> ResponseBox {
+    text(404, "404 not found\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segments(parts: &[&str]) -> Vec<String> {
+        parts.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn routes_paths() {
+        assert_eq!(route("/"), Route::Dist(vec![]));
+        assert_eq!(route("/?study=fastindex&k=8"), Route::Dist(vec![]));
+        assert_eq!(
+            route("/app_bg.wasm"),
+            Route::Dist(segments(&["app_bg.wasm"]))
+        );
+        assert_eq!(route("/studies.json"), Route::Studies);
+        assert_eq!(
+            route("/data/fastindex/paper/data/README.md"),
+            Route::Data(segments(&["paper", "data", "README.md"]))
+        );
+        assert_eq!(
+            route("/a%20b/./c.js"),
+            Route::Dist(segments(&["a b", "c.js"]))
+        );
+    }
+
+    #[test]
+    fn refuses_traversal_and_bad_escapes() {
+        for url in [
+            "/../secret",
+            "/data/fastindex/../../etc/passwd",
+            "/%2e%2e/secret",
+            "/a%2f..%2fb",
+            "/a\\..\\b",
+            "/%zz",
+            "/%ff",
+            "relative",
+        ] {
+            assert_eq!(route(url), Route::BadPath, "{url}");
+        }
+    }
+
+    #[test]
+    fn wasm_and_friends_get_their_types() {
+        assert_eq!(mime_type(Path::new("x/app_bg.wasm")), "application/wasm");
+        assert_eq!(
+            mime_type(Path::new("index.HTML")),
+            "text/html; charset=utf-8"
+        );
+        assert_eq!(
+            mime_type(Path::new("app.js")),
+            "text/javascript; charset=utf-8"
+        );
+        assert_eq!(mime_type(Path::new("a.json")), "application/json");
+        assert_eq!(mime_type(Path::new("a.svg")), "image/svg+xml");
+        assert_eq!(mime_type(Path::new("LICENSE")), "application/octet-stream");
+    }
+}

@@ -1,0 +1,10 @@
+//! Command-line regression tests, kept as data (as typos does): each `tests/cmd/<case>.toml` names
+//! the arguments and exit code, `<case>.stdout` / `<case>.stderr` hold the exact output, and the
+//! commands run in `tests/fixtures/`, the small hand-written studies. Regenerate the expected
+//! output after an intended change with `TRYCMD=overwrite cargo test -p routelens --test cli_tests`,
+//! then read the diff.
+
+#[test]
+fn cli_tests() {
+    trycmd::TestCases::new().case("tests/cmd/*.toml");
+}

@@ -1,0 +1,211 @@
+//! `routelens serve` on loopback: start it on a free port (`--port 0`), read the port from the URL
+//! it prints, and check the app files, the wasm MIME type, `/studies.json` with and without an
+//! archive, the read-only data mount and the refusal of `..` paths. Requests are written by hand
+//! over a TcpStream so that a `..` reaches the server exactly as sent.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+/// The server process; killed when the test ends, also when it fails.
+struct Server {
+    child: Child,
+    port: u16,
+    /// The server's stdout, kept open for as long as it runs.
+    _stdout: BufReader<ChildStdout>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(dist: &Path, data: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_routelens"))
+        .args(["serve", "--port", "0", "--dist"])
+        .arg(dist)
+        .arg("--data")
+        .arg(data)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("routelens serve starts");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+    let mut first = String::new();
+    stdout
+        .read_line(&mut first)
+        .expect("the server prints its URL");
+    let port = first
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("no URL in {first:?}"));
+    Server {
+        child,
+        port,
+        _stdout: stdout,
+    }
+}
+
+/// A response: status code, headers (names in lower case) and body.
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+fn request(port: u16, method: &str, path: &str) -> Reply {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("reads the reply");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a header block");
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|code| code.parse().ok())
+        .expect("a status line");
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    }
+}
+
+fn get(port: u16, path: &str) -> Reply {
+    request(port, "GET", path)
+}
+
+#[test]
+fn serves_the_app_and_the_archive() {
+    let root = tempfile::tempdir().unwrap();
+    let dist = root.path().join("dist");
+    let data = root.path().join("fastindex");
+    std::fs::create_dir_all(dist.join("assets")).unwrap();
+    std::fs::create_dir_all(data.join("paper/data")).unwrap();
+    std::fs::write(
+        dist.join("index.html"),
+        "<!doctype html><title>routelens</title>",
+    )
+    .unwrap();
+    std::fs::write(dist.join("app_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    std::fs::write(dist.join("assets/app.js"), "export {};").unwrap();
+    std::fs::write(data.join("paper/data/README.md"), "# archive\n").unwrap();
+    std::fs::write(root.path().join("secret.txt"), "outside").unwrap();
+
+    let server = start(&dist, &data);
+    let port = server.port;
+
+    let index = get(port, "/");
+    assert_eq!(index.status, 200);
+    assert_eq!(
+        index.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(String::from_utf8_lossy(&index.body).contains("<title>routelens</title>"));
+    assert_eq!(get(port, "/?study=fastindex&k=8").status, 200);
+
+    let wasm = get(port, "/app_bg.wasm");
+    assert_eq!(wasm.status, 200);
+    assert_eq!(wasm.header("content-type"), Some("application/wasm"));
+    assert_eq!(wasm.body, b"\0asm\x01\0\0\0");
+    assert_eq!(
+        get(port, "/assets/app.js").header("content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
+
+    let studies = get(port, "/studies.json");
+    assert_eq!(studies.status, 200);
+    assert_eq!(studies.header("content-type"), Some("application/json"));
+    let listed: serde_json::Value = serde_json::from_slice(&studies.body).unwrap();
+    assert_eq!(
+        listed,
+        serde_json::json!([{
+            "id": "fastindex",
+            "title": "Name-only directory routing (fastindex, 82 cases)",
+            "base": "/data/fastindex"
+        }])
+    );
+    let readme = get(port, "/data/fastindex/paper/data/README.md");
+    assert_eq!(
+        (readme.status, readme.body.as_slice()),
+        (200, &b"# archive\n"[..])
+    );
+
+    for escape in [
+        "/../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/data/fastindex/../../secret.txt",
+        "/assets/..%2f..%2fsecret.txt",
+    ] {
+        let reply = get(port, escape);
+        assert!(
+            matches!(reply.status, 400 | 404),
+            "{escape} answered {}",
+            reply.status
+        );
+        assert!(!String::from_utf8_lossy(&reply.body).contains("outside"));
+    }
+    assert_eq!(get(port, "/missing.js").status, 404);
+    assert_eq!(request(port, "POST", "/").status, 405);
+    let head = request(port, "HEAD", "/app_bg.wasm");
+    assert_eq!((head.status, head.body.len()), (200, 0));
+}
+
+#[test]
+fn lists_no_studies_without_the_archive() {
+    let root = tempfile::tempdir().unwrap();
+    let dist = root.path().join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
+
+    let server = start(&dist, &root.path().join("no-archive-here"));
+    let studies = get(server.port, "/studies.json");
+    assert_eq!((studies.status, studies.body.as_slice()), (200, &b"[]"[..]));
+    assert_eq!(
+        get(server.port, "/data/fastindex/paper/data/README.md").status,
+        404
+    );
+}
+
+#[test]
+fn refuses_a_missing_dist_folder() {
+    let root = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_routelens"))
+        .args(["serve", "--port", "0", "--dist"])
+        .arg(root.path().join("dist"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(66));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("build the app first"));
+}
