@@ -67,6 +67,33 @@ pub enum Error {
         /// The allowed range, in words.
         allowed: String,
     },
+    /// A bundle file's bytes do not hash to the SHA-256 value the bundle's manifest lists: the
+    /// bundle is damaged or was altered, and is refused.
+    #[error("{file}: SHA-256 mismatch: the manifest lists {expected}, the bytes hash to {actual}")]
+    ManifestHash {
+        /// The bundle file (`chunks/….deflate`) or the source file (`src/lib.rs`).
+        file: String,
+        /// The value listed in `manifest.json`.
+        expected: String,
+        /// The value computed from the bytes supplied.
+        actual: String,
+    },
+    /// The search index could not be built, serialised or opened.
+    #[error("{file}: search index: {message}")]
+    Index {
+        /// The index blob's file name, or `index` while building.
+        file: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A lexical arm cannot run because what it needs is not loaded or not built in.
+    #[error("arm {arm}: needs {needs}")]
+    Unavailable {
+        /// The arm's name.
+        arm: String,
+        /// What is missing, in words.
+        needs: String,
+    },
 }
 
 /// The engine's result type.

@@ -25,11 +25,13 @@
 //! ```
 
 pub mod archive;
+pub mod bundle;
 pub mod error;
 pub mod fusion;
 pub mod issue_text;
 pub mod metrics;
 pub mod paired;
+pub mod policy;
 pub mod report;
 pub mod runfile;
 pub mod stats;
@@ -37,18 +39,25 @@ pub mod study;
 pub mod subset;
 pub mod table;
 pub mod tables;
+pub mod terms;
 
 pub use archive::{
     load_archive, match_picked_files, sha256_hex, ArchiveBytes, ARCHIVE_FILES, PINNED_ARCHIVE_URL,
+};
+pub use bundle::{
+    decode_manifest, encode_bundle, BundleFile, BundleInput, BundleOptions, Chunk, ChunkEntry,
+    DirTree, EncodedBundle, ExcludedFile, FileEntry, IndexEntry, Manifest, SourceFile,
 };
 pub use error::{Error, Result};
 pub use fusion::{add_fusion, rrf, RrfConfig};
 pub use issue_text::{check_issue_texts, parse_issue_texts, CheckedTexts, IssueText, Refusal};
 pub use metrics::{first_gold_rank, score_ranking, summarize, ArmSummary, CaseScore};
 pub use paired::{compare, PairedComparison, PairedMetric};
+pub use policy::{Decision, ExclusionReason, Policy};
 pub use report::{score, ScoreConfig, ScoreReport};
 pub use runfile::{load_jsonl, load_trec};
 pub use stats::{cluster_bootstrap, sign_flip, sign_test, BootstrapConfig, Interval};
 pub use study::{Arm, ArmOrigin, Case, GoldSpan, Study, MAX_K};
 pub use subset::Subset;
 pub use table::{Cell, Table};
+pub use terms::{extract_terms, first_chars};

@@ -1,0 +1,107 @@
+//! File contents packed into compressed chunks.
+//!
+//! Packing is a pure function of the files, in path order: a file goes into the current chunk
+//! unless that would take the chunk's uncompressed size past the target and the chunk already
+//! holds something, in which case a new chunk starts. A file is never split, so a chunk is at most
+//! `max(target, largest file)` bytes before compression. Neighbouring paths share a chunk, which
+//! suits both compression (similar files) and fetching (a directory's files arrive together).
+//!
+//! A chunk's uncompressed bytes are its files' bytes concatenated in path order; the stored
+//! chunk is that, compressed as raw DEFLATE (RFC 1951, no zlib or gzip header) by `miniz_oxide`.
+
+use crate::error::{Error, Result};
+
+/// The default uncompressed chunk size to aim for: 256 KiB.
+pub const DEFAULT_CHUNK_TARGET_BYTES: usize = 256 * 1024;
+
+/// The default DEFLATE level (0–10, as `miniz_oxide` counts): 6, zlib's default.
+pub const DEFAULT_COMPRESSION_LEVEL: u8 = 6;
+
+/// Where one file sits in the packing: its chunk and byte offset in the uncompressed chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placement {
+    /// The chunk's position in the chunk list.
+    pub chunk: usize,
+    /// The file's first byte in the chunk's uncompressed bytes.
+    pub offset: usize,
+}
+
+/// Assigns each file (given by its size, in path order) to a chunk.
+pub fn plan_chunks(sizes: &[usize], target_bytes: usize) -> Vec<Placement> {
+    let mut placements = Vec::with_capacity(sizes.len());
+    let (mut chunk, mut used) = (0usize, 0usize);
+    for &size in sizes {
+        if used > 0 && used.saturating_add(size) > target_bytes {
+            chunk += 1;
+            used = 0;
+        }
+        placements.push(Placement {
+            chunk,
+            offset: used,
+        });
+        used += size;
+    }
+    placements
+}
+
+/// Compresses a chunk's bytes.
+pub fn compress(raw: &[u8], level: u8) -> Vec<u8> {
+    miniz_oxide::deflate::compress_to_vec(raw, level.min(10))
+}
+
+/// Decompresses a stored chunk that the manifest says holds `raw_bytes` bytes; more or fewer
+/// is an error naming `file`, and decompression stops at the limit, so a hostile chunk cannot
+/// make it allocate more than the manifest announced.
+pub fn decompress(file: &str, stored: &[u8], raw_bytes: usize) -> Result<Vec<u8>> {
+    let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(stored, raw_bytes.max(1))
+        .map_err(|error| Error::Parse {
+            file: file.to_string(),
+            message: format!("not a valid DEFLATE stream of {raw_bytes} bytes: {error}"),
+        })?;
+    if raw.len() != raw_bytes {
+        return Err(Error::Parse {
+            file: file.to_string(),
+            message: format!(
+                "decompresses to {} bytes, the manifest says {raw_bytes}",
+                raw.len()
+            ),
+        });
+    }
+    Ok(raw)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_by_target_without_splitting_files() {
+        let at = |chunk, offset| Placement { chunk, offset };
+        assert_eq!(
+            plan_chunks(&[4, 4, 3, 10, 0, 1], 10),
+            [at(0, 0), at(0, 4), at(1, 0), at(2, 0), at(2, 10), at(3, 0)]
+        );
+        // An oversized first file gets a chunk of its own; empty input, no chunks.
+        assert_eq!(plan_chunks(&[25, 1], 10), [at(0, 0), at(1, 0)]);
+        assert!(plan_chunks(&[], 10).is_empty());
+        // Empty files join the current chunk.
+        assert_eq!(plan_chunks(&[0, 0], 10), [at(0, 0), at(0, 0)]);
+    }
+
+    #[test]
+    fn round_trips_and_checks_the_size() {
+        let raw = b"fn main() { println!(\"hello\"); }\n".repeat(50);
+        let stored = compress(&raw, DEFAULT_COMPRESSION_LEVEL);
+        assert!(stored.len() < raw.len() / 5);
+        assert_eq!(decompress("c", &stored, raw.len()).unwrap(), raw);
+        let short = decompress("c", &stored, raw.len() + 1).unwrap_err();
+        assert!(
+            short.to_string().starts_with("c: decompresses to"),
+            "{short}"
+        );
+        let long = decompress("c", &stored, raw.len() - 1).unwrap_err();
+        assert!(long.to_string().contains("not a valid DEFLATE"), "{long}");
+        assert!(decompress("c", b"\xff\xff\xff", 10).is_err());
+        assert_eq!(decompress("c", &compress(b"", 6), 0).unwrap(), b"");
+    }
+}
