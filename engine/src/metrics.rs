@@ -6,8 +6,6 @@
 //! cases (macro); the micro aggregate weights every gold-file occurrence equally. A case whose gold
 //! set is larger than k can never be complete: those cases form the *ceiling* count.
 
-use std::collections::BTreeSet;
-
 use crate::study::{Study, MAX_K};
 
 /// How one ranking did on one case at one k.
@@ -29,27 +27,15 @@ pub struct CaseScore {
 
 /// Scores the first `k` paths of `ranking` against `gold`.
 pub fn score_ranking(gold: &[String], ranking: &[String], k: usize) -> CaseScore {
-    let gold_set: BTreeSet<&str> = gold.iter().map(String::as_str).collect();
-    let top = &ranking[..ranking.len().min(k)];
-    let found = top
-        .iter()
-        .filter(|path| gold_set.contains(path.as_str()))
-        .count();
-    let ratio = |num: usize, den: usize| {
-        if den == 0 {
-            0.0
-        } else {
-            num as f64 / den as f64
-        }
-    };
-    CaseScore {
-        found,
-        gold: gold_set.len(),
-        returned: top.len(),
-        recall: ratio(found, gold_set.len()),
-        precision: ratio(found, top.len()),
-        complete: found == gold_set.len(),
-    }
+    let mut gold = gold.to_vec();
+    gold.sort();
+    gold.dedup();
+    score_positions(
+        &gold_positions(&gold, ranking),
+        gold.len(),
+        ranking.len(),
+        k,
+    )
 }
 
 /// The 1-based rank of the first gold file in `ranking` (at any depth), or `None` when the ranking
@@ -93,32 +79,95 @@ impl ArmSummary {
     }
 }
 
+/// The 0-based positions, ascending, at which a ranking holds gold files. `gold` must be sorted
+/// and free of duplicates, as [`crate::Case::gold_files`] is. Computing these once per case lets
+/// every k be scored by counting, which is what makes the k = 1..16 sweeps cheap.
+fn gold_positions(gold: &[String], ranking: &[String]) -> Vec<usize> {
+    ranking
+        .iter()
+        .enumerate()
+        .filter(|(_, path)| gold.binary_search(path).is_ok())
+        .map(|(position, _)| position)
+        .collect()
+}
+
+fn score_positions(positions: &[usize], gold: usize, ranking_len: usize, k: usize) -> CaseScore {
+    let found = positions.iter().take_while(|&&p| p < k).count();
+    let returned = ranking_len.min(k);
+    let ratio = |num: usize, den: usize| {
+        if den == 0 {
+            0.0
+        } else {
+            num as f64 / den as f64
+        }
+    };
+    CaseScore {
+        found,
+        gold,
+        returned,
+        recall: ratio(found, gold),
+        precision: ratio(found, returned),
+        complete: found == gold,
+    }
+}
+
 /// Per-case scores of arm `arm` at `k`, in case order.
 pub fn case_scores(study: &Study, arm: usize, k: usize) -> Vec<CaseScore> {
     study
         .cases
         .iter()
         .zip(&study.arms[arm].rankings)
-        .map(|(case, ranking)| score_ranking(&case.gold_files, ranking, k))
+        .map(|(case, ranking)| {
+            let positions = gold_positions(&case.gold_files, ranking);
+            score_positions(&positions, case.gold_files.len(), ranking.len(), k)
+        })
+        .collect()
+}
+
+/// Aggregates arm `arm` at each of `ks` over the cases whose indices are in `subset`.
+pub fn summarize_ks(study: &Study, arm: usize, ks: &[usize], subset: &[usize]) -> Vec<ArmSummary> {
+    let rankings = &study.arms[arm].rankings;
+    let cases: Vec<(Vec<usize>, usize, usize)> = subset
+        .iter()
+        .map(|&i| {
+            let gold = &study.cases[i].gold_files;
+            (
+                gold_positions(gold, &rankings[i]),
+                gold.len(),
+                rankings[i].len(),
+            )
+        })
+        .collect();
+    ks.iter()
+        .map(|&k| {
+            let scores: Vec<CaseScore> = cases
+                .iter()
+                .map(|(positions, gold, len)| score_positions(positions, *gold, *len, k))
+                .collect();
+            aggregate(&study.arms[arm].name, k, &scores)
+        })
         .collect()
 }
 
 /// Aggregates arm `arm` at `k` over the cases whose indices are in `subset`.
 pub fn summarize(study: &Study, arm: usize, k: usize, subset: &[usize]) -> ArmSummary {
-    let all = case_scores(study, arm, k);
-    let scores: Vec<&CaseScore> = subset.iter().map(|&i| &all[i]).collect();
+    let mut summaries = summarize_ks(study, arm, &[k], subset);
+    summaries.swap_remove(0)
+}
+
+fn aggregate(arm: &str, k: usize, scores: &[CaseScore]) -> ArmSummary {
     let n = scores.len();
     let mean = |f: fn(&CaseScore) -> f64| {
         if n == 0 {
             0.0
         } else {
-            scores.iter().map(|s| f(s)).sum::<f64>() / n as f64
+            scores.iter().map(f).sum::<f64>() / n as f64
         }
     };
     let found = scores.iter().map(|s| s.found).sum();
     let gold = scores.iter().map(|s| s.gold).sum();
     ArmSummary {
-        arm: study.arms[arm].name.clone(),
+        arm: arm.to_string(),
         k,
         n,
         file_recall: mean(|s| s.recall),
@@ -138,8 +187,10 @@ pub fn summarize(study: &Study, arm: usize, k: usize, subset: &[usize]) -> ArmSu
 /// Mean recall of an arm for every k from 1 to [`MAX_K`], over all cases: the recall curve.
 pub fn recall_curve(study: &Study, arm: usize) -> Vec<f64> {
     let all: Vec<usize> = (0..study.cases.len()).collect();
-    (1..=MAX_K)
-        .map(|k| summarize(study, arm, k, &all).file_recall)
+    let ks: Vec<usize> = (1..=MAX_K).collect();
+    summarize_ks(study, arm, &ks, &all)
+        .iter()
+        .map(|s| s.file_recall)
         .collect()
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
 use crate::metrics::case_scores;
-use crate::stats::{cluster_bootstrap, sign_flip, sign_test, BootstrapConfig};
+use crate::stats::{cluster_bootstrap_with, sign_flip, sign_test, BootstrapConfig, ClusterDraws};
 use crate::study::Study;
 
 /// The per-case value being compared.
@@ -130,30 +130,57 @@ pub fn compare(
     subset: &[usize],
     bootstrap: BootstrapConfig,
 ) -> Result<PairedComparison> {
-    let by_repo = repo_differences(study, left, right, k, metric, subset)?;
-    let clusters: Vec<Vec<f64>> = by_repo.values().cloned().collect();
-    let interval = cluster_bootstrap(&clusters, bootstrap)?;
-    let deltas: Vec<f64> = clusters.iter().flatten().copied().collect();
-    let wins = deltas.iter().filter(|d| **d > 0.0).count();
-    let losses = deltas.iter().filter(|d| **d < 0.0).count();
-    let contrasts: Vec<f64> = clusters
+    let pair = [(left.to_string(), right.to_string())];
+    let mut compared = compare_pairs(study, &pair, k, metric, subset, bootstrap)?;
+    Ok(compared.swap_remove(0))
+}
+
+/// Compares several pairs of arms at `k` on the cases in `subset`, sharing the bootstrap's draws
+/// between pairs over the same number of repositories (the results are those of [`compare`]).
+pub fn compare_pairs(
+    study: &Study,
+    pairs: &[(String, String)],
+    k: usize,
+    metric: PairedMetric,
+    subset: &[usize],
+    bootstrap: BootstrapConfig,
+) -> Result<Vec<PairedComparison>> {
+    let mut draws: Option<ClusterDraws> = None;
+    pairs
         .iter()
-        .map(|c| c.iter().sum::<f64>() / c.len() as f64)
-        .collect();
-    Ok(PairedComparison {
-        left: left.to_string(),
-        right: right.to_string(),
-        k,
-        metric: metric.name(),
-        n: deltas.len(),
-        repos: clusters.len(),
-        mean: interval.mean,
-        ci_low: interval.low,
-        ci_high: interval.high,
-        wins,
-        losses,
-        ties: deltas.len() - wins - losses,
-        sign_test_p: sign_test(wins, losses),
-        sign_flip_p: sign_flip(&contrasts)?,
-    })
+        .map(|(left, right)| {
+            let by_repo = repo_differences(study, left, right, k, metric, subset)?;
+            let clusters: Vec<Vec<f64>> = by_repo.into_values().collect();
+            if draws
+                .as_ref()
+                .is_none_or(|d| d.clusters() != clusters.len())
+            {
+                draws = Some(ClusterDraws::new(clusters.len(), bootstrap)?);
+            }
+            let interval = cluster_bootstrap_with(&clusters, draws.as_ref().expect("drawn above"))?;
+            let deltas: Vec<f64> = clusters.iter().flatten().copied().collect();
+            let wins = deltas.iter().filter(|d| **d > 0.0).count();
+            let losses = deltas.iter().filter(|d| **d < 0.0).count();
+            let contrasts: Vec<f64> = clusters
+                .iter()
+                .map(|c| c.iter().sum::<f64>() / c.len() as f64)
+                .collect();
+            Ok(PairedComparison {
+                left: left.clone(),
+                right: right.clone(),
+                k,
+                metric: metric.name(),
+                n: deltas.len(),
+                repos: clusters.len(),
+                mean: interval.mean,
+                ci_low: interval.low,
+                ci_high: interval.high,
+                wins,
+                losses,
+                ties: deltas.len() - wins - losses,
+                sign_test_p: sign_test(wins, losses),
+                sign_flip_p: sign_flip(&contrasts)?,
+            })
+        })
+        .collect()
 }

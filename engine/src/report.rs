@@ -4,8 +4,8 @@
 
 use crate::error::Result;
 use crate::fusion::{add_fusion, RrfConfig};
-use crate::metrics::{summarize, ArmSummary};
-use crate::paired::{compare, PairedComparison, PairedMetric};
+use crate::metrics::{summarize, summarize_ks, ArmSummary};
+use crate::paired::{compare_pairs, PairedComparison, PairedMetric};
 use crate::stats::BootstrapConfig;
 use crate::study::Study;
 use crate::subset::Subset;
@@ -139,19 +139,18 @@ pub fn score(study: &Study, config: &ScoreConfig) -> Result<(Study, ScoreReport)
         }
     }
     for &k in &config.ks {
-        for (left, right) in &config.pairs {
-            let paired = compare(
-                &study,
-                left,
-                right,
-                k,
-                PairedMetric::FileRecall,
-                &all,
-                config.bootstrap,
-            )?;
+        let pairs = compare_pairs(
+            &study,
+            &config.pairs,
+            k,
+            PairedMetric::FileRecall,
+            &all,
+            config.bootstrap,
+        )?;
+        for paired in pairs {
             report.sign_flip.push(SignFlipRow {
-                left: left.clone(),
-                right: right.clone(),
+                left: paired.left.clone(),
+                right: paired.right.clone(),
                 k,
                 p: paired.sign_flip_p,
             });
@@ -191,23 +190,18 @@ pub fn rescore_everything(
     bootstrap: BootstrapConfig,
 ) -> Result<(Vec<ArmSummary>, Vec<PairedComparison>)> {
     let all = Subset::All.indices(study);
-    let summaries = (1..=crate::study::MAX_K)
-        .flat_map(|k| (0..study.arms.len()).map(move |arm| (arm, k)))
-        .map(|(arm, k)| summarize(study, arm, k, &all))
+    let ks: Vec<usize> = (1..=crate::study::MAX_K).collect();
+    let by_arm: Vec<Vec<ArmSummary>> = (0..study.arms.len())
+        .map(|arm| summarize_ks(study, arm, &ks, &all))
         .collect();
-    let pairs = PRESPECIFIED_PAIRS
+    // k-major order: every arm at k = 1, then every arm at k = 2, …
+    let summaries = (0..ks.len())
+        .flat_map(|k| by_arm.iter().map(move |arm| arm[k].clone()))
+        .collect();
+    let pairs: Vec<(String, String)> = PRESPECIFIED_PAIRS
         .iter()
-        .map(|(left, right)| {
-            compare(
-                study,
-                left,
-                right,
-                8,
-                PairedMetric::FileRecall,
-                &all,
-                bootstrap,
-            )
-        })
-        .collect::<Result<_>>()?;
+        .map(|(left, right)| (left.to_string(), right.to_string()))
+        .collect();
+    let pairs = compare_pairs(study, &pairs, 8, PairedMetric::FileRecall, &all, bootstrap)?;
     Ok((summaries, pairs))
 }

@@ -47,7 +47,8 @@ impl PyRandom {
 
     /// One index of `random.choices(range(n))`: `floor(random() * n)`.
     pub fn choice_index(&mut self, n: usize) -> usize {
-        (self.random() * n as f64).floor() as usize
+        // random() is non-negative, so truncation is the floor Python takes.
+        (self.random() * n as f64) as usize
     }
 }
 
@@ -102,30 +103,85 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
+/// The cluster indices a bootstrap draws. They depend only on the seed, the number of clusters
+/// and the number of resamples, so comparisons over the same clusters share one set of draws
+/// (drawing is most of a bootstrap's cost).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterDraws {
+    clusters: usize,
+    config: BootstrapConfig,
+    /// `resamples × clusters` indices, resample-major, in the order Python draws them.
+    indices: Vec<u32>,
+}
+
+impl ClusterDraws {
+    /// Draws `config.resamples` resamples of `clusters` cluster indices each.
+    pub fn new(clusters: usize, config: BootstrapConfig) -> Result<Self> {
+        let config = config.validated()?;
+        if clusters == 0 || u32::try_from(clusters).is_err() {
+            return Err(Error::setting(
+                "bootstrap",
+                "no clusters",
+                "at least one repository",
+            ));
+        }
+        let mut rng = PyRandom::new(config.seed);
+        let indices = (0..config.resamples * clusters)
+            .map(|_| rng.choice_index(clusters) as u32)
+            .collect();
+        Ok(ClusterDraws {
+            clusters,
+            config,
+            indices,
+        })
+    }
+
+    /// The number of clusters each resample draws.
+    pub fn clusters(&self) -> usize {
+        self.clusters
+    }
+
+    /// The settings the draws were made with.
+    pub fn config(&self) -> BootstrapConfig {
+        self.config
+    }
+}
+
 /// The repository-cluster bootstrap of a mean of per-case values (paired differences).
 ///
 /// `clusters` holds each cluster's case values, clusters in sorted-name order (the order the draws
 /// index). Each resample draws as many clusters as there are, with replacement, and takes the mean
-/// over all cases they carry (equal case weight). The interval is the sorted resample means at
-/// positions ⌊0.025·R⌋ and ⌊0.975·R⌋ − 1, as in the paper's script.
+/// over all cases they carry (equal case weight). The interval is the resample means' order
+/// statistics at positions ⌊0.025·R⌋ and ⌊0.975·R⌋ − 1, as in the paper's script.
 pub fn cluster_bootstrap(clusters: &[Vec<f64>], config: BootstrapConfig) -> Result<Interval> {
-    let config = config.validated()?;
+    cluster_bootstrap_with(clusters, &ClusterDraws::new(clusters.len(), config)?)
+}
+
+/// [`cluster_bootstrap`] over draws made beforehand for the same number of clusters.
+pub fn cluster_bootstrap_with(clusters: &[Vec<f64>], draws: &ClusterDraws) -> Result<Interval> {
     let all: Vec<f64> = clusters.iter().flatten().copied().collect();
-    if clusters.is_empty() || all.is_empty() {
+    if all.is_empty() {
         return Err(Error::setting(
             "bootstrap",
             "no cases",
             "at least one paired case",
         ));
     }
-    let mut rng = PyRandom::new(config.seed);
-    let mut sums: Vec<(f64, usize)> = clusters.iter().map(|c| (c.iter().sum(), c.len())).collect();
-    sums.shrink_to_fit();
-    let mut samples: Vec<f64> = (0..config.resamples)
-        .map(|_| {
+    if clusters.len() != draws.clusters {
+        return Err(Error::setting(
+            "bootstrap",
+            format!("{} clusters", clusters.len()),
+            &format!("the {} clusters the draws were made for", draws.clusters),
+        ));
+    }
+    let sums: Vec<(f64, usize)> = clusters.iter().map(|c| (c.iter().sum(), c.len())).collect();
+    let mut samples: Vec<f64> = draws
+        .indices
+        .chunks_exact(draws.clusters)
+        .map(|resample| {
             let (mut total, mut count) = (0.0, 0usize);
-            for _ in 0..clusters.len() {
-                let (sum, n) = sums[rng.choice_index(clusters.len())];
+            for &index in resample {
+                let (sum, n) = sums[index as usize];
                 total += sum;
                 count += n;
             }
@@ -136,12 +192,18 @@ pub fn cluster_bootstrap(clusters: &[Vec<f64>], config: BootstrapConfig) -> Resu
             }
         })
         .collect();
-    samples.sort_by(f64::total_cmp);
-    let r = config.resamples as f64;
+    let r = samples.len() as f64;
+    // Only two order statistics are needed: selecting them is linear, a full sort is not.
+    let low = *samples
+        .select_nth_unstable_by((0.025 * r) as usize, f64::total_cmp)
+        .1;
+    let high = *samples
+        .select_nth_unstable_by((0.975 * r) as usize - 1, f64::total_cmp)
+        .1;
     Ok(Interval {
         mean: mean(&all),
-        low: samples[(0.025 * r) as usize],
-        high: samples[(0.975 * r) as usize - 1],
+        low,
+        high,
     })
 }
 
