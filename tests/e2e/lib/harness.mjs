@@ -1,0 +1,74 @@
+// Shared by every end-to-end scenario: starts `routelens serve` on a free loopback port with the
+// built app (dist/) and the paper's archive mounted, launches Debian's headless Chromium through
+// playwright-core (never a downloaded browser), and runs the native CLI for cross-checks.
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const archive = process.env.ROUTELENS_FASTINDEX ?? resolve(root, '../shared/data/fastindex');
+export const artifacts = join(root, 'tests/e2e/artifacts');
+const cli = join(root, 'target/debug/routelens');
+
+/** Why the scenarios cannot run here, or null when they can. */
+export function missing() {
+  if (!existsSync(join(archive, 'paper/data/README.md'))) return `no paper archive at ${archive}`;
+  if (!existsSync(join(root, 'dist/index.html'))) return 'dist/ is not built (trunk build index.html)';
+  if (!existsSync(cli)) return 'target/debug/routelens is not built (cargo build -p routelens)';
+  return null;
+}
+
+/** Starts the server; resolves to { url, stop } once it prints the address it listens on. */
+export function startServer() {
+  const child = spawn(cli, ['serve', '--port', '0', '--dist', join(root, 'dist'), '--data', archive], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolvePromise, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 20000);
+    const onData = (chunk) => {
+      seen += chunk;
+      const match = seen.match(/http:\/\/127\.0\.0\.1:(\d+)/);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise({ url: `http://127.0.0.1:${match[1]}`, stop: () => child.kill() });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${seen}`)));
+  });
+}
+
+/** Launches headless Chromium with the flags this closed network needs. */
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+}
+
+/** Runs `routelens score <archive> ...args --format json` and parses its one object. */
+export function scoreNatively(...args) {
+  const out = execFileSync(cli, ['score', archive, ...args, '--format', 'json'], { encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+/** A screenshot kept as a test artifact. */
+export async function screenshot(page, name) {
+  mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+}
+
+/** A fresh temporary folder for downloads. */
+export function tempDir() {
+  return mkdtempSync(join(tmpdir(), 'routelens-e2e-'));
+}
