@@ -29,6 +29,7 @@ pub mod bundle;
 pub mod error;
 pub mod fusion;
 pub mod issue_text;
+pub mod lexical;
 pub mod metrics;
 pub mod paired;
 pub mod policy;
@@ -51,6 +52,7 @@ pub use bundle::{
 pub use error::{Error, Result};
 pub use fusion::{add_fusion, rrf, RrfConfig};
 pub use issue_text::{check_issue_texts, parse_issue_texts, CheckedTexts, IssueText, Refusal};
+pub use lexical::{run_arm, ArmOutput, LexicalArm, Sources, TextCorpus};
 pub use metrics::{first_gold_rank, score_ranking, summarize, ArmSummary, CaseScore};
 pub use paired::{compare, PairedComparison, PairedMetric};
 pub use policy::{Decision, ExclusionReason, Policy};

@@ -1,0 +1,156 @@
+//! Building the index blob (native only: tantivy's `IndexWriter` runs on threads).
+
+use std::path::{Path, PathBuf};
+
+use tantivy::directory::RamDirectory;
+use tantivy::{Directory, Index, IndexSettings, IndexWriter, TantivyDocument};
+
+use super::{analyzer, blob, index_error, schema, INDEX_FORMAT, INDEX_NAME, TOKENIZER};
+use crate::error::{Error, Result};
+
+/// The writer's memory budget. One thread; a corpus that outgrows it is written as several
+/// segments and merged back to one.
+const WRITER_BUDGET_BYTES: usize = 96 * 1024 * 1024;
+
+/// Indexes `(path, text)` pairs and returns the blob: files sorted by path (the manifest's
+/// order; a file's id is its position), one merged segment, every index file packed as
+/// [`blob`] describes. Refuses a path given twice.
+pub fn build_index_blob<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)]) -> Result<Vec<u8>> {
+    build(files, usize::MAX)
+}
+
+/// The builder, committing after every `commit_every` documents (tests use it to force several
+/// segments and so the merge).
+fn build<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], commit_every: usize) -> Result<Vec<u8>> {
+    let err = |error: tantivy::TantivyError| index_error(INDEX_NAME, error);
+    let mut sorted: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(path, text)| (path.as_ref(), text.as_ref()))
+        .collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    if let Some(pair) = sorted.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+        return Err(Error::field(
+            pair[0].0,
+            "path",
+            "listed twice in the index input",
+        ));
+    }
+    let (schema, fields) = schema();
+    let directory = RamDirectory::create();
+    let index = Index::create(directory.clone(), schema, IndexSettings::default()).map_err(err)?;
+    index.tokenizers().register(TOKENIZER, analyzer());
+    let mut writer: IndexWriter = index
+        .writer_with_num_threads(1, WRITER_BUDGET_BYTES)
+        .map_err(err)?;
+    for (id, (path, text)) in sorted.iter().enumerate() {
+        let mut document = TantivyDocument::new();
+        document.add_text(fields.path, path);
+        document.add_text(fields.content, text);
+        document.add_u64(fields.file_id, id as u64);
+        writer.add_document(document).map_err(err)?;
+        if (id + 1) % commit_every == 0 {
+            writer.commit().map_err(err)?;
+        }
+    }
+    writer.commit().map_err(err)?;
+    let segments = index.searchable_segment_ids().map_err(err)?;
+    if segments.len() > 1 {
+        writer.merge(&segments).wait().map_err(err)?;
+    }
+    writer.garbage_collect_files().wait().map_err(err)?;
+    writer.wait_merging_threads().map_err(err)?;
+    let meta = index.load_metas().map_err(err)?;
+    if meta.segments.len() > 1 {
+        return Err(index_error(
+            INDEX_NAME,
+            format!("{} segments after merging", meta.segments.len()),
+        ));
+    }
+    let read_error = |path: &Path, error: String| {
+        index_error(INDEX_NAME, format!("{}: {error}", path.display()))
+    };
+    let meta_path = Path::new("meta.json");
+    let mut index_files = vec![(
+        "meta.json".to_string(),
+        directory
+            .atomic_read(meta_path)
+            .map_err(|error| read_error(meta_path, error.to_string()))?,
+    )];
+    let mut segment_files: Vec<PathBuf> = meta.list_segment_files().into_iter().collect();
+    segment_files.sort();
+    for path in segment_files {
+        if !directory
+            .exists(&path)
+            .map_err(|error| read_error(&path, error.to_string()))?
+        {
+            continue;
+        }
+        let bytes = directory
+            .open_read(&path)
+            .and_then(|slice| {
+                slice.read_bytes().map_err(|error| {
+                    tantivy::directory::error::OpenReadError::wrap_io_error(error, path.clone())
+                })
+            })
+            .map_err(|error| read_error(&path, error.to_string()))?;
+        index_files.push((
+            path.to_string_lossy().into_owned(),
+            bytes.as_slice().to_vec(),
+        ));
+    }
+    let paths: Vec<&str> = sorted.iter().map(|(path, _)| *path).collect();
+    Ok(blob::encode(
+        INDEX_FORMAT,
+        sorted.len() as u64,
+        blob::paths_sha256(&paths),
+        &index_files,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexical::fts::FtsIndex;
+
+    #[test]
+    fn merges_several_segments_into_one() {
+        let files: Vec<(String, String)> = (0..7)
+            .map(|i| {
+                (
+                    format!("f{i}.txt"),
+                    format!("alpha beta{i} {}", "gamma ".repeat(i)),
+                )
+            })
+            .collect();
+        let paths: Vec<String> = files.iter().map(|(path, _)| path.clone()).collect();
+        let merged = build(&files, 2).unwrap();
+        let (header, index_files) = blob::decode("i", &merged).unwrap();
+        assert_eq!(header.docs, 7);
+        // meta.json plus one segment's files, all with the same segment id.
+        let segments: std::collections::BTreeSet<&str> = index_files[1..]
+            .iter()
+            .map(|(name, _)| name.split('.').next().unwrap_or(""))
+            .collect();
+        assert_eq!(segments.len(), 1, "{index_files:?}");
+        let single =
+            FtsIndex::open("i", &build(&files, usize::MAX).unwrap(), paths.clone()).unwrap();
+        let merged = FtsIndex::open("i", &merged, paths).unwrap();
+        for query in ["gamma", "beta3 alpha", "alpha"] {
+            assert_eq!(
+                merged.fts5(query, 16).unwrap(),
+                single.fts5(query, 16).unwrap(),
+                "{query}"
+            );
+        }
+    }
+
+    #[test]
+    fn refuses_duplicate_paths_and_indexes_nothing_fine() {
+        let error = build_index_blob(&[("a", "x"), ("a", "y")]).unwrap_err();
+        assert!(error.to_string().contains("listed twice"), "{error}");
+        let empty: [(&str, &str); 0] = [];
+        let index = FtsIndex::open("i", &build_index_blob(&empty).unwrap(), Vec::new()).unwrap();
+        assert!(index.is_empty());
+        assert!(index.fts5("anything", 16).unwrap().results.is_empty());
+    }
+}
