@@ -1,6 +1,7 @@
 //! A five-file corpus, bundled and indexed in memory, round-tripped through bytes, and searched
 //! by every lexical arm. The expected rankings and scores below were worked out by hand from the
-//! token counts written next to them (the paper's formulas; BM25 with k1 = 1.2, b = 0.75).
+//! token counts written next to them (the paper's formulas; BM25 with k1 = 1.2, b = 0.75, both as
+//! SQLite FTS5 computes it and as tantivy does).
 
 use routelens_engine::bundle::{decode_manifest, encode_bundle, BundleInput, BundleOptions};
 use routelens_engine::lexical::{run_arm, ArmOutput, LexicalArm, Sources, TextCorpus};
@@ -252,7 +253,101 @@ fn bm25_arms_need_the_feature() {
 #[cfg(feature = "lexical")]
 mod bm25 {
     use super::*;
-    use routelens_engine::lexical::fts::{build_index_blob, FtsIndex, INDEX_FORMAT};
+    use routelens_engine::lexical::fts::{build_index_blob, FtsIndex, Scoring, INDEX_FORMAT};
+
+    /// Runs a BM25 arm with tantivy's own scoring.
+    fn run_tantivy(loaded: &Loaded, arm: LexicalArm) -> ArmOutput {
+        let index = loaded.index.clone().with_scoring(Scoring::Tantivy);
+        let sources = Sources::new(&loaded.paths).with_index(&index);
+        run_arm(arm, &sources, &issue(), 16).unwrap()
+    }
+
+    /// SQLite FTS5's `bm25()` term: N = 5 rows, `n` of them holding the token in any column,
+    /// weighted frequency `f`, row length `d` (path + content tokens, or path alone).
+    fn fts5(n: f64, f: f64, d: f64, avgdl: f64) -> f64 {
+        let idf = ((5.0 - n + 0.5) / (n + 0.5)).ln();
+        let idf = if idf <= 0.0 { 1e-6 } else { idf };
+        idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * d / avgdl))
+    }
+
+    // Row lengths (path + content): router.rs 8, cache.rs 9, routing.md 15, router_test.rs 7,
+    // README.md 8; average 47 / 5 = 9.4. Path alone: average 3.0.
+    const ROW: f64 = 9.4;
+
+    #[test]
+    fn fts5_scores_like_sqlite() {
+        let output = run(&load(), LexicalArm::Fts5);
+        assert_eq!(output.terms, ["cache", "drops", "request", "router"]);
+        // Rows holding: cache 2 (cache.rs, routing.md), request 3, router 3 (router.rs by its
+        // path). Terms in more than half the rows get FTS5's floor idf of 1e-6.
+        // Weighted f: cache.rs cache 2×1 (path) + 2 (content) = 4; router.rs request 2 and
+        // router 2×1; router_test.rs router 2×1 + 1 = 3; README.md request 1.
+        assert_ranking(
+            &output,
+            &[
+                ("src/cache.rs", fts5(2.0, 4.0, 9.0, ROW)),
+                (
+                    "docs/routing.md",
+                    fts5(2.0, 1.0, 15.0, ROW) + 2.0 * fts5(3.0, 1.0, 15.0, ROW),
+                ),
+                ("src/router.rs", 2.0 * fts5(3.0, 2.0, 8.0, ROW)),
+                ("tests/router_test.rs", fts5(3.0, 3.0, 7.0, ROW)),
+                ("README.md", fts5(3.0, 1.0, 8.0, ROW)),
+            ],
+            1e-12,
+        );
+        // The hand values: 0.57364, 0.27054, 2.87e-6, 1.66e-6, 1.06e-6.
+        assert!((output.results[0].1 - 0.573_639_394).abs() < 1e-9);
+    }
+
+    #[test]
+    fn fts5_full_scores_like_sqlite() {
+        let output = run(&load(), LexicalArm::Fts5Full);
+        // dispatch in 2 rows; evict, handler, tiny in 1 each.
+        assert_ranking(
+            &output,
+            &[
+                (
+                    "src/cache.rs",
+                    fts5(2.0, 4.0, 9.0, ROW) + fts5(1.0, 1.0, 9.0, ROW),
+                ),
+                (
+                    "README.md",
+                    fts5(3.0, 1.0, 8.0, ROW) + fts5(1.0, 1.0, 8.0, ROW),
+                ),
+                (
+                    "docs/routing.md",
+                    fts5(2.0, 1.0, 15.0, ROW)
+                        + 2.0 * fts5(3.0, 1.0, 15.0, ROW)
+                        + fts5(1.0, 1.0, 15.0, ROW),
+                ),
+                (
+                    "tests/router_test.rs",
+                    fts5(3.0, 3.0, 7.0, ROW) + fts5(2.0, 1.0, 7.0, ROW),
+                ),
+                (
+                    "src/router.rs",
+                    2.0 * fts5(3.0, 2.0, 8.0, ROW) + fts5(2.0, 1.0, 8.0, ROW),
+                ),
+            ],
+            1e-12,
+        );
+    }
+
+    #[test]
+    fn path_fts5_scores_like_sqlite() {
+        let output = run(&load(), LexicalArm::PathFts5);
+        // Path-only rows: cache in 1, router in 2; lengths 3, 3, 4 over an average of 3.
+        assert_ranking(
+            &output,
+            &[
+                ("src/cache.rs", fts5(1.0, 1.0, 3.0, 3.0)),
+                ("src/router.rs", fts5(2.0, 1.0, 3.0, 3.0)),
+                ("tests/router_test.rs", fts5(2.0, 1.0, 4.0, 3.0)),
+            ],
+            1e-12,
+        );
+    }
 
     /// tantivy's BM25 for one term in one field: N = 5 documents, `n` containing the term.
     fn bm25(n: f64, tf: f64, dl: f64, avgdl: f64) -> f64 {
@@ -268,8 +363,8 @@ mod bm25 {
     const TOLERANCE: f64 = 1e-4;
 
     #[test]
-    fn fts5_first_500_characters() {
-        let output = run(&load(), LexicalArm::Fts5);
+    fn tantivy_fts5_first_500_characters() {
+        let output = run_tantivy(&load(), LexicalArm::Fts5);
         assert_eq!(output.terms, ["cache", "drops", "request", "router"]);
         // path: router in router.rs and router_test.rs (n 2), cache in cache.rs (n 1).
         // content: request in router.rs ×2, routing.md, README.md (n 3); cache in cache.rs ×2
@@ -302,8 +397,8 @@ mod bm25 {
     }
 
     #[test]
-    fn fts5_full_issue_adds_the_tail_terms() {
-        let output = run(&load(), LexicalArm::Fts5Full);
+    fn tantivy_fts5_full_issue_adds_the_tail_terms() {
+        let output = run_tantivy(&load(), LexicalArm::Fts5Full);
         assert_eq!(output.terms.len(), 9);
         // Added content terms: dispatch (router.rs, router_test.rs; n 2), evict (cache.rs),
         // handler (routing.md), tiny (README.md), each n 1; "maybe" and "drops" match nothing.
@@ -342,8 +437,8 @@ mod bm25 {
     }
 
     #[test]
-    fn path_fts5_searches_paths_only() {
-        let output = run(&load(), LexicalArm::PathFts5);
+    fn tantivy_path_fts5_searches_paths_only() {
+        let output = run_tantivy(&load(), LexicalArm::PathFts5);
         assert_ranking(
             &output,
             &[
@@ -369,6 +464,11 @@ mod bm25 {
         let index = FtsIndex::open("i", &blob, paths).unwrap();
         let output = index.fts5("needle", 2).unwrap();
         assert_eq!(output.paths(), ["a/x", "b/x"]);
+        let tantivy = index.clone().with_scoring(Scoring::Tantivy);
+        assert_eq!(
+            tantivy.fts5("needle", 3).unwrap().paths(),
+            ["a/x", "b/x", "c/x"]
+        );
         assert_eq!(output.results[0].1, output.results[1].1);
     }
 

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use tantivy::directory::RamDirectory;
 use tantivy::{Directory, Index, IndexSettings, IndexWriter, TantivyDocument};
 
-use super::{analyzer, blob, index_error, schema, INDEX_FORMAT, INDEX_NAME, TOKENIZER};
+use super::{
+    analyzer, blob, index_error, index_tokens, schema, INDEX_FORMAT, INDEX_NAME, TOKENIZER,
+};
 use crate::error::{Error, Result};
 
 /// The writer's memory budget. One thread; a corpus that outgrows it is written as several
@@ -47,6 +49,8 @@ fn build<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], commit_every: usize) ->
         document.add_text(fields.path, path);
         document.add_text(fields.content, text);
         document.add_u64(fields.file_id, id as u64);
+        document.add_u64(fields.path_tokens, index_tokens(path).len() as u64);
+        document.add_u64(fields.content_tokens, index_tokens(text).len() as u64);
         writer.add_document(document).map_err(err)?;
         if (id + 1) % commit_every == 0 {
             writer.commit().map_err(err)?;

@@ -9,7 +9,9 @@
 //!
 //! **Schema.** `path` and `content`: text fields indexed with term frequencies and field norms
 //! but no positions (nothing here needs phrases, and positions would triple the index), neither
-//! stored; `file_id`: a fast `u64`, the file's position in the path-sorted file list.
+//! stored; `file_id`: a fast `u64`, the file's position in the path-sorted file list;
+//! `path_tokens` and `content_tokens`: fast `u64`s, the exact token counts (tantivy's own field
+//! norms are quantised to one byte, and FTS5's formula needs the exact row length).
 //!
 //! **Tokenizer** (`unicode61`, [`analyzer`]): split on every character that is not alphabetic or
 //! numeric (so `_` separates, as in `unicode61`, where only the categories L*, N* and Co are
@@ -20,19 +22,21 @@
 //! does not (`ß` → `ss`).
 //!
 //! **Query.** The terms of [`crate::terms`] (first 500 characters for `fts5` and `path-fts5`,
-//! the whole issue for `fts5-full`) go through the same tokenizer, and each distinct token
-//! becomes `TermQuery`s on `path` (boost 2.0) and `content` (boost 1.0), all `SHOULD` clauses of
-//! one `BooleanQuery`; `path-fts5` uses the `path` clause alone. The stock `QueryParser` is not
-//! used: it turns a term that splits into several tokens into a phrase query, which needs
-//! positions. FTS5 did make `"foo_bar"` a phrase (`foo` then `bar`); here it is `foo OR bar`.
+//! the whole issue for `fts5-full`) go through the same tokenizer; each distinct token is one
+//! query "phrase". FTS5 made a term that splits into several tokens (`"foo_bar"`) one phrase
+//! (`foo` then `bar`, adjacent); without positions in the index (they would triple it) each of
+//! its tokens counts as a phrase of its own. The stock `QueryParser` is not used: it would make
+//! phrase queries, which need positions.
 //!
-//! **Scoring and order.** tantivy's BM25 (k1 = 1.2, b = 0.75) per field, summed with the boosts;
-//! every matching file is scored (no pruning), sorted by score descending, ties by path
-//! ascending, and the first `k` kept. Known differences from FTS5's `bm25()`: FTS5 computes one
-//! BM25 per row over the weighted sum of column frequencies with the row's total length, tantivy
-//! one per field with that field's length; tantivy's idf is `ln(1 + (N − n + 0.5)/(n + 0.5))`
-//! where FTS5's is `ln((N − n + 0.5)/(n + 0.5))` (floored at 1e-6); and tantivy stores field
-//! lengths quantised to one byte.
+//! **Scoring** ([`Scoring`]). By default, SQLite FTS5's own `bm25()` formula, computed from the
+//! postings (weighted term frequencies of both fields) and exact per-file token counts stored as
+//! fast fields: on a 365-file Rust corpus and 60 comment-derived queries its top 8 shared 0.952
+//! of real FTS5's `bm25(files, 2.0, 1.0), path` top 8, which is exactly the overlap of FTS5 with
+//! itself when the phrases are split, so the remaining difference is the phrase rule above.
+//! tantivy's own per-field BM25 (a `BooleanQuery` of boosted `TermQuery`s, [`Scoring::Tantivy`])
+//! is kept as an option; it shared only 0.60 there, because its idf, length normalisation and
+//! quantised field lengths all differ from FTS5's. Either way every matching file is scored (no
+//! pruning), sorted by score descending, ties by path ascending, and the first `k` kept.
 //!
 //! An identifier-splitting, stemming tokenizer (the issue's option) is not offered yet.
 
@@ -46,12 +50,16 @@ use std::path::Path;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::Column;
 use tantivy::directory::RamDirectory;
+use tantivy::postings::Postings;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
 use tantivy::tokenizer::{
     AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
 };
-use tantivy::{DocId, Index, ReloadPolicy, Score, Searcher, SegmentOrdinal, SegmentReader, Term};
+use tantivy::{
+    DocId, DocSet, Index, ReloadPolicy, Score, Searcher, SegmentOrdinal, SegmentReader, Term,
+    TERMINATED,
+};
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use build::build_index_blob;
@@ -63,7 +71,7 @@ use crate::terms::{extract_terms, first_chars, FIRST_CHARS};
 
 /// The index format: tantivy version, tokenizer, and this module's schema version. The manifest
 /// records it and [`FtsIndex::open`] refuses any other.
-pub const INDEX_FORMAT: &str = "tantivy-0.27/unicode61/1";
+pub const INDEX_FORMAT: &str = "tantivy-0.27/unicode61/2";
 
 /// The tokenizer's registered name.
 pub const TOKENIZER: &str = "unicode61";
@@ -80,6 +88,8 @@ const MAX_TOKEN_BYTES: usize = 255;
 const PATH: &str = "path";
 const CONTENT: &str = "content";
 const FILE_ID: &str = "file_id";
+const PATH_TOKENS: &str = "path_tokens";
+const CONTENT_TOKENS: &str = "content_tokens";
 
 /// The name used in errors before the blob has a bundle file name.
 const INDEX_NAME: &str = "index";
@@ -108,9 +118,13 @@ pub fn index_tokens(text: &str) -> Vec<String> {
 struct Fields {
     path: Field,
     content: Field,
-    /// Written by the native builder only; the reader reads the fast column by name.
+    /// Written by the native builder only; the reader reads the fast columns by name.
     #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     file_id: Field,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    path_tokens: Field,
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    content_tokens: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -123,6 +137,8 @@ fn schema() -> (Schema, Fields) {
         path: builder.add_text_field(PATH, text.clone()),
         content: builder.add_text_field(CONTENT, text),
         file_id: builder.add_u64_field(FILE_ID, FAST),
+        path_tokens: builder.add_u64_field(PATH_TOKENS, FAST),
+        content_tokens: builder.add_u64_field(CONTENT_TOKENS, FAST),
     };
     (builder.build(), fields)
 }
@@ -141,6 +157,28 @@ pub struct FtsIndex {
     searcher: Searcher,
     fields: Fields,
     paths: Vec<String>,
+    scoring: Scoring,
+    /// Exact token totals of the `path` and `content` fields (FTS5's `avgdl` needs them).
+    path_tokens_total: f64,
+    content_tokens_total: f64,
+}
+
+/// How the BM25 arms score a file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Scoring {
+    /// SQLite FTS5's `bm25()`, computed from the index's postings (the default): one BM25 per
+    /// file over the column-weighted frequency `f = 2 × tf(path) + 1 × tf(content)`, the file's
+    /// exact total length `D` (path and content tokens), `avgdl` over all files, and
+    /// `idf = ln((N − n + 0.5) / (n + 0.5))` floored at 1e-6, where `n` counts the files with the
+    /// token in any column: `Σ idf × f × (k1 + 1) / (f + k1 × (1 − b + b × D / avgdl))`,
+    /// k1 = 1.2, b = 0.75. `path-fts5` is the same over the path column alone.
+    #[default]
+    Fts5,
+    /// tantivy's own BM25: a `BooleanQuery` of per-field `TermQuery`s boosted 2.0 (path) and
+    /// 1.0 (content), each field with its own idf (`ln(1 + (N − n + 0.5)/(n + 0.5))`) and its
+    /// own quantised length. On a 365-file Rust corpus its top 8 shared only 0.60 of FTS5's.
+    Tantivy,
 }
 
 impl fmt::Debug for FtsIndex {
@@ -202,11 +240,33 @@ impl FtsIndex {
                 ),
             ));
         }
+        let mut totals = [0.0f64; 2];
+        for segment in searcher.segment_readers() {
+            for (total, name) in totals.iter_mut().zip([PATH_TOKENS, CONTENT_TOKENS]) {
+                let column = segment
+                    .fast_fields()
+                    .u64(name)
+                    .map_err(|error| index_error(file, error))?;
+                *total += (0..segment.max_doc())
+                    .filter_map(|doc| column.first(doc))
+                    .map(|count| count as f64)
+                    .sum::<f64>();
+            }
+        }
         Ok(FtsIndex {
             searcher,
             fields,
             paths,
+            scoring: Scoring::default(),
+            path_tokens_total: totals[0],
+            content_tokens_total: totals[1],
         })
+    }
+
+    /// The same index with another scoring rule (default [`Scoring::Fts5`]).
+    pub fn with_scoring(mut self, scoring: Scoring) -> Self {
+        self.scoring = scoring;
+        self
     }
 
     /// Verifies the blob against the manifest (hash, format) and opens it over its paths.
@@ -259,13 +319,10 @@ impl FtsIndex {
     }
 
     fn search(&self, terms: Vec<String>, fields: &[(Field, Score)], k: usize) -> Result<ArmOutput> {
-        let mut tokens: Vec<String> = Vec::new();
-        for term in &terms {
-            for token in index_tokens(term) {
-                if !tokens.contains(&token) {
-                    tokens.push(token);
-                }
-            }
+        let tokens = query_tokens(&terms);
+        if self.scoring == Scoring::Fts5 {
+            let results = self.fts5_scores(&tokens, fields)?;
+            return Ok(ArmOutput::new(terms, sort_and_truncate(results, k)));
         }
         let clauses: Vec<(Occur, Box<dyn Query>)> = tokens
             .iter()
@@ -296,6 +353,109 @@ impl FtsIndex {
             .collect();
         Ok(ArmOutput::new(terms, sort_and_truncate(scored, k)))
     }
+}
+
+impl FtsIndex {
+    /// FTS5's `bm25()` for every file holding at least one token (see [`Scoring::Fts5`]).
+    fn fts5_scores(
+        &self,
+        tokens: &[String],
+        columns: &[(Field, Score)],
+    ) -> Result<Vec<(String, f64)>> {
+        let err = |error: tantivy::TantivyError| index_error(INDEX_NAME, error);
+        let io_err = |error: std::io::Error| index_error(INDEX_NAME, error);
+        let with_content = columns
+            .iter()
+            .any(|&(field, _)| field == self.fields.content);
+        // (file id, row length D, weighted frequency of each token)
+        let mut rows: Vec<(u64, f64, Vec<f64>)> = Vec::new();
+        let mut hits = vec![0u64; tokens.len()];
+        for segment in self.searcher.segment_readers() {
+            let mut freqs: std::collections::BTreeMap<DocId, Vec<f64>> = Default::default();
+            for (index, token) in tokens.iter().enumerate() {
+                for &(field, weight) in columns {
+                    let inverted = segment.inverted_index(field).map_err(err)?;
+                    let term = Term::from_field_text(field, token);
+                    let Some(mut postings) = inverted
+                        .read_postings(&term, IndexRecordOption::WithFreqs)
+                        .map_err(io_err)?
+                    else {
+                        continue;
+                    };
+                    let mut doc = postings.doc();
+                    while doc != TERMINATED {
+                        let row = freqs.entry(doc).or_insert_with(|| vec![0.0; tokens.len()]);
+                        row[index] += f64::from(weight) * f64::from(postings.term_freq());
+                        doc = postings.advance();
+                    }
+                }
+            }
+            let fast = segment.fast_fields();
+            let file_ids = fast.u64(FILE_ID).map_err(err)?;
+            let path_tokens = fast.u64(PATH_TOKENS).map_err(err)?;
+            let content_tokens = fast.u64(CONTENT_TOKENS).map_err(err)?;
+            for (doc, row) in freqs {
+                for (hit, &freq) in hits.iter_mut().zip(&row) {
+                    *hit += u64::from(freq > 0.0);
+                }
+                let mut length = path_tokens.first(doc).unwrap_or(0);
+                if with_content {
+                    length += content_tokens.first(doc).unwrap_or(0);
+                }
+                if let Some(file_id) = file_ids.first(doc) {
+                    rows.push((file_id, length as f64, row));
+                }
+            }
+        }
+        let n = self.paths.len() as f64;
+        let total = self.path_tokens_total
+            + if with_content {
+                self.content_tokens_total
+            } else {
+                0.0
+            };
+        // A row with a hit has at least one token, so the average is positive.
+        let avgdl = if n > 0.0 { total / n } else { 1.0 };
+        let idf: Vec<f64> = hits
+            .iter()
+            .map(|&hit| {
+                let value = ((n - hit as f64 + 0.5) / (hit as f64 + 0.5)).ln();
+                if value <= 0.0 {
+                    1e-6
+                } else {
+                    value
+                }
+            })
+            .collect();
+        const K1: f64 = 1.2;
+        const B: f64 = 0.75;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(file_id, length, row)| {
+                let norm = K1 * (1.0 - B + B * length / avgdl);
+                let score = row
+                    .iter()
+                    .zip(&idf)
+                    .map(|(&freq, &idf)| idf * (freq * (K1 + 1.0)) / (freq + norm))
+                    .sum();
+                let path = self.paths.get(usize::try_from(file_id).ok()?)?;
+                Some((path.clone(), score))
+            })
+            .collect())
+    }
+}
+
+/// The distinct index tokens of the query terms, in term order.
+fn query_tokens(terms: &[String]) -> Vec<String> {
+    let mut tokens: Vec<String> = Vec::new();
+    for term in terms {
+        for token in index_tokens(term) {
+            if !tokens.contains(&token) {
+                tokens.push(token);
+            }
+        }
+    }
+    tokens
 }
 
 /// Collects every matching document's file id and score, so ties at the cut-off are broken by
