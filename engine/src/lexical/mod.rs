@@ -29,7 +29,7 @@ use std::fmt;
 pub use basename::{basename, stem};
 pub use corpus::TextCorpus;
 #[cfg(feature = "lexical")]
-pub use fts::FtsIndex;
+pub use fts::{FtsIndex, Scoring};
 pub use rg::{rank_matches, rg, rg_feedback, rg_first500, FEEDBACK_TERMS, PATH_BOOST};
 
 use crate::error::{Error, Result};
