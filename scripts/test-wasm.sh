@@ -10,3 +10,4 @@ export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 export WASM_BINDGEN_TEST_TIMEOUT=180
 cd engine
 cargo test --target wasm32-unknown-unknown --test parity
+cargo test --target wasm32-unknown-unknown --features lexical --test lexical_parity
