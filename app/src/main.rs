@@ -1,1 +1,5 @@
-fn main() {}
+//! Mounts the app; everything else lives in the library.
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(routelens_app::App);
+}

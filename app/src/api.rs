@@ -1,0 +1,196 @@
+//! Bytes in and out of the page: the server's study list, archive files over HTTP, files the user
+//! picked, and CSV downloads. Nothing here interprets a study; the engine does that. Errors are
+//! plain messages that name the file (and URL) they are about, ready to show in the page.
+
+use gloo_net::http::Request;
+use js_sys::{Array, Uint8Array};
+use routelens_engine::{ArchiveBytes, Table, ARCHIVE_FILES};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Blob, BlobPropertyBag, File, FileList, HtmlAnchorElement, Url};
+
+use crate::state::StudiesList;
+
+/// One entry of `GET /studies.json`: `{"id", "title", "base"}`, where `base` is the URL of the
+/// archive root (the folder holding `paper/data/`).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct StudyEntry {
+    /// Short id, used in the permalink (`study=<id>`).
+    pub id: String,
+    /// Human title.
+    pub title: String,
+    /// Base URL of the archive's files.
+    pub base: String,
+}
+
+/// Where the server's study list lives (the contract with `routelens serve`).
+pub const STUDIES_URL: &str = "/studies.json";
+
+/// Asks the server which studies it serves. Any failure means "no list here", with the reason:
+/// on static hosting the file is simply absent (or the host answers with an HTML page).
+pub async fn fetch_studies() -> StudiesList {
+    let response = match Request::get(STUDIES_URL).send().await {
+        Ok(response) => response,
+        Err(err) => return StudiesList::Absent(format!("{STUDIES_URL}: fetch failed: {err}")),
+    };
+    if response.status() == 404 {
+        return StudiesList::Absent(format!(
+            "{STUDIES_URL}: not found (HTTP 404); this host serves no study list, as on static hosting"
+        ));
+    }
+    if !response.ok() {
+        return StudiesList::Absent(format!("{STUDIES_URL}: HTTP {}", response.status()));
+    }
+    let text = match response.text().await {
+        Ok(text) => text,
+        Err(err) => return StudiesList::Absent(format!("{STUDIES_URL}: reading failed: {err}")),
+    };
+    match serde_json::from_str::<Vec<StudyEntry>>(&text) {
+        Ok(list) => StudiesList::Listed(list),
+        Err(err) => StudiesList::Absent(format!(
+            "{STUDIES_URL}: not a study list ({err}); a static host may answer every path with a page"
+        )),
+    }
+}
+
+/// GETs one URL: `Ok(None)` on 404, so the caller decides whether the file was optional.
+async fn fetch_bytes(url: &str) -> Result<Option<Vec<u8>>, String> {
+    let response = Request::get(url)
+        .send()
+        .await
+        .map_err(|err| format!("fetch failed: {err}"))?;
+    if response.status() == 404 {
+        return Ok(None);
+    }
+    if !response.ok() {
+        return Err(format!(
+            "HTTP {} {}",
+            response.status(),
+            response.status_text()
+        ));
+    }
+    response
+        .binary()
+        .await
+        .map(Some)
+        .map_err(|err| format!("reading the body failed: {err}"))
+}
+
+/// Fetches every archive file (`engine::ARCHIVE_FILES`) relative to `base`, one after another,
+/// calling `progress(done)` as each arrives. Required files must arrive; optional ones may be 404.
+///
+/// One at a time, not all at once: the eleven files total about 2 MB, so on loopback the whole
+/// archive takes a fraction of a second either way, and a small single-threaded server (like
+/// `routelens serve`) was seen to leave concurrent keep-alive requests from Chromium unanswered.
+pub async fn fetch_archive(base: &str, progress: impl Fn(usize)) -> Result<ArchiveBytes, String> {
+    let base = base.trim_end_matches('/');
+    let mut files = ArchiveBytes::new();
+    for (done, file) in ARCHIVE_FILES.iter().enumerate() {
+        let url = format!("{base}/{}", file.path);
+        match fetch_bytes(&url).await {
+            Ok(Some(bytes)) => {
+                files.insert(file.path.to_string(), bytes);
+            }
+            Ok(None) if !file.required => {}
+            Ok(None) => {
+                return Err(format!(
+                    "{}: not found at {url} (HTTP 404); the loader needs this file",
+                    file.path
+                ))
+            }
+            Err(err) => return Err(format!("{}: {url}: {err}", file.path)),
+        }
+        progress(done + 1);
+    }
+    Ok(files)
+}
+
+/// The files of a file input, in order.
+pub fn files_of(list: &FileList) -> Vec<File> {
+    (0..list.length()).filter_map(|i| list.item(i)).collect()
+}
+
+/// A picked file's path inside the picked folder, starting with that folder's name
+/// (`webkitRelativePath`; web-sys has no binding for it). Falls back to the bare file name.
+pub fn relative_path(file: &File) -> String {
+    js_sys::Reflect::get(file, &JsValue::from_str("webkitRelativePath"))
+        .ok()
+        .and_then(|value| value.as_string())
+        .filter(|path| !path.is_empty())
+        .unwrap_or_else(|| file.name())
+}
+
+/// Reads a picked file's bytes.
+pub async fn read_bytes(file: &File) -> Result<Vec<u8>, String> {
+    let buffer = JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|err| format!("{}: could not be read: {err:?}", relative_path(file)))?;
+    Ok(Uint8Array::new(&buffer).to_vec())
+}
+
+/// Reads a picked file as UTF-8 text (the browser replaces invalid bytes).
+pub async fn read_text(file: &File) -> Result<String, String> {
+    let text = JsFuture::from(file.text())
+        .await
+        .map_err(|err| format!("{}: could not be read: {err:?}", file.name()))?;
+    text.as_string()
+        .ok_or_else(|| format!("{}: not text", file.name()))
+}
+
+/// Reads the archive's files out of a folder pick: the engine matches picked paths to archive
+/// paths, and only those files are read (a whole repository may have been picked).
+pub async fn read_picked_archive(
+    files: &[File],
+    progress: impl Fn(usize, usize),
+) -> Result<ArchiveBytes, String> {
+    let paths: Vec<String> = files.iter().map(relative_path).collect();
+    let matched = routelens_engine::match_picked_files(&paths).map_err(|err| err.to_string())?;
+    let mut archive = ArchiveBytes::new();
+    for (done, (path, index)) in matched.iter().enumerate() {
+        archive.insert(path.to_string(), read_bytes(&files[*index]).await?);
+        progress(done + 1, matched.len());
+    }
+    Ok(archive)
+}
+
+/// Offers a table as a CSV download: a blob URL clicked through a temporary anchor.
+pub fn download_csv(table: &Table) -> Result<(), String> {
+    let parts = Array::of1(&JsValue::from_str(&table.to_csv()));
+    let options = BlobPropertyBag::new();
+    options.set_type("text/csv;charset=utf-8");
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
+        .map_err(|err| format!("could not make the CSV: {err:?}"))?;
+    let url = Url::create_object_url_with_blob(&blob)
+        .map_err(|err| format!("could not make a download URL: {err:?}"))?;
+    let anchor: HtmlAnchorElement = leptos::prelude::document()
+        .create_element("a")
+        .map_err(|err| format!("could not make a link: {err:?}"))?
+        .unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download(&table.csv_file_name());
+    anchor.click();
+    // Revoke later: revoking at once can cancel the download before the browser has read it.
+    leptos::prelude::set_timeout(
+        move || {
+            let _ = Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(10),
+    );
+    Ok(())
+}
+
+/// Milliseconds from the page's high-resolution clock.
+pub fn now_ms() -> f64 {
+    leptos::prelude::window()
+        .performance()
+        .map_or(0.0, |performance| performance.now())
+}
+
+/// Resolves on a later task, so the page can paint (progress text) between long steps.
+pub async fn next_tick() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = leptos::prelude::window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = JsFuture::from(promise).await;
+}

@@ -1,0 +1,69 @@
+//! Renders an engine [`Table`] as HTML, cell texts exactly as the engine formatted them, with a
+//! button that downloads the same table as CSV (full-precision numbers).
+
+use leptos::prelude::*;
+use routelens_engine::Table;
+
+use crate::api;
+
+/// One table with its title and a "Download CSV" button (`data-testid="csv-download"` inside the
+/// table's own `data-testid` wrapper). Rows carry `data-row` (the first cell's text) and cells
+/// `data-col` (their header), so a test can read a value by arm and column.
+#[component]
+pub fn TableView(
+    /// The table to show.
+    table: Table,
+    /// The wrapper's `data-testid`, e.g. `table-file-recall`.
+    testid: &'static str,
+) -> impl IntoView {
+    let error = RwSignal::new(None::<String>);
+    let headers = table.headers.clone();
+    let rows = table
+        .rows
+        .iter()
+        .map(|row| {
+            let key = row
+                .first()
+                .map(|cell| cell.text.clone())
+                .unwrap_or_default();
+            let cells = row
+                .iter()
+                .zip(&headers)
+                .map(|(cell, header)| {
+                    view! {
+                        <td data-col=header.clone() class:num=cell.value.is_some()>
+                            {cell.text.clone()}
+                        </td>
+                    }
+                })
+                .collect_view();
+            view! { <tr data-row=key>{cells}</tr> }
+        })
+        .collect_view();
+    let head = headers
+        .iter()
+        .map(|header| view! { <th>{header.clone()}</th> })
+        .collect_view();
+    let title = table.title.clone();
+    let file_name = table.csv_file_name();
+    let download = move |_| error.set(api::download_csv(&table).err());
+    view! {
+        <div class="table-view" data-testid=testid>
+            <div class="table-head">
+                <h3>{title}</h3>
+                <button data-testid="csv-download" title=file_name on:click=download>
+                    "Download CSV"
+                </button>
+                {move || error.get().map(|e| view! { <span class="error">{e}</span> })}
+            </div>
+            <div class="table-scroll">
+                <table>
+                    <thead>
+                        <tr>{head}</tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </div>
+    }
+}

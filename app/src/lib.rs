@@ -1,0 +1,190 @@
+//! # routelens app
+//!
+//! The browser front end: Leptos (client-side rendering) over the engine, built for wasm32 by
+//! Trunk. It holds views and state only; every number comes from `routelens_engine`.
+//!
+//! Flow: the permalink ([`permalink`]) seeds the store ([`state`]); [`open`] gets a study's bytes
+//! through [`api`] (the server's `/studies.json`, the pinned public archive, or picked files) and
+//! hands them to the engine's loader; the views ([`views`]) render engine tables through
+//! [`components::TableView`]; every settings change is written back into the URL.
+//!
+//! ## `data-testid`s (stable; the browser end-to-end tests use them)
+//!
+//! Page frame:
+//! - `load-progress` (text "loading 3/11 files"), `load-error` (the engine's or fetch's message),
+//!   `notice` (e.g. an ignored permalink value), `fusion-error`
+//! - `study-title`, `study-source`, `study-close` (back to the home page), `permalink` (an anchor
+//!   whose `href` is the current view's link)
+//! - tabs: `tab-table2`, `tab-fusion`, `tab-paired`, `tab-repos`, `tab-operations`, `tab-lines`,
+//!   `tab-subgroups`, `tab-cases`, `tab-bench`; the active one has class `active`
+//!
+//! Home: `studies-list`, `study-open-<id>` (e.g. `study-open-fastindex`), `studies-empty`,
+//! `studies-absent`, `study-open-pinned`, `pick-folder` (a `webkitdirectory` input),
+//! `pick-trec-run`, `pick-trec-qrels`, `open-trec`, `pick-jsonl`.
+//!
+//! Tables: each is a wrapper with the table's id holding an `<h3>` title, a `csv-download`
+//! button and a `<table>`; rows carry `data-row` (first cell's text, e.g. the arm), cells
+//! `data-col` (the header, e.g. `File@8`) and show the engine's `Cell.text` (`0.465`, `25/82`).
+//! Ids: `table-file-recall`, `table-fusion-recall`, `table-paired`, `table-prespecified`,
+//! `table-repo`, `table-operations`, `table-archived-lines`, `table-subgroups`,
+//! `table-case-gold`, `table-case-measurements`.
+//!
+//! Controls: `k-left`, `k-right` (Table 2 and line level), `k-select` (the single-k views),
+//! `left-arm`, `right-arm`, `paired-metric`, `paired-subset`, `paired-resamples`, `paired-seed`,
+//! `arm-toggle-<arm>`, `fusion-arm-<arm>`, `fusion-rrf-k`, `fusion-depth`, `fusion-add`,
+//! `fusion-item` (with `data-fusion`), `fusion-remove-<name>`, `fusion-message`, `paired-error`,
+//! `lines-label`, `lines-none`.
+//!
+//! Plots: `plot-repo-diff` (groups carry `data-repo`, `data-mean`), `plot-operations` (groups
+//! carry `data-arm`).
+//!
+//! Drill-down: `case-list`, `case-row` (with `data-case`), `case-detail` (with `data-case`),
+//! `case-repo`, `case-query-sha256`, `case-gold-spans`, `case-rankings` (columns carry
+//! `data-arm`; items `data-gold`), `issue-text-file`, `issue-text-report`, `issue-text`.
+//!
+//! Benchmark: `rescore-runs`, `rescore-run`, `rescore-progress`, `rescore-ms` (the median in ms,
+//! a bare number), `rescore-detail`, `rescore-error`.
+//!
+//! ## Opening the paper's study in a test
+//!
+//! Against `routelens serve`: `/?study=fastindex` (add `&view=table2&ks=8,16` and so on; see
+//! [`permalink`] for every parameter). The app fetches `/studies.json`, then the archive files.
+
+use leptos::prelude::*;
+
+mod api;
+mod components;
+mod open;
+mod permalink;
+mod state;
+mod views;
+
+use state::{AppState, SettingsStoreFields, Status, StudyRef, View};
+
+/// The whole app: reads the permalink, opens the study it names, and keeps the URL in step.
+#[component]
+pub fn App() -> impl IntoView {
+    let (settings, notices) = permalink::read_location();
+    let state = AppState::new(settings, notices);
+    provide_context(state);
+    open::start(state);
+    // Mirrors every setting into the URL, so the address bar is always this view's permalink.
+    Effect::new(move |_| permalink::write_location(&state.settings.get()));
+
+    let has_study = Memo::new(move |_| state.study.with(Option::is_some));
+    view! {
+        <header class="top">
+            <h1>"routelens"</h1>
+            <span class="tagline">"re-score a code-retrieval study in your browser"</span>
+        </header>
+        <main>
+            <StatusBar />
+            {move || {
+                if has_study.get() {
+                    view! { <StudyPage /> }.into_any()
+                } else {
+                    view! { <views::HomeView /> }.into_any()
+                }
+            }}
+        </main>
+    }
+}
+
+/// Loading progress, the last error, and notices.
+#[component]
+fn StatusBar() -> impl IntoView {
+    let state = AppState::get();
+    let status = move || match state.status.get() {
+        Status::Idle => ().into_any(),
+        Status::Loading { what, done, total } => view! {
+            <p class="progress" data-testid="load-progress">
+                {format!("loading {done}/{total} files")}
+                <span class="muted">{format!(" ({what})")}</span>
+            </p>
+        }
+        .into_any(),
+        Status::Failed(message) => view! {
+            <p class="error" data-testid="load-error">
+                {message}
+            </p>
+        }
+        .into_any(),
+    };
+    let notices = move || {
+        state
+            .notices
+            .get()
+            .into_iter()
+            .map(|n| view! { <p class="notice" data-testid="notice">{n}</p> })
+            .collect_view()
+    };
+    view! {
+        {status}
+        {notices}
+    }
+}
+
+/// A loaded study: its title, source, the tabs, and the active view.
+#[component]
+fn StudyPage() -> impl IntoView {
+    let state = AppState::get();
+    let view_field = state.settings.view();
+    let title = move || state.with_study(|study| study.title.clone());
+    let link = move || format!("?{}", permalink::to_query(&state.settings.get()));
+    let picked = move || state.settings.study().get() == StudyRef::Picked;
+    let tabs = View::ALL
+        .into_iter()
+        .map(|view| {
+            view! {
+                <button
+                    class="tab"
+                    class:active=move || view_field.get() == view
+                    data-testid=format!("tab-{}", view.name())
+                    on:click=move |_| view_field.set(view)
+                >
+                    {view.label()}
+                </button>
+            }
+        })
+        .collect_view();
+    let fusion_errors = move || {
+        state
+            .study
+            .with(|loaded| loaded.as_ref().map(|l| l.fusion_errors.clone()))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| view! { <p class="error" data-testid="fusion-error">{e}</p> })
+            .collect_view()
+    };
+    let active = move || match view_field.get() {
+        View::Table2 => view! { <views::Table2View /> }.into_any(),
+        View::Fusion => view! { <views::FusionView /> }.into_any(),
+        View::Paired => view! { <views::PairedView /> }.into_any(),
+        View::Repos => view! { <views::ReposView /> }.into_any(),
+        View::Operations => view! { <views::OperationsView /> }.into_any(),
+        View::Lines => view! { <views::LinesView /> }.into_any(),
+        View::Subgroups => view! { <views::SubgroupsView /> }.into_any(),
+        View::Cases => view! { <views::CasesView /> }.into_any(),
+        View::Bench => view! { <views::BenchView /> }.into_any(),
+    };
+    view! {
+        <section class="study-head">
+            <h2 data-testid="study-title">{title}</h2>
+            <p class="muted">
+                <span data-testid="study-source">{move || state.source_label.get()}</span>
+                " · "
+                <a data-testid="permalink" href=link>
+                    "permalink"
+                </a>
+                {move || picked().then_some(" (picked files are not in the link: pick them again)")}
+                " · "
+                <button data-testid="study-close" on:click=move |_| state.close()>
+                    "Open another study"
+                </button>
+            </p>
+        </section>
+        <nav class="tabs">{tabs}</nav>
+        {fusion_errors}
+        <div class="view">{active}</div>
+    }
+}

@@ -1,0 +1,144 @@
+//! Opening a study: get the bytes (fetch or read), hand them to the engine's loader, put the
+//! result in the store. Every failure ends as the message of the step that failed (the engine's
+//! messages name the file and field), shown in the page.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use routelens_engine::{load_archive, load_jsonl, load_trec, ARCHIVE_FILES, PINNED_ARCHIVE_URL};
+use web_sys::File;
+
+use crate::api::{self, StudyEntry};
+use crate::state::{AppState, SettingsStoreFields, StudiesList, StudyRef};
+
+/// Asks the server for its study list, then opens the study the permalink names, if any.
+pub fn start(state: AppState) {
+    let wanted = state.settings.study().get_untracked();
+    if wanted == StudyRef::Pinned {
+        open_pinned(state);
+    }
+    if wanted == StudyRef::Picked {
+        state.notices.update(|notices| {
+            notices.push(
+                "This link was made from picked files, and a link cannot bring picked files back: \
+                 pick them again below; the link's other settings are kept."
+                    .into(),
+            )
+        });
+    }
+    spawn_local(async move {
+        let list = api::fetch_studies().await;
+        state.studies.set(list.clone());
+        if let StudyRef::Served(id) = wanted {
+            match list {
+                StudiesList::Listed(entries) => match entries.into_iter().find(|e| e.id == id) {
+                    Some(entry) => open_served(state, entry),
+                    None => state.status.set(crate::state::Status::Failed(format!(
+                        "study {id:?} is not in this server's {}",
+                        api::STUDIES_URL
+                    ))),
+                },
+                StudiesList::Absent(reason) => state.status.set(crate::state::Status::Failed(
+                    format!("cannot open study {id:?}: {reason}"),
+                )),
+                StudiesList::Asking => {}
+            }
+        }
+    });
+}
+
+/// Fetches the archive under `base` and loads it.
+fn open_archive_at(state: AppState, study: StudyRef, what: String, base: String) {
+    let generation = state.begin_load(study, &what, ARCHIVE_FILES.len());
+    spawn_local(async move {
+        let fetched = api::fetch_archive(&base, |done| state.progress(generation, done)).await;
+        let result = fetched.and_then(|files| load_archive(&files).map_err(|e| e.to_string()));
+        state.finish_load(generation, format!("{what}, fetched from {base}"), result);
+    });
+}
+
+/// Opens a study the server lists.
+pub fn open_served(state: AppState, entry: StudyEntry) {
+    open_archive_at(
+        state,
+        StudyRef::Served(entry.id.clone()),
+        entry.title,
+        entry.base,
+    );
+}
+
+/// Opens the pinned public copy of the archive (needs the internet; failures are shown).
+pub fn open_pinned(state: AppState) {
+    open_archive_at(
+        state,
+        StudyRef::Pinned,
+        "the pinned public archive".into(),
+        PINNED_ARCHIVE_URL.into(),
+    );
+}
+
+/// Opens the archive from a folder pick.
+pub fn open_folder(state: AppState, files: Vec<File>) {
+    let folder = files
+        .first()
+        .map(api::relative_path)
+        .and_then(|path| path.split('/').next().map(str::to_string))
+        .unwrap_or_default();
+    let generation = state.begin_load(StudyRef::Picked, &folder, ARCHIVE_FILES.len());
+    spawn_local(async move {
+        let read = api::read_picked_archive(&files, |done, total| {
+            state.status.update(|status| {
+                if let crate::state::Status::Loading { total: t, .. } = status {
+                    *t = total;
+                }
+            });
+            state.progress(generation, done);
+        })
+        .await;
+        let result = read.and_then(|files| load_archive(&files).map_err(|e| e.to_string()));
+        state.finish_load(
+            generation,
+            format!("picked folder {folder:?} (a link cannot restore picked files)"),
+            result,
+        );
+    });
+}
+
+/// Opens a TREC run with its qrels.
+pub fn open_trec(state: AppState, run: File, qrels: File) {
+    let what = format!("{} + {}", run.name(), qrels.name());
+    let generation = state.begin_load(StudyRef::Picked, &what, 2);
+    spawn_local(async move {
+        let result = async {
+            let run_text = api::read_text(&run).await?;
+            state.progress(generation, 1);
+            let qrels_text = api::read_text(&qrels).await?;
+            state.progress(generation, 2);
+            load_trec(&run.name(), &run_text, &qrels.name(), &qrels_text).map_err(|e| e.to_string())
+        }
+        .await;
+        state.finish_load(
+            generation,
+            format!("picked TREC files {what} (a link cannot restore picked files)"),
+            result,
+        );
+    });
+}
+
+/// Opens a JSON Lines study.
+pub fn open_jsonl(state: AppState, file: File) {
+    let name = file.name();
+    let generation = state.begin_load(StudyRef::Picked, &name, 1);
+    spawn_local(async move {
+        let result = async {
+            let text = api::read_text(&file).await?;
+            state.progress(generation, 1);
+            load_jsonl(&file.name(), &text).map_err(|e| e.to_string())
+        }
+        .await;
+        state.finish_load(
+            generation,
+            format!("picked JSON Lines file {name} (a link cannot restore picked files)"),
+            result,
+        );
+    });
+}

@@ -1,0 +1,301 @@
+//! The permalink: every [`Settings`] field lives in the URL's query string, and the page keeps the
+//! URL current with `history.replaceState` (no reloads, no history spam). On load the query is
+//! read back, so reloading a URL restores the view.
+//!
+//! Parameters (defaults are the paper's, see [`Settings`]):
+//! `study` (a served id, `pinned` or `picked`), `view`, `ks=8,16` (Table 2's two k), `k=8` (the
+//! single-k views), `fuse=tree+fts5,rg+fts5`, `rrfk=60`, `depth=16`, `seed=0`, `resamples=10000`,
+//! `left=tree`, `right=fts5`, `metric=file|lines`, `subset=all|aligned`, `arms=tree,fts5`,
+//! `case=<case id>` (the issue open in the drill-down; `issue=` is read as the same).
+//!
+//! Arm names never contain spaces or `+` except as the fusion separator, so `+` is read literally
+//! here (not as a space, as form encoding would), which keeps `fuse=tree+fts5` readable.
+
+use routelens_engine::{BootstrapConfig, PairedMetric, RrfConfig, Study, Subset};
+
+use crate::state::{Settings, StudyRef, View};
+
+/// Bytes kept as they are in a query value; everything else is percent-encoded.
+fn keep(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"-_.~+,:/@".contains(&byte)
+}
+
+/// Percent-encodes a query value, keeping `+` and `,` readable.
+pub fn encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| {
+            if keep(b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// Decodes `%XX` escapes (invalid ones are kept as written); `+` stays `+`.
+pub fn decode(value: &str) -> String {
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(high), Some(low)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Splits `?a=1&b=2` into decoded pairs.
+pub fn parse_query(search: &str) -> Vec<(String, String)> {
+    search
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let (key, value) = part.split_once('=').unwrap_or((part, ""));
+            (decode(key), decode(value))
+        })
+        .collect()
+}
+
+/// A comma-separated list, without empty items.
+fn list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .filter(|item| !item.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The settings as a query string, without the leading `?`.
+pub fn to_query(settings: &Settings) -> String {
+    let mut pairs: Vec<(&str, String)> = Vec::new();
+    match &settings.study {
+        StudyRef::None => {}
+        StudyRef::Served(id) => pairs.push(("study", id.clone())),
+        StudyRef::Pinned => pairs.push(("study", "pinned".into())),
+        StudyRef::Picked => pairs.push(("study", "picked".into())),
+    }
+    pairs.push(("view", settings.view.name().into()));
+    pairs.push(("ks", format!("{},{}", settings.k_left, settings.k_right)));
+    pairs.push(("k", settings.k.to_string()));
+    if !settings.fusions.is_empty() {
+        let fusions: Vec<String> = settings.fusions.iter().map(|p| p.join("+")).collect();
+        pairs.push(("fuse", fusions.join(",")));
+    }
+    pairs.push(("rrfk", settings.rank_constant.to_string()));
+    pairs.push(("depth", settings.depth.to_string()));
+    pairs.push(("seed", settings.seed.to_string()));
+    pairs.push(("resamples", settings.resamples.to_string()));
+    pairs.push(("left", settings.left.clone()));
+    pairs.push(("right", settings.right.clone()));
+    pairs.push((
+        "metric",
+        match settings.metric {
+            PairedMetric::ArchivedLineRecall => "lines",
+            _ => "file",
+        }
+        .into(),
+    ));
+    pairs.push((
+        "subset",
+        match settings.subset {
+            Subset::Aligned => "aligned",
+            _ => "all",
+        }
+        .into(),
+    ));
+    if !settings.arms.is_empty() {
+        pairs.push(("arms", settings.arms.join(",")));
+    }
+    if let Some(issue) = &settings.issue {
+        pairs.push(("case", issue.clone()));
+    }
+    pairs
+        .into_iter()
+        .map(|(key, value)| format!("{key}={}", encode(&value)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Reads settings from a query string. A value that does not parse, or that the engine refuses
+/// (k out of range, resamples below 2), keeps its default and yields a notice saying why.
+pub fn from_query(search: &str) -> (Settings, Vec<String>) {
+    let mut settings = Settings::default();
+    let mut notices = Vec::new();
+    for (key, value) in parse_query(search) {
+        let mut refuse = |why: String| notices.push(format!("link: {key}={value} ignored: {why}"));
+        let k = |text: &str| -> Result<usize, String> {
+            let k: usize = text
+                .parse()
+                .map_err(|_| format!("{text:?} is not a whole number"))?;
+            Study::check_k(k).map_err(|e| e.to_string())
+        };
+        match key.as_str() {
+            "study" => {
+                settings.study = match value.as_str() {
+                    "" => StudyRef::None,
+                    "pinned" => StudyRef::Pinned,
+                    "picked" => StudyRef::Picked,
+                    id => StudyRef::Served(id.to_string()),
+                }
+            }
+            "view" => match View::from_name(&value) {
+                Some(view) => settings.view = view,
+                None => refuse("no such view".into()),
+            },
+            "ks" => match list(&value).as_slice() {
+                [left, right] => match (k(left), k(right)) {
+                    (Ok(left), Ok(right)) => (settings.k_left, settings.k_right) = (left, right),
+                    (Err(err), _) | (_, Err(err)) => refuse(err),
+                },
+                _ => refuse("expected two k values, like 8,16".into()),
+            },
+            "k" => match k(&value) {
+                Ok(k) => settings.k = k,
+                Err(err) => refuse(err),
+            },
+            "fuse" => {
+                settings.fusions = list(&value)
+                    .iter()
+                    .map(|fusion| fusion.split('+').map(str::to_string).collect())
+                    .collect()
+            }
+            "rrfk" => match value.parse::<f64>() {
+                Ok(rank_constant) => {
+                    let config = RrfConfig {
+                        rank_constant,
+                        ..RrfConfig::default()
+                    };
+                    match config.validated() {
+                        Ok(_) => settings.rank_constant = rank_constant,
+                        Err(err) => refuse(err.to_string()),
+                    }
+                }
+                Err(_) => refuse("not a number".into()),
+            },
+            "depth" => match value.parse::<usize>() {
+                Ok(depth) if depth >= 1 => settings.depth = depth,
+                _ => refuse("expected a whole number of at least 1".into()),
+            },
+            "seed" => match value.parse::<u64>() {
+                Ok(seed) => settings.seed = seed,
+                Err(_) => refuse("expected a whole number ≥ 0".into()),
+            },
+            "resamples" => match value.parse::<usize>() {
+                Ok(resamples) => {
+                    let config = BootstrapConfig { resamples, seed: 0 };
+                    match config.validated() {
+                        Ok(_) => settings.resamples = resamples,
+                        Err(err) => refuse(err.to_string()),
+                    }
+                }
+                Err(_) => refuse("not a whole number".into()),
+            },
+            "left" if !value.is_empty() => settings.left = value.clone(),
+            "right" if !value.is_empty() => settings.right = value.clone(),
+            "metric" => match value.as_str() {
+                "file" => settings.metric = PairedMetric::FileRecall,
+                "lines" => settings.metric = PairedMetric::ArchivedLineRecall,
+                _ => refuse("expected file or lines".into()),
+            },
+            "subset" => match value.as_str() {
+                "all" => settings.subset = Subset::All,
+                "aligned" => settings.subset = Subset::Aligned,
+                _ => refuse("expected all or aligned".into()),
+            },
+            "arms" => settings.arms = list(&value),
+            "case" | "issue" if !value.is_empty() => settings.issue = Some(value.clone()),
+            _ => refuse("unknown parameter".into()),
+        }
+    }
+    (settings, notices)
+}
+
+/// The settings in the page's current URL.
+pub fn read_location() -> (Settings, Vec<String>) {
+    let search = leptos::prelude::window()
+        .location()
+        .search()
+        .unwrap_or_default();
+    from_query(&search)
+}
+
+/// Writes the settings into the URL without reloading or adding a history entry.
+pub fn write_location(settings: &Settings) {
+    let window = leptos::prelude::window();
+    let path = window.location().pathname().unwrap_or_else(|_| "/".into());
+    let url = format!("{path}?{}", to_query(settings));
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_every_setting() {
+        let settings = Settings {
+            study: StudyRef::Served("fastindex".into()),
+            view: View::Cases,
+            k_left: 3,
+            k_right: 12,
+            k: 16,
+            fusions: vec![
+                vec!["tree".into(), "fts5".into()],
+                vec!["rg".into(), "fts5".into(), "basename".into()],
+            ],
+            rank_constant: 30.5,
+            depth: 8,
+            seed: 7,
+            resamples: 2000,
+            left: "tree+fts5".into(),
+            right: "rg".into(),
+            metric: PairedMetric::ArchivedLineRecall,
+            subset: Subset::Aligned,
+            arms: vec!["tree".into(), "fts5".into()],
+            issue: Some("SWE-PolyBench__python__x y&z".into()),
+        };
+        let query = to_query(&settings);
+        assert!(query.contains("fuse=tree+fts5,rg+fts5+basename"), "{query}");
+        assert!(
+            query.contains("case=SWE-PolyBench__python__x%20y%26z"),
+            "{query}"
+        );
+        assert_eq!(from_query(&format!("?{query}")), (settings, Vec::new()));
+        assert_eq!(from_query(""), (Settings::default(), Vec::new()));
+    }
+
+    #[test]
+    fn refused_values_keep_defaults_and_say_why() {
+        let (settings, notices) = from_query("?ks=8,99&k=x&resamples=1&view=nope&study=pinned");
+        assert_eq!((settings.k_left, settings.k_right, settings.k), (8, 16, 8));
+        assert_eq!(settings.resamples, 10_000);
+        assert_eq!(settings.study, StudyRef::Pinned);
+        assert_eq!(notices.len(), 4, "{notices:?}");
+        assert!(notices[0].contains("k = 99 is out of range"), "{notices:?}");
+    }
+
+    #[test]
+    fn decodes_percent_escapes_but_not_plus() {
+        assert_eq!(decode("a%2Bb+c%20d%zz%"), "a+b+c d%zz%");
+        assert_eq!(
+            parse_query("?fuse=tree+fts5&x"),
+            [
+                ("fuse".to_string(), "tree+fts5".to_string()),
+                ("x".to_string(), String::new())
+            ]
+        );
+    }
+}

@@ -1,0 +1,395 @@
+//! The app's one store: the loaded study and the settings that shape every view.
+//!
+//! Settings are a plain struct held in a `reactive_stores::Store`, so a view that reads one field
+//! (say `k`) re-renders only when that field changes, while the permalink reads the whole struct
+//! and is rewritten on any change. The study the views see is a memo: the study as loaded plus the
+//! user's fusions, recomputed by the engine whenever the fusion list or its settings change, so a
+//! fusion appears as an arm in every view and a permalink can rebuild it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use reactive_stores::Store;
+use routelens_engine::{
+    add_fusion, stats::DEFAULT_RESAMPLES, stats::DEFAULT_SEED, PairedMetric, RrfConfig, Study,
+    Subset,
+};
+
+use crate::api::StudyEntry;
+
+/// Which study the page shows, as written in the permalink (`study=`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum StudyRef {
+    /// Nothing opened yet: the home page.
+    #[default]
+    None,
+    /// A study the server lists in `/studies.json`, by id.
+    Served(String),
+    /// The pinned public copy of the archive.
+    Pinned,
+    /// Files the user picked; a link cannot bring them back.
+    Picked,
+}
+
+/// The study views, one tab each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    /// Table 2: file recall by arm at two k.
+    #[default]
+    Table2,
+    /// The fusion builder.
+    Fusion,
+    /// Table 4: paired differences.
+    Paired,
+    /// Per-repository table and Figure 2.
+    Repos,
+    /// Operating points: calls against recall.
+    Operations,
+    /// Archived line-level values.
+    Lines,
+    /// Prespecified subgroups.
+    Subgroups,
+    /// Per-issue drill-down.
+    Cases,
+    /// The re-score benchmark.
+    Bench,
+}
+
+impl View {
+    /// Every view, in tab order.
+    pub const ALL: [View; 9] = [
+        View::Table2,
+        View::Fusion,
+        View::Paired,
+        View::Repos,
+        View::Operations,
+        View::Lines,
+        View::Subgroups,
+        View::Cases,
+        View::Bench,
+    ];
+
+    /// The name used in the permalink (`view=`) and in the tab's `data-testid` (`tab-<name>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Table2 => "table2",
+            View::Fusion => "fusion",
+            View::Paired => "paired",
+            View::Repos => "repos",
+            View::Operations => "operations",
+            View::Lines => "lines",
+            View::Subgroups => "subgroups",
+            View::Cases => "cases",
+            View::Bench => "bench",
+        }
+    }
+
+    /// The tab's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            View::Table2 => "Table 2: file recall",
+            View::Fusion => "Fusion builder",
+            View::Paired => "Table 4: paired",
+            View::Repos => "Per repository",
+            View::Operations => "Operating points",
+            View::Lines => "Line level (archived)",
+            View::Subgroups => "Subgroups",
+            View::Cases => "Per issue",
+            View::Bench => "Re-score benchmark",
+        }
+    }
+
+    /// The view with this permalink name.
+    pub fn from_name(name: &str) -> Option<View> {
+        View::ALL.into_iter().find(|view| view.name() == name)
+    }
+}
+
+/// Every setting a view depends on; all of them are in the permalink. Defaults are the paper's.
+#[derive(Debug, Clone, PartialEq, Store)]
+pub struct Settings {
+    /// The study shown (default none: the home page).
+    pub study: StudyRef,
+    /// The active view (default Table 2).
+    pub view: View,
+    /// Table 2's left k (default 8).
+    pub k_left: usize,
+    /// Table 2's right k (default 16).
+    pub k_right: usize,
+    /// The k of the single-k views: paired, per repository, operations, subgroups, per issue
+    /// (default 8, the paper's primary k).
+    pub k: usize,
+    /// Fusions added by the user, each two or more archived arm names (default none).
+    pub fusions: Vec<Vec<String>>,
+    /// RRF rank constant for the user's fusions (default 60).
+    pub rank_constant: f64,
+    /// RRF depth per fused arm (default 16).
+    pub depth: usize,
+    /// Bootstrap seed (default 0).
+    pub seed: u64,
+    /// Bootstrap resamples (default 10,000).
+    pub resamples: usize,
+    /// The paired comparison's left arm (default `tree`).
+    pub left: String,
+    /// The paired comparison's right arm (default `fts5`).
+    pub right: String,
+    /// What the paired comparison compares (default file recall).
+    pub metric: PairedMetric,
+    /// Which cases the paired comparison uses (default all; or the aligned subset).
+    pub subset: Subset,
+    /// Arms shown in the per-repository and subgroup tables (default empty, meaning all).
+    pub arms: Vec<String>,
+    /// The issue open in the drill-down (default none).
+    pub issue: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let rrf = RrfConfig::default();
+        Settings {
+            study: StudyRef::None,
+            view: View::Table2,
+            k_left: 8,
+            k_right: 16,
+            k: 8,
+            fusions: Vec::new(),
+            rank_constant: rrf.rank_constant,
+            depth: rrf.depth,
+            seed: DEFAULT_SEED,
+            resamples: DEFAULT_RESAMPLES,
+            left: "tree".into(),
+            right: "fts5".into(),
+            metric: PairedMetric::FileRecall,
+            subset: Subset::All,
+            arms: Vec::new(),
+            issue: None,
+        }
+    }
+}
+
+/// The study the views see: as loaded, plus the user's fusions.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The study with the fusions added.
+    pub study: Arc<Study>,
+    /// Fusions the engine refused (e.g. a permalink naming an arm this study lacks), as messages.
+    pub fusion_errors: Vec<String>,
+}
+
+impl PartialEq for Loaded {
+    /// Two results are the same when they are the same computation: comparing whole studies
+    /// would cost more than the memo saves.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.study, &other.study) && self.fusion_errors == other.fusion_errors
+    }
+}
+
+/// The answer to `GET /studies.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StudiesList {
+    /// Not asked yet, or the answer is on its way.
+    Asking,
+    /// The server lists these studies.
+    Listed(Vec<StudyEntry>),
+    /// No list here (static hosting, or an error), with the reason.
+    Absent(String),
+}
+
+/// What the loader is doing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status {
+    /// Nothing in progress.
+    Idle,
+    /// Loading: what, and how many files of how many are in.
+    Loading {
+        /// What is being loaded, e.g. "fastindex".
+        what: String,
+        /// Files done.
+        done: usize,
+        /// Files in all.
+        total: usize,
+    },
+    /// The last load failed; the message names the file and field.
+    Failed(String),
+}
+
+/// The one store, provided as context. Every field is a cheap `Copy` handle.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// Every setting, field by field reactive; mirrored into the URL.
+    pub settings: Store<Settings>,
+    /// The study as loaded, before user fusions.
+    pub base: RwSignal<Option<Arc<Study>>>,
+    /// A human description of where the loaded study came from.
+    pub source_label: RwSignal<String>,
+    /// The study the views see (`base` plus fusions).
+    pub study: Memo<Option<Loaded>>,
+    /// The server's study list.
+    pub studies: RwSignal<StudiesList>,
+    /// Loading progress or the last error.
+    pub status: RwSignal<Status>,
+    /// Bumped by every load, so a slow earlier load never overwrites a later one.
+    pub generation: RwSignal<u64>,
+    /// Notes for the reader (permalink values that were ignored, picked files not restorable).
+    pub notices: RwSignal<Vec<String>>,
+    /// Issue texts the user loaded that matched their archived SHA-256, by case id.
+    pub issue_texts: RwSignal<BTreeMap<String, String>>,
+}
+
+impl AppState {
+    /// A store starting from these settings (usually read from the permalink).
+    pub fn new(settings: Settings, notices: Vec<String>) -> Self {
+        let settings = Store::new(settings);
+        let base: RwSignal<Option<Arc<Study>>> = RwSignal::new(None);
+        let study = Memo::new(move |_| {
+            let base = base.get()?;
+            let fusions = settings.fusions().get();
+            if fusions.is_empty() {
+                return Some(Loaded {
+                    study: base,
+                    fusion_errors: Vec::new(),
+                });
+            }
+            let config = RrfConfig {
+                rank_constant: settings.rank_constant().get(),
+                depth: settings.depth().get(),
+            };
+            let mut study = (*base).clone();
+            let mut fusion_errors = Vec::new();
+            for parts in &fusions {
+                if let Err(err) = add_fusion(&mut study, parts, config) {
+                    fusion_errors.push(format!("fusion {}: {err}", parts.join("+")));
+                }
+            }
+            Some(Loaded {
+                study: Arc::new(study),
+                fusion_errors,
+            })
+        });
+        AppState {
+            settings,
+            base,
+            source_label: RwSignal::new(String::new()),
+            study,
+            studies: RwSignal::new(StudiesList::Asking),
+            status: RwSignal::new(Status::Idle),
+            generation: RwSignal::new(0),
+            notices: RwSignal::new(notices),
+            issue_texts: RwSignal::new(BTreeMap::new()),
+        }
+    }
+
+    /// The store from context; every view is under `App`, which provides it.
+    pub fn get() -> Self {
+        expect_context::<AppState>()
+    }
+
+    /// Runs `f` on the current study (tracked), or returns `None` when none is loaded.
+    pub fn with_study<R>(&self, f: impl FnOnce(&Study) -> R) -> Option<R> {
+        self.study
+            .with(|loaded| loaded.as_ref().map(|loaded| f(&loaded.study)))
+    }
+
+    /// The current study's arm names (tracked); empty when none is loaded.
+    pub fn arm_names(&self) -> Vec<String> {
+        self.with_study(Study::arm_names).unwrap_or_default()
+    }
+
+    /// The indices of the arms chosen for the per-repository and subgroup tables (all when none
+    /// are chosen); names the study lacks are skipped.
+    pub fn chosen_arms(&self, study: &Study) -> Vec<usize> {
+        let chosen = self.settings.arms().get();
+        if chosen.is_empty() {
+            return (0..study.arms.len()).collect();
+        }
+        (0..study.arms.len())
+            .filter(|&index| chosen.contains(&study.arms[index].name))
+            .collect()
+    }
+
+    /// Starts a load: a new generation, progress at zero, the previous study cleared.
+    pub fn begin_load(&self, study: StudyRef, what: &str, total: usize) -> u64 {
+        let generation = self.generation.get_untracked() + 1;
+        self.generation.set(generation);
+        self.base.set(None);
+        self.settings.study().set(study);
+        self.status.set(Status::Loading {
+            what: what.to_string(),
+            done: 0,
+            total,
+        });
+        generation
+    }
+
+    /// Reports progress of the load `generation`, unless a later load replaced it.
+    pub fn progress(&self, generation: u64, done: usize) {
+        if self.generation.get_untracked() == generation {
+            self.status.update(|status| {
+                if let Status::Loading { done: d, .. } = status {
+                    *d = done;
+                }
+            });
+        }
+    }
+
+    /// Ends the load `generation` with a study or the message of what went wrong.
+    pub fn finish_load(&self, generation: u64, source: String, result: Result<Study, String>) {
+        if self.generation.get_untracked() != generation {
+            return;
+        }
+        match result {
+            Ok(study) => {
+                // A study without the default arms (TREC, JSON Lines) starts on its own first two.
+                let names: Vec<String> = study
+                    .arm_names()
+                    .into_iter()
+                    .chain(
+                        self.settings
+                            .fusions()
+                            .get_untracked()
+                            .iter()
+                            .map(|p| p.join("+")),
+                    )
+                    .collect();
+                let defaults = Settings::default();
+                for (side, field, fallback) in [
+                    ("left", self.settings.left(), 0),
+                    ("right", self.settings.right(), 1),
+                ] {
+                    let current = field.get_untracked();
+                    if names.contains(&current) {
+                        continue;
+                    }
+                    if let Some(name) = names.get(fallback).or(names.first()) {
+                        // Say so unless it was just the paper's default meeting another study.
+                        if current != defaults.left && current != defaults.right {
+                            self.notices.update(|n| {
+                                n.push(format!(
+                                    "{side} arm {current:?} is not in this study; showing {name}"
+                                ))
+                            });
+                        }
+                        field.set(name.clone());
+                    }
+                }
+                self.issue_texts.set(BTreeMap::new());
+                self.source_label.set(source);
+                self.base.set(Some(Arc::new(study)));
+                self.status.set(Status::Idle);
+            }
+            Err(message) => self.status.set(Status::Failed(message)),
+        }
+    }
+
+    /// Closes the study and returns to the home page; fusions go too, since they name its arms.
+    pub fn close(&self) {
+        self.generation.update(|g| *g += 1);
+        self.base.set(None);
+        self.status.set(Status::Idle);
+        self.settings.study().set(StudyRef::None);
+        self.settings.fusions().set(Vec::new());
+        self.settings.issue().set(None);
+        self.settings.arms().set(Vec::new());
+    }
+}

@@ -1,0 +1,254 @@
+//! The per-issue drill-down: a case list, and for the selected case its repository, base commit,
+//! query hash, gold files and spans, which arm ranked which gold file where, every arm's ranked
+//! list side by side, and the archived per-case measurements. Issue texts are not archived; the
+//! reader may load them from a file, and a text is shown only if it hashes to the archived value.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use routelens_engine::{
+    check_issue_texts, first_gold_rank, parse_issue_texts, score_ranking,
+    tables::{case_gold_table, case_measurements_table},
+    Study,
+};
+
+use crate::api;
+use crate::components::{KSelect, TableView};
+use crate::state::{AppState, SettingsStoreFields};
+
+/// The drill-down view.
+#[component]
+pub fn CasesView() -> impl IntoView {
+    let state = AppState::get();
+    let s = state.settings;
+    let list = move || {
+        state.with_study(|study| {
+            study
+                .cases
+                .iter()
+                .map(|case| {
+                    let id = case.id.clone();
+                    let (selected_id, clicked_id, data_case) = (id.clone(), id.clone(), id.clone());
+                    let aligned = match case.flags.gold_text_aligned {
+                        Some(true) => "yes",
+                        Some(false) => "no",
+                        None => "–",
+                    };
+                    view! {
+                        <tr
+                            data-testid="case-row"
+                            data-case=data_case
+                            class:selected=move || s.issue().get().as_deref() == Some(&selected_id)
+                            on:click=move |_| s.issue().set(Some(clicked_id.clone()))
+                        >
+                            <td>
+                                <a href="#" on:click=|ev| ev.prevent_default()>
+                                    {id}
+                                </a>
+                            </td>
+                            <td>{case.repo.clone()}</td>
+                            <td class="num">{case.gold_files.len()}</td>
+                            <td>{aligned}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    let detail = move || {
+        let id = s.issue().get()?;
+        let k = s.k().get();
+        let texts = state.issue_texts.get();
+        state.with_study(|study| match study.case_index(&id) {
+            Some(case) => case_detail(study, case, k, texts.get(&id).cloned()).into_any(),
+            None => view! {
+                <p class="error" data-testid="case-detail">
+                    {format!("Issue {id:?} is not in this study.")}
+                </p>
+            }
+            .into_any(),
+        })
+    };
+    view! {
+        <section>
+            <IssueTextLoader />
+            <div class="cases">
+                <div class="case-list">
+                    <table data-testid="case-list">
+                        <thead>
+                            <tr>
+                                <th>"issue"</th>
+                                <th>"repository"</th>
+                                <th>"gold files"</th>
+                                <th>"aligned"</th>
+                            </tr>
+                        </thead>
+                        <tbody>{list}</tbody>
+                    </table>
+                </div>
+                <div class="case-pane">
+                    <div class="controls">
+                        <KSelect value=s.k() label="k" testid="k-select" />
+                    </div>
+                    {move || {
+                        detail()
+                            .unwrap_or_else(|| {
+                                view! { <p>"Choose an issue from the list."</p> }.into_any()
+                            })
+                    }}
+                </div>
+            </div>
+        </section>
+    }
+}
+
+/// Loads issue texts from a file and keeps the ones whose SHA-256 matches.
+#[component]
+fn IssueTextLoader() -> impl IntoView {
+    let state = AppState::get();
+    let report = RwSignal::new(None::<Result<String, String>>);
+    let load = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|files| files.item(0)) else {
+            return;
+        };
+        let Some(study) = state.study.get_untracked().map(|loaded| loaded.study) else {
+            return;
+        };
+        spawn_local(async move {
+            let outcome = async {
+                let text = api::read_text(&file).await?;
+                let texts = parse_issue_texts(&file.name(), &text).map_err(|e| e.to_string())?;
+                Ok::<_, String>(check_issue_texts(&study, texts))
+            }
+            .await;
+            report.set(Some(outcome.map(|checked| {
+                let refused: Vec<String> = checked
+                    .refused
+                    .iter()
+                    .map(|(id, why)| format!("{id} ({why})"))
+                    .collect();
+                let line = format!(
+                    "{}: accepted {}, refused {}{}",
+                    file.name(),
+                    checked.accepted.len(),
+                    refused.len(),
+                    if refused.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", refused.join("; "))
+                    }
+                );
+                state
+                    .issue_texts
+                    .update(|texts| texts.extend(checked.accepted));
+                line
+            })));
+        });
+    };
+    view! {
+        <details class="issue-texts">
+            <summary>"Load issue texts (not archived; each is checked against its SHA-256)"</summary>
+            <p>
+                "A JSON object " <code>"{\"<id>\": \"<text>\"}"</code> ", a JSON list of "
+                <code>"{\"id\", \"text\"}"</code> " or JSON Lines of the same. A text is accepted only "
+                "if its SHA-256 equals the case's archived query hash."
+            </p>
+            <input type="file" accept=".json,.jsonl" data-testid="issue-text-file" on:change=load />
+            {move || {
+                report
+                    .get()
+                    .map(|outcome| match outcome {
+                        Ok(line) => view! { <p data-testid="issue-text-report">{line}</p> }.into_any(),
+                        Err(err) => {
+                            view! { <p class="error" data-testid="issue-text-report">{err}</p> }
+                                .into_any()
+                        }
+                    })
+            }}
+        </details>
+    }
+}
+
+/// Everything about one case.
+fn case_detail(study: &Study, case: usize, k: usize, text: Option<String>) -> impl IntoView {
+    let c = &study.cases[case];
+    let spans = c
+        .gold_spans
+        .iter()
+        .map(|span| {
+            view! {
+                <li>
+                    <code>{span.path.clone()}</code>
+                    {format!(" lines {}–{}", span.start_line, span.end_line)}
+                </li>
+            }
+        })
+        .collect_view();
+    let files_without_spans = c
+        .gold_files
+        .iter()
+        .filter(|file| !c.gold_spans.iter().any(|span| &span.path == *file))
+        .map(|file| view! { <li><code>{file.clone()}</code></li> })
+        .collect_view();
+    let text_view = match text {
+        Some(text) => view! { <pre class="issue-text" data-testid="issue-text">{text}</pre> }.into_any(),
+        None => view! {
+            <span class="muted">"not archived; load it from a file above (checked against the hash)"</span>
+        }
+        .into_any(),
+    };
+    let columns = study
+        .arms
+        .iter()
+        .map(|arm| {
+            let ranking = &arm.rankings[case];
+            let first = first_gold_rank(&c.gold_files, ranking)
+                .map_or_else(|| "none".to_string(), |rank| rank.to_string());
+            let recall = score_ranking(&c.gold_files, ranking, k).recall;
+            let items = ranking
+                .iter()
+                .take(k)
+                .map(|path| {
+                    let gold = c.gold_files.contains(path);
+                    view! {
+                        <li class:gold=gold data-gold=gold.to_string()>
+                            {if gold { "✓ " } else { "" }}
+                            <code>{path.clone()}</code>
+                        </li>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="ranking" data-arm=arm.name.clone()>
+                    <h4>{arm.name.clone()}</h4>
+                    <p class="muted">
+                        {format!("first gold rank: {first} · recall@{k}: {recall:.3}")}
+                    </p>
+                    <ol>{items}</ol>
+                </div>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="case-detail" data-testid="case-detail" data-case=c.id.clone()>
+            <h3>{c.id.clone()}</h3>
+            <dl>
+                <dt>"repository"</dt>
+                <dd data-testid="case-repo">{c.repo.clone()}</dd>
+                <dt>"base commit"</dt>
+                <dd><code>{c.base_commit.clone().unwrap_or_else(|| "–".into())}</code></dd>
+                <dt>"query SHA-256"</dt>
+                <dd><code data-testid="case-query-sha256">{c.query_sha256.clone().unwrap_or_else(|| "–".into())}</code></dd>
+                <dt>"issue text"</dt>
+                <dd>{text_view}</dd>
+            </dl>
+            <h4>"Gold files and spans"</h4>
+            <ul data-testid="case-gold-spans">{spans}{files_without_spans}</ul>
+            <TableView table=case_gold_table(study, case, k) testid="table-case-gold" />
+            <p class="note">"Ranks in parentheses are beyond k."</p>
+            <h4>{format!("Each arm's first {k} paths (✓ gold)")}</h4>
+            <div class="rankings" data-testid="case-rankings">{columns}</div>
+            <TableView table=case_measurements_table(study, case) testid="table-case-measurements" />
+        </div>
+    }
+}

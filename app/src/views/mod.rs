@@ -1,0 +1,24 @@
+//! One module per view. Each reads the store from context and renders engine results; the
+//! active view alone is mounted, so only its computations run.
+
+mod bench;
+mod cases;
+mod fusion;
+mod home;
+mod lines;
+mod operations;
+mod paired;
+mod repos;
+mod subgroups;
+mod table2;
+
+pub use bench::BenchView;
+pub use cases::CasesView;
+pub use fusion::FusionView;
+pub use home::HomeView;
+pub use lines::LinesView;
+pub use operations::OperationsView;
+pub use paired::PairedView;
+pub use repos::ReposView;
+pub use subgroups::SubgroupsView;
+pub use table2::Table2View;

@@ -1,0 +1,142 @@
+//! Per repository: recall at k of the chosen arms in each repository (the paper's Table 7), and
+//! the per-repository difference between two arms as a dot plot (the paper's Figure 2).
+
+use leptos::prelude::*;
+use routelens_engine::{paired::repo_differences, tables::repo_table, PairedMetric, Subset};
+
+use crate::components::{ArmSelect, ArmToggles, KSelect, TableView};
+use crate::state::{AppState, SettingsStoreFields};
+
+/// One repository's row of the dot plot.
+#[derive(Debug, Clone, PartialEq)]
+struct RepoPoint {
+    repo: String,
+    mean: f64,
+    issues: Vec<f64>,
+}
+
+/// The per-repository view.
+#[component]
+pub fn ReposView() -> impl IntoView {
+    let state = AppState::get();
+    let s = state.settings;
+    let table = move || {
+        let k = s.k().get();
+        state
+            .with_study(|study| repo_table(study, &state.chosen_arms(study), k))
+            .map(|table| view! { <TableView table testid="table-repo" /> })
+    };
+    let points = Memo::new(move |_| {
+        let (left, right, k) = (s.left().get(), s.right().get(), s.k().get());
+        state.with_study(|study| {
+            let all = Subset::All.indices(study);
+            repo_differences(study, &left, &right, k, PairedMetric::FileRecall, &all)
+                .map(|by_repo| {
+                    by_repo
+                        .into_iter()
+                        .map(|(repo, issues)| RepoPoint {
+                            mean: issues.iter().sum::<f64>() / issues.len() as f64,
+                            repo,
+                            issues,
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .map_err(|err| err.to_string())
+        })
+    });
+    let plot = move || match points.get() {
+        Some(Ok(points)) => {
+            dot_plot(points, s.left().get(), s.right().get(), s.k().get()).into_any()
+        }
+        Some(Err(err)) => view! { <p class="error">{err}</p> }.into_any(),
+        None => ().into_any(),
+    };
+    view! {
+        <section>
+            <div class="controls">
+                <KSelect value=s.k() label="k" testid="k-select" />
+            </div>
+            <ArmToggles />
+            {table}
+            <h3>"Figure 2: per-repository difference"</h3>
+            <div class="controls">
+                <ArmSelect value=s.left() label="left" testid="left-arm" />
+                <ArmSelect value=s.right() label="right" testid="right-arm" />
+            </div>
+            {plot}
+        </section>
+    }
+}
+
+/// The dot plot, hand-written SVG: a zero line, a large dot per repository mean and small dots
+/// for its issues need no charting crate.
+fn dot_plot(points: Vec<RepoPoint>, left: String, right: String, k: usize) -> impl IntoView {
+    const WIDTH: f64 = 640.0;
+    const LABEL: f64 = 210.0;
+    const ROW: f64 = 26.0;
+    const TOP: f64 = 30.0;
+    let height = TOP + ROW * points.len() as f64 + 30.0;
+    // Symmetric axis in quarter steps that holds every issue's difference.
+    let reach = points
+        .iter()
+        .flat_map(|p| p.issues.iter())
+        .fold(0.25_f64, |m, d| m.max(d.abs()));
+    let reach = (reach * 4.0).ceil() / 4.0;
+    let x = move |d: f64| LABEL + (d + reach) / (2.0 * reach) * (WIDTH - LABEL - 20.0);
+    let ticks = [-reach, -reach / 2.0, 0.0, reach / 2.0, reach]
+        .into_iter()
+        .map(|t| {
+            view! {
+                <text x=x(t) y=height - 8.0 text-anchor="middle" class="tick">
+                    {format!("{t:+.2}")}
+                </text>
+            }
+        })
+        .collect_view();
+    let rows = points
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let y = TOP + ROW * i as f64 + ROW / 2.0;
+            let issues = p
+                .issues
+                .iter()
+                .map(|d| view! { <circle cx=x(*d) cy=y r="3" class="issue-dot" /> })
+                .collect_view();
+            let tip = format!(
+                "{}: mean {:+.3} over {} issues",
+                p.repo,
+                p.mean,
+                p.issues.len()
+            );
+            view! {
+                <g data-repo=p.repo.clone() data-mean=format!("{:.6}", p.mean)>
+                    <text x=LABEL - 8.0 y=y + 4.0 text-anchor="end" class="label">
+                        {p.repo.clone()}
+                    </text>
+                    {issues}
+                    <circle cx=x(p.mean) cy=y r="6" class="mean-dot">
+                        <title>{tip}</title>
+                    </circle>
+                </g>
+            }
+        })
+        .collect_view();
+    view! {
+        <svg
+            data-testid="plot-repo-diff"
+            class="plot"
+            viewBox=format!("0 0 {WIDTH} {height}")
+            width=WIDTH
+            height=height
+            role="img"
+        >
+            <text x=LABEL y="16" class="label">
+                {format!("file recall@{k}: {left} − {right} (large: repository mean; small: issues)")}
+            </text>
+            <line x1=x(0.0) x2=x(0.0) y1=TOP - 6.0 y2=height - 24.0 class="zero" />
+            {rows}
+            {ticks}
+        </svg>
+    }
+}
