@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { missing, startServer, launchBrowser, tempDir } from './lib/harness.mjs';
 import { StudyPage } from './lib/study-page.mjs';
 
-const skip = missing();
+const skip = missing() || false;
 let server, browser, study;
 
 before(async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { missing, startServer, launchBrowser } from './lib/harness.mjs';
 import { StudyPage } from './lib/study-page.mjs';
 
-const skip = missing();
+const skip = missing() || false;
 let server, browser;
 
 before(async () => {

@@ -20,18 +20,21 @@ export class StudyPage {
     await this.byTestId(`tab-${name}`).click();
   }
 
-  /** Reads a table into { headers, rows: { <first cell>: { <header>: <text> } } }. */
+  /**
+   * Reads a table into { headers, list: [{ <header>: <text> }], rows: { <first cell>: row } }
+   * (`rows` keeps the last row of each first cell; use `list` when first cells repeat).
+   */
   async readTable(id) {
     const table = this.byTestId(id);
     await table.locator('table').waitFor();
     return table.evaluate((element) => {
       const headers = [...element.querySelectorAll('thead th')].map((th) => th.textContent.trim());
-      const rows = {};
-      for (const tr of element.querySelectorAll('tbody tr')) {
+      const list = [...element.querySelectorAll('tbody tr')].map((tr) => {
         const cells = [...tr.querySelectorAll('td')].map((td) => td.textContent.trim());
-        rows[cells[0]] = Object.fromEntries(headers.map((header, i) => [header, cells[i]]));
-      }
-      return { headers, rows };
+        return Object.fromEntries(headers.map((header, i) => [header, cells[i]]));
+      });
+      const rows = Object.fromEntries(list.map((row) => [row[headers[0]], row]));
+      return { headers, list, rows };
     });
   }
 
