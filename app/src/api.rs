@@ -194,3 +194,60 @@ pub async fn next_tick() {
     });
     let _ = JsFuture::from(promise).await;
 }
+
+/// One entry of `GET /bundles.json`: `{"name", "base", "questions"}` (the contract with
+/// `routelens serve`): `base` is the bundle folder's URL, `questions` its question set's or null.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct BundleEntry {
+    /// The bundle folder's name, used in the permalink (`bundle=<name>`).
+    pub name: String,
+    /// The URL prefix of its files (`/bundles/demo`).
+    pub base: String,
+    /// The URL of its question set (JSON Lines), when it has one.
+    #[serde(default)]
+    pub questions: Option<String>,
+}
+
+/// Where the server's bundle list lives.
+pub const BUNDLES_URL: &str = "/bundles.json";
+
+/// Asks the server which bundles it serves; the error says why there is no list.
+pub async fn fetch_bundles() -> Result<Vec<BundleEntry>, String> {
+    let bytes = fetch_required(BUNDLES_URL).await?;
+    serde_json::from_slice(&bytes)
+        .map_err(|err| format!("{BUNDLES_URL}: not a bundle list ({err})"))
+}
+
+/// GETs one URL that must exist; the error names the URL.
+pub async fn fetch_required(url: &str) -> Result<Vec<u8>, String> {
+    match fetch_bytes(url).await {
+        Ok(Some(bytes)) => Ok(bytes),
+        Ok(None) => Err(format!("{url}: not found (HTTP 404)")),
+        Err(err) => Err(format!("{url}: {err}")),
+    }
+}
+
+/// Offers text as a download named `name`, through a blob URL and a temporary anchor.
+pub fn download_text(name: &str, mime: &str, text: &str) -> Result<(), String> {
+    let parts = Array::of1(&JsValue::from_str(text));
+    let options = BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
+        .map_err(|err| format!("could not make the file: {err:?}"))?;
+    let url = Url::create_object_url_with_blob(&blob)
+        .map_err(|err| format!("could not make a download URL: {err:?}"))?;
+    let anchor: HtmlAnchorElement = leptos::prelude::document()
+        .create_element("a")
+        .map_err(|err| format!("could not make a link: {err:?}"))?
+        .unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download(name);
+    anchor.click();
+    leptos::prelude::set_timeout(
+        move || {
+            let _ = Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(10),
+    );
+    Ok(())
+}

@@ -16,7 +16,7 @@
 //! - `study-title`, `study-source`, `study-close` (back to the home page), `permalink` (an anchor
 //!   whose `href` is the current view's link)
 //! - tabs: `tab-table2`, `tab-fusion`, `tab-paired`, `tab-repos`, `tab-operations`, `tab-lines`,
-//!   `tab-subgroups`, `tab-cases`, `tab-bench`; the active one has class `active`
+//!   `tab-subgroups`, `tab-cases`, `tab-bench`, `tab-search`; the active one has class `active`
 //!
 //! Home: `studies-list`, `study-open-<id>` (e.g. `study-open-fastindex`), `studies-empty`,
 //! `studies-absent`, `study-open-pinned`, `pick-folder` (a `webkitdirectory` input),
@@ -45,6 +45,18 @@
 //! Benchmark: `rescore-runs`, `rescore-run`, `rescore-progress`, `rescore-ms` (the median in ms,
 //! a bare number), `rescore-detail`, `rescore-error`.
 //!
+//! Search (`view=search`, no study needed; the home page has `tab-search`, the search page
+//! `tab-home`): `bundle-select`, `bundles-absent` (no `/bundles.json`), `bundle-summary`,
+//! `bundle-progress` (text "manifest loaded …", "loading 3/52 files (…)", "loaded …"),
+//! `bundle-error` (the engine's or fetch's message, naming the file), `question-select`,
+//! `search-query` (textarea), `search-run`, `search-k`, `search-fuse-<arm>` (checkboxes, default
+//! fts5 and rg), `search-add-arm`, `search-export-trec`, `search-qid`, `search-column` (one per
+//! arm, with `data-arm`), `search-fused` (the RRF list, `data-arm` e.g. `fts5+rg`), inside a
+//! column `search-ms` (query time in ms, `12.30 ms`), `search-recall` (`recall@8 1/1 = 1.000`, for
+//! a question with gold), `search-hit` (with `data-path`, `data-gold`), `search-hit-open` (the
+//! link), `file-view` (with `data-path`; matched terms in `<mark>`), `file-close`, `live-study`,
+//! `table-live-recall` (Table 2 of the live study).
+//!
 //! ## Opening the paper's study in a test
 //!
 //! Against `routelens serve`: `/?study=fastindex` (add `&view=table2&ks=8,16` and so on; see
@@ -72,6 +84,8 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| permalink::write_location(&state.settings.get()));
 
     let has_study = Memo::new(move |_| state.study.with(Option::is_some));
+    let view_field = state.settings.view();
+    let searching = Memo::new(move |_| view_field.get() == View::Search);
     view! {
         <header class="top">
             <h1>"routelens"</h1>
@@ -82,11 +96,59 @@ pub fn App() -> impl IntoView {
             {move || {
                 if has_study.get() {
                     view! { <StudyPage /> }.into_any()
+                } else if searching.get() {
+                    view! { <SearchPage /> }.into_any()
                 } else {
-                    view! { <views::HomeView /> }.into_any()
+                    view! { <HomeTabs /> <views::HomeView /> }.into_any()
                 }
             }}
         </main>
+    }
+}
+
+/// The home page's way into the Search view, which needs no study.
+#[component]
+fn HomeTabs() -> impl IntoView {
+    let state = AppState::get();
+    view! {
+        <nav class="tabs">
+            <button class="tab active">"Studies"</button>
+            <button
+                class="tab"
+                data-testid="tab-search"
+                on:click=move |_| state.settings.view().set(View::Search)
+            >
+                {View::Search.label()}
+            </button>
+        </nav>
+    }
+}
+
+/// The Search view without a study open: a way back to the home page, and the view.
+#[component]
+fn SearchPage() -> impl IntoView {
+    let state = AppState::get();
+    let link = move || format!("?{}", permalink::to_query(&state.settings.get()));
+    view! {
+        <nav class="tabs">
+            <button
+                class="tab"
+                data-testid="tab-home"
+                on:click=move |_| state.settings.view().set(View::Table2)
+            >
+                "Studies"
+            </button>
+            <button class="tab active" data-testid="tab-search">
+                {View::Search.label()}
+            </button>
+            " "
+            <a data-testid="permalink" href=link>
+                "permalink"
+            </a>
+        </nav>
+        <div class="view">
+            <views::SearchView />
+        </div>
     }
 }
 
@@ -166,6 +228,7 @@ fn StudyPage() -> impl IntoView {
         View::Subgroups => view! { <views::SubgroupsView /> }.into_any(),
         View::Cases => view! { <views::CasesView /> }.into_any(),
         View::Bench => view! { <views::BenchView /> }.into_any(),
+        View::Search => view! { <views::SearchView /> }.into_any(),
     };
     view! {
         <section class="study-head">

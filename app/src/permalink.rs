@@ -6,7 +6,8 @@
 //! `study` (a served id, `pinned` or `picked`), `view`, `ks=8,16` (Table 2's two k), `k=8` (the
 //! single-k views), `fuse=tree+fts5,rg+fts5`, `rrfk=60`, `depth=16`, `seed=0`, `resamples=10000`,
 //! `left=tree`, `right=fts5`, `metric=file|lines`, `subset=all|aligned`, `arms=tree,fts5`,
-//! `case=<case id>` (the issue open in the drill-down; `issue=` is read as the same).
+//! `case=<case id>` (the issue open in the drill-down; `issue=` is read as the same),
+//! `bundle=<name>` and `q=<question id or issue text>` (the Search view).
 //!
 //! Arm names never contain spaces or `+` except as the fusion separator, so `+` is read literally
 //! here (not as a space, as form encoding would), which keeps `fuse=tree+fts5` readable.
@@ -120,6 +121,12 @@ pub fn to_query(settings: &Settings) -> String {
     if let Some(issue) = &settings.issue {
         pairs.push(("case", issue.clone()));
     }
+    if let Some(bundle) = &settings.bundle {
+        pairs.push(("bundle", bundle.clone()));
+    }
+    if let Some(query) = &settings.query {
+        pairs.push(("q", query.clone()));
+    }
     pairs
         .into_iter()
         .map(|(key, value)| format!("{key}={}", encode(&value)))
@@ -215,6 +222,8 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
             },
             "arms" => settings.arms = list(&value),
             "case" | "issue" if !value.is_empty() => settings.issue = Some(value.clone()),
+            "bundle" if !value.is_empty() => settings.bundle = Some(value.clone()),
+            "q" if !value.is_empty() => settings.query = Some(value.clone()),
             _ => refuse("unknown parameter".into()),
         }
     }
@@ -266,6 +275,8 @@ mod tests {
             subset: Subset::Aligned,
             arms: vec!["tree".into(), "fts5".into()],
             issue: Some("SWE-PolyBench__python__x y&z".into()),
+            bundle: Some("demo".into()),
+            query: Some("where is the json! macro?".into()),
         };
         let query = to_query(&settings);
         assert!(query.contains("fuse=tree+fts5,rg+fts5+basename"), "{query}");

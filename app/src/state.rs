@@ -54,11 +54,13 @@ pub enum View {
     Cases,
     /// The re-score benchmark.
     Bench,
+    /// Live lexical search over an index bundle.
+    Search,
 }
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 9] = [
+    pub const ALL: [View; 10] = [
         View::Table2,
         View::Fusion,
         View::Paired,
@@ -68,6 +70,7 @@ impl View {
         View::Subgroups,
         View::Cases,
         View::Bench,
+        View::Search,
     ];
 
     /// The name used in the permalink (`view=`) and in the tab's `data-testid` (`tab-<name>`).
@@ -82,6 +85,7 @@ impl View {
             View::Subgroups => "subgroups",
             View::Cases => "cases",
             View::Bench => "bench",
+            View::Search => "search",
         }
     }
 
@@ -97,6 +101,7 @@ impl View {
             View::Subgroups => "Subgroups",
             View::Cases => "Per issue",
             View::Bench => "Re-score benchmark",
+            View::Search => "Search a bundle",
         }
     }
 
@@ -142,6 +147,10 @@ pub struct Settings {
     pub arms: Vec<String>,
     /// The issue open in the drill-down (default none).
     pub issue: Option<String>,
+    /// The Search view's bundle, by name in `/bundles.json` (default none).
+    pub bundle: Option<String>,
+    /// The Search view's query: a question id of the bundle's set, or issue text (default none).
+    pub query: Option<String>,
 }
 
 impl Default for Settings {
@@ -164,6 +173,8 @@ impl Default for Settings {
             subset: Subset::All,
             arms: Vec::new(),
             issue: None,
+            bundle: None,
+            query: None,
         }
     }
 }

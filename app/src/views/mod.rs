@@ -9,6 +9,7 @@ mod lines;
 mod operations;
 mod paired;
 mod repos;
+mod search;
 mod subgroups;
 mod table2;
 
@@ -20,5 +21,6 @@ pub use lines::LinesView;
 pub use operations::OperationsView;
 pub use paired::PairedView;
 pub use repos::ReposView;
+pub use search::SearchView;
 pub use subgroups::SubgroupsView;
 pub use table2::Table2View;

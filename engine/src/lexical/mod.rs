@@ -22,6 +22,7 @@ mod basename;
 mod corpus;
 #[cfg(feature = "lexical")]
 pub mod fts;
+pub mod live;
 mod rg;
 
 use std::fmt;

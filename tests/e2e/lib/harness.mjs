@@ -21,9 +21,11 @@ export function missing() {
   return null;
 }
 
-/** Starts the server; resolves to { url, stop } once it prints the address it listens on. */
-export function startServer() {
-  const child = spawn(cli, ['serve', '--port', '0', '--dist', join(root, 'dist'), '--data', archive], {
+/** Starts the server; resolves to { url, stop } once it prints the address it listens on.
+ * `bundles`: a folder of bundle folders to serve at /bundles/ (default: the CLI's own default). */
+export function startServer({ bundles } = {}) {
+  const extra = bundles ? ['--bundles', bundles] : [];
+  const child = spawn(cli, ['serve', '--port', '0', '--dist', join(root, 'dist'), '--data', archive, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolvePromise, reject) => {
@@ -54,6 +56,15 @@ export async function launchBrowser() {
       '--disable-dev-shm-usage',
     ],
   });
+}
+
+/** Builds the demo bundle (this checkout and its pinned crates, with the committed question set)
+ * as `<dir>/demo` with `routelens demo`; returns the bundle folder. */
+export function buildDemoBundle(dir) {
+  const out = join(dir, 'demo');
+  execFileSync(cli, ['demo', '--out', out, '--repo', root, '--questions', join(root, 'bundler/demo/questions.jsonl')],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return out;
 }
 
 /** Runs `routelens score <archive> ...args --format json` and parses its one object. */

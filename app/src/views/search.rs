@@ -1,0 +1,831 @@
+//! The Search view: every lexical arm of the paper, live in wasm, over an index bundle the server
+//! lists in `/bundles.json`.
+//!
+//! Loading: choosing a bundle fetches its `manifest.json` (and its question set); the first
+//! search fetches the index blob and the chunks (the `rg` arms search every file's text, so they
+//! need every chunk); each chunk and the index are checked against the manifest's SHA-256 by the
+//! engine, whose message names the file when they differ. A file click shows the file's text
+//! from its (verified) chunk with the arm's terms highlighted.
+//!
+//! Results: one column per arm (ranked paths, scores, query time from `performance.now()`), the
+//! RRF of the ticked arms, gold hits and recall@k for a question of the set. "Add as arm" runs
+//! every question through every arm (and the fusion) and adds them as arms of a live study of the
+//! question set, shown as Table 2; "Export TREC run" downloads the results as a TREC run.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use routelens_engine::bundle::{decode_manifest, Manifest};
+use routelens_engine::lexical::live::{
+    add_live_arm, live_study, parse_questions, term_spans, trec_run, Question, RunList,
+};
+use routelens_engine::lexical::FtsIndex;
+use routelens_engine::tables::file_recall_table;
+use routelens_engine::{
+    rrf, run_arm, score_ranking, LexicalArm, RrfConfig, Sources, Study, TextCorpus, MAX_K,
+};
+
+use crate::api::{self, BundleEntry};
+use crate::components::TableView;
+use crate::state::{AppState, SettingsStoreFields};
+
+/// Lines of a file shown at most (a larger file is cut, saying so).
+const MAX_VIEW_LINES: usize = 3000;
+
+/// A bundle whose manifest (and question set) are in.
+#[derive(Debug)]
+struct OpenBundle {
+    entry: BundleEntry,
+    manifest: Manifest,
+    manifest_bytes: usize,
+    paths: Vec<String>,
+    questions: Vec<Question>,
+}
+
+/// What the first search loads: the index and every file's text.
+struct Searchable {
+    index: FtsIndex,
+    corpus: TextCorpus,
+    texts: BTreeMap<String, String>,
+}
+
+/// One arm's answer for the shown query.
+#[derive(Debug, Clone, PartialEq)]
+struct ArmColumn {
+    arm: String,
+    terms: Vec<String>,
+    results: Result<Vec<(String, f64)>, String>,
+    ms: f64,
+}
+
+/// The shown query's results.
+#[derive(Debug, Clone, PartialEq)]
+struct Results {
+    /// The question id, or `query` for typed text.
+    qid: String,
+    gold: Option<Vec<String>>,
+    columns: Vec<ArmColumn>,
+}
+
+/// Ranked `(path, score)` pairs, best first.
+type Ranked = Vec<(String, f64)>;
+
+/// Every question through every arm (for "Add as arm" and the TREC export).
+#[derive(Debug, Clone, PartialEq, Default)]
+struct AllRuns {
+    /// Per question id: per arm name, the ranked results.
+    runs: Vec<(String, Vec<(String, Ranked)>)>,
+}
+
+/// The view's own state (a new one each time the view mounts).
+#[derive(Clone, Copy)]
+struct SearchState {
+    bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
+    open: RwSignal<Option<Arc<OpenBundle>>>,
+    searchable: StoredValue<Option<Arc<Searchable>>, LocalStorage>,
+    progress: RwSignal<Option<String>>,
+    error: RwSignal<Option<String>>,
+    text: RwSignal<String>,
+    question: RwSignal<Option<String>>,
+    results: RwSignal<Option<Results>>,
+    fused: RwSignal<Vec<String>>,
+    k: RwSignal<usize>,
+    file: RwSignal<Option<(String, String, Vec<String>)>>,
+    live: RwSignal<Option<Arc<Study>>>,
+    all: RwSignal<Option<AllRuns>>,
+    busy: RwSignal<bool>,
+}
+
+/// The Search view.
+#[component]
+pub fn SearchView() -> impl IntoView {
+    let app = AppState::get();
+    let s = SearchState {
+        bundles: RwSignal::new(None),
+        open: RwSignal::new(None),
+        searchable: StoredValue::new_local(None),
+        progress: RwSignal::new(None),
+        error: RwSignal::new(None),
+        text: RwSignal::new(String::new()),
+        question: RwSignal::new(None),
+        results: RwSignal::new(None),
+        fused: RwSignal::new(vec!["fts5".into(), "rg".into()]),
+        k: RwSignal::new(8),
+        file: RwSignal::new(None),
+        live: RwSignal::new(None),
+        all: RwSignal::new(None),
+        busy: RwSignal::new(false),
+    };
+    spawn_local(async move {
+        let list = api::fetch_bundles().await;
+        s.bundles.set(Some(list.clone()));
+        if let (Ok(list), Some(name)) = (list, app.settings.bundle().get_untracked()) {
+            match list.into_iter().find(|entry| entry.name == name) {
+                Some(entry) => open_bundle(app, s, entry).await,
+                None => s.error.set(Some(format!(
+                    "bundle {name:?} is not in this server's {}",
+                    api::BUNDLES_URL
+                ))),
+            }
+        }
+    });
+
+    let bundle_select = move || match s.bundles.get() {
+        None => view! { <p>"Asking this server which bundles it serves…"</p> }.into_any(),
+        Some(Err(err)) => {
+            view! { <p class="error" data-testid="bundles-absent">{err}</p> }.into_any()
+        }
+        Some(Ok(list)) => {
+            let chosen = app.settings.bundle().get_untracked().unwrap_or_default();
+            let options = list
+                .iter()
+                .map(|entry| {
+                    let name = entry.name.clone();
+                    let selected = name == chosen;
+                    view! { <option value=name.clone() selected=selected>{name.clone()}</option> }
+                })
+                .collect_view();
+            view! {
+                <label class="control">
+                    "bundle "
+                    <select
+                        data-testid="bundle-select"
+                        on:change=move |ev| {
+                            let name = event_target_value(&ev);
+                            if let Some(entry) = list.iter().find(|e| e.name == name).cloned() {
+                                spawn_local(open_bundle(app, s, entry));
+                            }
+                        }
+                    >
+                        <option value="" selected=chosen.is_empty()>"(choose a bundle)"</option>
+                        {options}
+                    </select>
+                </label>
+            }
+            .into_any()
+        }
+    };
+
+    let summary = move || {
+        s.open.get().map(|open| {
+            let m = &open.manifest;
+            view! {
+                <p class="muted" data-testid="bundle-summary">
+                    {format!(
+                        "{}: {} files, {} bytes raw, {} chunks; manifest {} bytes; {} questions",
+                        m.source,
+                        m.files.len(),
+                        m.raw_bytes(),
+                        m.chunks.len(),
+                        open.manifest_bytes,
+                        open.questions.len(),
+                    )}
+                </p>
+            }
+        })
+    };
+
+    let question_select = move || {
+        s.open
+            .get()
+            .filter(|open| !open.questions.is_empty())
+            .map(|open| {
+                let options = open
+                    .questions
+                    .iter()
+                    .map(|q| {
+                        let id = q.id.clone();
+                        let selected = move || s.question.get().as_deref() == Some(id.as_str());
+                        view! {
+                            <option value=q.id.clone() prop:selected=selected>
+                                {q.id.clone()}
+                            </option>
+                        }
+                    })
+                    .collect_view();
+                let questions = open.questions.clone();
+                view! {
+                    <label class="control">
+                        "question "
+                        <select
+                            data-testid="question-select"
+                            on:change=move |ev| {
+                                let id = event_target_value(&ev);
+                                match questions.iter().find(|q| q.id == id) {
+                                    Some(q) => {
+                                        s.text.set(q.question.clone());
+                                        s.question.set(Some(q.id.clone()));
+                                        app.settings.query().set(Some(q.id.clone()));
+                                    }
+                                    None => s.question.set(None),
+                                }
+                            }
+                        >
+                            <option value="" prop:selected=move || s.question.get().is_none()>
+                                "(type an issue)"
+                            </option>
+                            {options}
+                        </select>
+                    </label>
+                }
+            })
+    };
+
+    let run = move |_| spawn_local(run_query(app, s));
+    let add_arm = move |_| spawn_local(run_all(s));
+    let export = move |_| {
+        let text = export_trec(s);
+        let name = format!(
+            "{}-run.trec",
+            s.open
+                .with_untracked(|o| o.as_ref().map(|o| o.entry.name.clone()))
+                .unwrap_or_default()
+        );
+        s.error
+            .set(api::download_text(&name, "text/plain;charset=utf-8", &text).err());
+    };
+    let k_options = (1..=MAX_K)
+        .map(|k| view! { <option value=k.to_string() prop:selected=move || s.k.get() == k>{k}</option> })
+        .collect_view();
+    let fuse_boxes = LexicalArm::ALL
+        .into_iter()
+        .map(|arm| {
+            let name = arm.name().to_string();
+            let (checked, toggled) = (name.clone(), name.clone());
+            view! {
+                <label class="toggle">
+                    <input
+                        type="checkbox"
+                        data-testid=format!("search-fuse-{name}")
+                        prop:checked=move || s.fused.get().contains(&checked)
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            s.fused.update(|fused| {
+                                fused.retain(|a| *a != toggled);
+                                if on {
+                                    fused.push(toggled.clone());
+                                }
+                                // Keep the arms' own order.
+                                fused.sort_by_key(|a| LexicalArm::from_name(a).ok());
+                            });
+                        }
+                    />
+                    {name.clone()}
+                </label>
+            }
+        })
+        .collect_view();
+
+    view! {
+        <section class="search">
+            <div class="controls">
+                {bundle_select}
+                {question_select}
+            </div>
+            {summary}
+            {move || s.progress.get().map(|p| view! { <p class="progress" data-testid="bundle-progress">{p}</p> })}
+            {move || s.error.get().map(|e| view! { <p class="error" data-testid="bundle-error">{e}</p> })}
+            <textarea
+                data-testid="search-query"
+                rows="5"
+                cols="100"
+                placeholder="Type or paste an issue"
+                prop:value=move || s.text.get()
+                on:input=move |ev| {
+                    s.text.set(event_target_value(&ev));
+                    s.question.set(None);
+                }
+            ></textarea>
+            <div class="controls">
+                <button
+                    data-testid="search-run"
+                    disabled=move || s.open.with(Option::is_none) || s.busy.get()
+                    on:click=run
+                >
+                    "Search"
+                </button>
+                <label class="control">
+                    "k "
+                    <select
+                        data-testid="search-k"
+                        on:change=move |ev| {
+                            if let Ok(k) = event_target_value(&ev).parse() {
+                                s.k.set(k);
+                            }
+                        }
+                    >
+                        {k_options}
+                    </select>
+                </label>
+                <fieldset class="arm-toggles">
+                    <legend>"Fuse (RRF)"</legend>
+                    {fuse_boxes}
+                </fieldset>
+                <button
+                    data-testid="search-add-arm"
+                    disabled=move || {
+                        s.open.with(|o| o.as_ref().is_none_or(|o| o.questions.is_empty())) || s.busy.get()
+                    }
+                    title="Run every question of the bundle's set through every arm and add them to the live study"
+                    on:click=add_arm
+                >
+                    "Add as arm (all questions)"
+                </button>
+                <button
+                    data-testid="search-export-trec"
+                    disabled=move || s.results.with(Option::is_none) && s.all.with(Option::is_none)
+                    on:click=export
+                >
+                    "Export TREC run"
+                </button>
+            </div>
+            {move || results_view(s)}
+            {move || file_view(s)}
+            {move || {
+                s.live.get().map(|study| {
+                    let table = file_recall_table(&study, &[s.k.get(), MAX_K]);
+                    view! {
+                        <div data-testid="live-study">
+                            <p class="muted">
+                                {format!(
+                                    "Live study {:?}: {} questions, {} arms",
+                                    study.title,
+                                    study.cases.len(),
+                                    study.arms.len(),
+                                )}
+                            </p>
+                            <TableView table testid="table-live-recall" />
+                        </div>
+                    }
+                })
+            }}
+        </section>
+    }
+}
+
+/// Fetches a bundle's manifest and question set, replacing whatever was open.
+async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
+    app.settings.bundle().set(Some(entry.name.clone()));
+    s.open.set(None);
+    s.searchable.set_value(None);
+    s.results.set(None);
+    s.file.set(None);
+    s.live.set(None);
+    s.all.set(None);
+    s.error.set(None);
+    let base = entry.base.trim_end_matches('/').to_string();
+    s.progress
+        .set(Some(format!("{}: fetching manifest.json", entry.name)));
+    let manifest_bytes = match api::fetch_required(&format!("{base}/manifest.json")).await {
+        Ok(bytes) => bytes,
+        Err(err) => return fail(s, err),
+    };
+    let manifest = match decode_manifest(&manifest_bytes) {
+        Ok(manifest) => manifest,
+        Err(err) => return fail(s, err.to_string()),
+    };
+    let questions = match &entry.questions {
+        None => Vec::new(),
+        Some(url) => {
+            s.progress
+                .set(Some(format!("{}: fetching the question set", entry.name)));
+            let parsed = api::fetch_required(url).await.and_then(|bytes| {
+                parse_questions(url, &String::from_utf8_lossy(&bytes)).map_err(|e| e.to_string())
+            });
+            match parsed {
+                Ok(questions) => questions,
+                Err(err) => return fail(s, err),
+            }
+        }
+    };
+    s.progress.set(Some(format!(
+        "{}: manifest loaded ({} bytes, {} files); the index loads on the first search",
+        entry.name,
+        manifest_bytes.len(),
+        manifest.files.len()
+    )));
+    // A permalink's query: a question id of this set, else issue text.
+    if let Some(query) = app.settings.query().get_untracked() {
+        match questions.iter().find(|q| q.id == query) {
+            Some(q) => {
+                s.text.set(q.question.clone());
+                s.question.set(Some(q.id.clone()));
+            }
+            None => s.text.set(query),
+        }
+    }
+    s.open.set(Some(Arc::new(OpenBundle {
+        paths: manifest.paths(),
+        entry,
+        manifest,
+        manifest_bytes: manifest_bytes.len(),
+        questions,
+    })));
+}
+
+fn fail(s: SearchState, message: String) {
+    s.progress.set(None);
+    s.error.set(Some(message));
+}
+
+/// The index and every text, fetched and verified on the first search.
+async fn searchable(s: SearchState) -> Result<Arc<Searchable>, String> {
+    if let Some(ready) = s.searchable.get_value() {
+        return Ok(ready);
+    }
+    let open = s.open.get_untracked().ok_or("no bundle is open")?;
+    let base = open.entry.base.trim_end_matches('/');
+    let m = &open.manifest;
+    let entry = m
+        .index
+        .as_ref()
+        .ok_or_else(|| format!("{}: this bundle has no search index", open.entry.name))?;
+    let total = m.chunks.len() + 1;
+    s.progress.set(Some(format!(
+        "loading 0/{total} files (index {} bytes)",
+        entry.bytes
+    )));
+    let blob = api::fetch_required(&format!("{base}/{}", entry.file)).await?;
+    m.verify_index(&blob).map_err(|e| e.to_string())?;
+    let index = FtsIndex::from_bundle(m, &blob).map_err(|e| e.to_string())?;
+    let mut stored = Vec::with_capacity(m.chunks.len());
+    for (done, chunk) in m.chunks.iter().enumerate() {
+        s.progress.set(Some(format!(
+            "loading {}/{total} files ({})",
+            done + 1,
+            chunk.file
+        )));
+        let bytes = api::fetch_required(&format!("{base}/{}", chunk.file)).await?;
+        // Verify as it arrives, so a bad chunk is named before the rest are fetched.
+        m.open_chunk(done, &bytes).map_err(|e| e.to_string())?;
+        stored.push(bytes);
+    }
+    let texts = m.read_all(&stored).map_err(|e| e.to_string())?;
+    let corpus = TextCorpus::new(texts.iter().map(|(p, t)| (p.clone(), t.as_str())));
+    let ready = Arc::new(Searchable {
+        index,
+        corpus,
+        texts: texts.into_iter().collect(),
+    });
+    s.progress.set(Some(format!(
+        "loaded {total}/{total} files: index and {} chunks, {} bytes",
+        m.chunks.len(),
+        m.stored_bytes(open.manifest_bytes as u64)
+    )));
+    s.searchable.set_value(Some(ready.clone()));
+    Ok(ready)
+}
+
+/// Every arm for one issue, each timed.
+fn run_arms(ready: &Searchable, paths: &[String], issue: &str) -> Vec<ArmColumn> {
+    let sources = Sources::new(paths)
+        .with_texts(&ready.corpus)
+        .with_index(&ready.index);
+    LexicalArm::ALL
+        .into_iter()
+        .map(|arm| {
+            let start = api::now_ms();
+            let output = run_arm(arm, &sources, issue, MAX_K);
+            let ms = api::now_ms() - start;
+            match output {
+                Ok(output) => ArmColumn {
+                    arm: arm.name().into(),
+                    terms: output.terms.clone(),
+                    results: Ok(output.results),
+                    ms,
+                },
+                Err(err) => ArmColumn {
+                    arm: arm.name().into(),
+                    terms: Vec::new(),
+                    results: Err(err.to_string()),
+                    ms,
+                },
+            }
+        })
+        .collect()
+}
+
+/// RRF of the ticked arms' columns, as `(path, rrf score)`.
+fn fuse(columns: &[ArmColumn], fused: &[String]) -> Vec<(String, f64)> {
+    let lists: Vec<Vec<String>> = columns
+        .iter()
+        .filter(|c| fused.contains(&c.arm))
+        .filter_map(|c| c.results.as_ref().ok())
+        .map(|r| r.iter().map(|(p, _)| p.clone()).collect())
+        .collect();
+    if lists.is_empty() {
+        return Vec::new();
+    }
+    let refs: Vec<&[String]> = lists.iter().map(Vec::as_slice).collect();
+    let config = RrfConfig::default();
+    let fused = rrf(&refs, config);
+    fused
+        .into_iter()
+        .take(MAX_K)
+        .map(|path| {
+            let score = lists
+                .iter()
+                .filter_map(|l| l.iter().take(config.depth).position(|p| *p == path))
+                .map(|rank| 1.0 / (config.rank_constant + rank as f64 + 1.0))
+                .sum();
+            (path, score)
+        })
+        .collect()
+}
+
+async fn run_query(app: AppState, s: SearchState) {
+    let Some(open) = s.open.get_untracked() else {
+        return;
+    };
+    let issue = s.text.get_untracked();
+    if issue.trim().is_empty() {
+        s.error
+            .set(Some("type an issue or pick a question first".into()));
+        return;
+    }
+    s.busy.set(true);
+    s.error.set(None);
+    api::next_tick().await;
+    let ready = match searchable(s).await {
+        Ok(ready) => ready,
+        Err(err) => {
+            s.busy.set(false);
+            return fail(s, err);
+        }
+    };
+    let question = s
+        .question
+        .get_untracked()
+        .and_then(|id| open.questions.iter().find(|q| q.id == id).cloned());
+    let columns = run_arms(&ready, &open.paths, &issue);
+    app.settings.query().set(Some(match &question {
+        Some(q) => q.id.clone(),
+        None => issue.clone(),
+    }));
+    s.results.set(Some(Results {
+        qid: question.as_ref().map_or("query".into(), |q| q.id.clone()),
+        gold: question.map(|q| q.gold),
+        columns,
+    }));
+    s.busy.set(false);
+}
+
+/// Runs every question through every arm and the fusion, and adds them to the live study.
+async fn run_all(s: SearchState) {
+    let Some(open) = s.open.get_untracked() else {
+        return;
+    };
+    s.busy.set(true);
+    s.error.set(None);
+    let ready = match searchable(s).await {
+        Ok(ready) => ready,
+        Err(err) => {
+            s.busy.set(false);
+            return fail(s, err);
+        }
+    };
+    let fused_arms = s.fused.get_untracked();
+    let fusion_name = fused_arms.join("+");
+    let mut runs = Vec::new();
+    for (done, q) in open.questions.iter().enumerate() {
+        if done % 5 == 0 {
+            s.progress.set(Some(format!(
+                "running question {}/{}",
+                done + 1,
+                open.questions.len()
+            )));
+            api::next_tick().await;
+        }
+        let columns = run_arms(&ready, &open.paths, &q.question);
+        let mut arms: Vec<(String, Vec<(String, f64)>)> = columns
+            .iter()
+            .map(|c| (c.arm.clone(), c.results.clone().unwrap_or_default()))
+            .collect();
+        if fused_arms.len() >= 2 {
+            arms.push((fusion_name.clone(), fuse(&columns, &fused_arms)));
+        }
+        runs.push((q.id.clone(), arms));
+    }
+    let mut study = s
+        .live
+        .get_untracked()
+        .map(|study| (*study).clone())
+        .unwrap_or_else(|| live_study(&open.entry.name, &open.questions));
+    let names: Vec<String> = runs
+        .first()
+        .map(|(_, arms)| arms.iter().map(|(name, _)| name.clone()).collect())
+        .unwrap_or_default();
+    for (slot, name) in names.iter().enumerate() {
+        let rankings = runs
+            .iter()
+            .map(|(_, arms)| arms[slot].1.iter().map(|(p, _)| p.clone()).collect())
+            .collect();
+        if let Err(err) = add_live_arm(&mut study, name, name, rankings) {
+            s.error.set(Some(err.to_string()));
+        }
+    }
+    s.progress.set(Some(format!(
+        "ran {} questions through {} arms; added to the live study",
+        runs.len(),
+        names.len()
+    )));
+    s.all.set(Some(AllRuns { runs }));
+    s.live.set(Some(Arc::new(study)));
+    s.busy.set(false);
+}
+
+/// The TREC run of the results: every question when "Add as arm" ran them, else the shown query.
+fn export_trec(s: SearchState) -> String {
+    if let Some(all) = s.all.get_untracked() {
+        let lists: Vec<RunList> = all
+            .runs
+            .iter()
+            .flat_map(|(qid, arms)| {
+                arms.iter()
+                    .map(move |(tag, results)| RunList { qid, tag, results })
+            })
+            .collect();
+        return trec_run(&lists);
+    }
+    let Some(results) = s.results.get_untracked() else {
+        return String::new();
+    };
+    let fused_arms = s.fused.get_untracked();
+    let fusion = (fused_arms.len() >= 2)
+        .then(|| (fused_arms.join("+"), fuse(&results.columns, &fused_arms)));
+    let mut lists: Vec<RunList> = results
+        .columns
+        .iter()
+        .filter_map(|c| {
+            c.results.as_ref().ok().map(|r| RunList {
+                qid: "query",
+                tag: &c.arm,
+                results: r,
+            })
+        })
+        .collect();
+    if let Some((name, fused)) = &fusion {
+        lists.push(RunList {
+            qid: "query",
+            tag: name,
+            results: fused,
+        });
+    }
+    trec_run(&lists)
+}
+
+/// The arm columns and the fused list.
+fn results_view(s: SearchState) -> Option<impl IntoView> {
+    let results = s.results.get()?;
+    let k = s.k.get();
+    let fused_arms = s.fused.get();
+    let gold = results.gold.clone();
+    let column = move |name: String,
+                       testid: String,
+                       label: String,
+                       terms: Vec<String>,
+                       ranked: Result<Vec<(String, f64)>, String>,
+                       ms: Option<f64>| {
+        let recall = match (&gold, &ranked) {
+            (Some(gold), Ok(ranked)) if !gold.is_empty() => {
+                let paths: Vec<String> = ranked.iter().map(|(p, _)| p.clone()).collect();
+                let score = score_ranking(gold, &paths, k);
+                Some(format!(
+                    "recall@{k} {}/{} = {:.3}",
+                    score.found, score.gold, score.recall
+                ))
+            }
+            _ => None,
+        };
+        let gold_set = gold.clone().unwrap_or_default();
+        let body = match ranked {
+            Err(err) => view! { <p class="error">{err}</p> }.into_any(),
+            Ok(ranked) => view! {
+                <ol>
+                    {ranked
+                        .into_iter()
+                        .enumerate()
+                        .map(|(rank, (path, score))| {
+                            let is_gold = gold_set.contains(&path);
+                            let beyond_k = rank >= k;
+                            let (click_path, click_terms) = (path.clone(), terms.clone());
+                            view! {
+                                <li
+                                    data-testid="search-hit"
+                                    data-path=path.clone()
+                                    data-gold=is_gold.to_string()
+                                    class:gold=is_gold
+                                    class:beyond-k=beyond_k
+                                >
+                                    <a
+                                        href="#"
+                                        data-testid="search-hit-open"
+                                        on:click=move |ev| {
+                                            ev.prevent_default();
+                                            show_file(s, click_path.clone(), click_terms.clone());
+                                        }
+                                    >
+                                        {path.clone()}
+                                    </a>
+                                    " "
+                                    <span class="muted score">{format!("{score:.3}")}</span>
+                                    {is_gold.then_some(" ★")}
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ol>
+            }
+            .into_any(),
+        };
+        view! {
+            <div class="search-column" data-testid=testid data-arm=name.clone()>
+                <h4>{label}</h4>
+                {ms.map(|ms| view! { <p class="muted" data-testid="search-ms">{format!("{ms:.2}")}" ms"</p> })}
+                {recall.map(|r| view! { <p data-testid="search-recall">{r}</p> })}
+                {body}
+            </div>
+        }
+    };
+    let fused = fuse(&results.columns, &fused_arms);
+    let fused_terms: Vec<String> = results
+        .columns
+        .iter()
+        .filter(|c| fused_arms.contains(&c.arm))
+        .flat_map(|c| c.terms.clone())
+        .collect();
+    let columns = results
+        .columns
+        .into_iter()
+        .map(|c| {
+            column(
+                c.arm.clone(),
+                "search-column".into(),
+                c.arm.clone(),
+                c.terms,
+                c.results,
+                Some(c.ms),
+            )
+        })
+        .collect_view();
+    let fused_label = format!("RRF of {}", fused_arms.join(" + "));
+    Some(view! {
+        <p class="muted" data-testid="search-qid">{results.qid.clone()}</p>
+        <div class="search-columns">
+            {columns}
+            {column(
+                fused_arms.join("+"),
+                "search-fused".into(),
+                fused_label,
+                fused_terms,
+                Ok(fused),
+                None,
+            )}
+        </div>
+    })
+}
+
+/// Shows a file's text (from its verified chunk) with `terms` highlighted.
+fn show_file(s: SearchState, path: String, terms: Vec<String>) {
+    let text = s
+        .searchable
+        .get_value()
+        .and_then(|ready| ready.texts.get(&path).cloned());
+    match text {
+        Some(text) => s.file.set(Some((path, text, terms))),
+        None => s.error.set(Some(format!("{path}: not in this bundle"))),
+    }
+}
+
+/// The open file, its lines with the matched terms in `<mark>`.
+fn file_view(s: SearchState) -> Option<impl IntoView> {
+    let (path, text, terms) = s.file.get()?;
+    let total = text.lines().count();
+    let shown: String = text.split_inclusive('\n').take(MAX_VIEW_LINES).collect();
+    let spans = term_spans(&shown, &terms);
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    for (start, end) in spans {
+        if let (Some(before), Some(hit)) = (shown.get(at..start), shown.get(start..end)) {
+            pieces.push(before.to_string().into_any());
+            pieces.push(view! { <mark>{hit.to_string()}</mark> }.into_any());
+            at = end;
+        }
+    }
+    pieces.push(shown.get(at..).unwrap_or_default().to_string().into_any());
+    Some(view! {
+        <div class="file-view" data-testid="file-view" data-path=path.clone()>
+            <h4>
+                {path.clone()}
+                <span class="muted">{format!(" · {total} lines · terms: {}", terms.join(" "))}</span>
+                <button data-testid="file-close" on:click=move |_| s.file.set(None)>
+                    "Close"
+                </button>
+            </h4>
+            {(total > MAX_VIEW_LINES).then(|| view! { <p class="muted">{format!("first {MAX_VIEW_LINES} lines shown")}</p> })}
+            <pre>{pieces}</pre>
+        </div>
+    })
+}

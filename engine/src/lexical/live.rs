@@ -1,0 +1,206 @@
+//! The app's live search session over a bundle: its question set as a study (so live arms can be
+//! scored by the same tables as archived ones) and TREC run export of live results.
+//!
+//! - [`parse_questions`] reads a question set, JSON Lines `{"id", "question", "gold": [paths]}`.
+//! - [`live_study`] makes a study whose cases are the questions with their gold files, all in one
+//!   repository (the bundle's name); [`add_live_arm`] adds one arm's rankings over every question.
+//! - [`trec_run`] writes `qid Q0 path rank score tag` lines, ranks from 1, in the order given.
+
+use std::collections::BTreeSet;
+
+use crate::error::{Error, Result};
+use crate::study::{Arm, ArmOrigin, Case, Study};
+
+/// One question of a bundle's question set.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    /// Unique id, e.g. `serde_json-float`.
+    pub id: String,
+    /// The issue text.
+    pub question: String,
+    /// Gold file paths (may be empty for an unscored question).
+    #[serde(default)]
+    pub gold: Vec<String>,
+}
+
+/// Parses a question set (JSON Lines; blank lines skipped). Errors name `file`, the line and field;
+/// a repeated id is refused.
+pub fn parse_questions(file: &str, text: &str) -> Result<Vec<Question>> {
+    let mut questions: Vec<Question> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (number, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l)) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut deserializer = serde_json::Deserializer::from_str(line);
+        let question: Question =
+            serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
+                let field = err.path().to_string();
+                Error::line(file, number, format!("field {field}: {}", err.into_inner()))
+            })?;
+        if !seen.insert(question.id.clone()) {
+            return Err(Error::line(
+                file,
+                number,
+                format!("question {:?} is defined twice", question.id),
+            ));
+        }
+        questions.push(question);
+    }
+    Ok(questions)
+}
+
+/// A study of the question set: one case per question with its gold files (sorted, unique), all
+/// in repository `repo`, and no arms yet.
+pub fn live_study(repo: &str, questions: &[Question]) -> Study {
+    let cases = questions
+        .iter()
+        .map(|question| {
+            let mut case = Case::from_spans(question.id.clone(), repo.to_string(), Vec::new());
+            let gold: BTreeSet<String> = question.gold.iter().cloned().collect();
+            case.gold_files = gold.into_iter().collect();
+            case
+        })
+        .collect();
+    Study {
+        title: format!("{repo}: live lexical arms"),
+        cases,
+        arms: Vec::new(),
+    }
+}
+
+/// Adds (or replaces) an arm computed live: `rankings[i]` is the ranking of `study.cases[i]`.
+pub fn add_live_arm(
+    study: &mut Study,
+    name: &str,
+    label: &str,
+    rankings: Vec<Vec<String>>,
+) -> Result<usize> {
+    study.add_arm(Arm::new(name, label, ArmOrigin::Archived, rankings))
+}
+
+/// One ranked list of a TREC run: the query id, the run tag (arm) and `(path, score)` best first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunList<'a> {
+    /// The query id (`qid`); whitespace in it is replaced by `_`.
+    pub qid: &'a str,
+    /// The run tag (the arm name); whitespace is replaced by `_`.
+    pub tag: &'a str,
+    /// Ranked paths with scores.
+    pub results: &'a [(String, f64)],
+}
+
+/// TREC run lines `qid Q0 path rank score tag`, one per result, ranks from 1. Paths with
+/// whitespace would break the format, so whitespace in any field becomes `_`; scores are written
+/// with six decimals (non-finite scores as 0).
+pub fn trec_run(lists: &[RunList<'_>]) -> String {
+    fn field(text: &str) -> String {
+        text.chars()
+            .map(|c| if c.is_whitespace() { '_' } else { c })
+            .collect()
+    }
+    let mut out = String::new();
+    for list in lists {
+        let (qid, tag) = (field(list.qid), field(list.tag));
+        for (rank, (path, score)) in list.results.iter().enumerate() {
+            let score = if score.is_finite() { *score } else { 0.0 };
+            out.push_str(&format!(
+                "{qid} Q0 {} {} {score:.6} {tag}\n",
+                field(path),
+                rank + 1
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::score_ranking;
+
+    #[test]
+    fn questions_become_cases_and_live_arms_score() {
+        let text =
+            "{\"id\":\"a\",\"question\":\"where is x\",\"gold\":[\"src/x.rs\",\"src/x.rs\"]}\n\n\
+                    {\"id\":\"b\",\"question\":\"y?\",\"gold\":[]}\n";
+        let questions = parse_questions("q.jsonl", text).unwrap();
+        assert_eq!(questions.len(), 2);
+        let mut study = live_study("demo", &questions);
+        assert_eq!(study.cases[0].gold_files, ["src/x.rs"]);
+        assert_eq!(study.cases[1].repo, "demo");
+        let rankings = vec![vec!["src/y.rs".into(), "src/x.rs".into()], Vec::new()];
+        assert_eq!(add_live_arm(&mut study, "rg", "rg", rankings).unwrap(), 0);
+        let score = score_ranking(&study.cases[0].gold_files, &study.arms[0].rankings[0], 2);
+        assert_eq!((score.found, score.gold), (1, 1));
+        assert!(add_live_arm(&mut study, "x", "x", vec![Vec::new()]).is_err());
+    }
+
+    #[test]
+    fn questions_refuse_bad_lines_naming_them() {
+        let error = parse_questions("q.jsonl", "{\"id\":\"a\",\"question\":1}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("q.jsonl") && error.contains("question"),
+            "{error}"
+        );
+        let twice = "{\"id\":\"a\",\"question\":\"x\"}\n{\"id\":\"a\",\"question\":\"y\"}\n";
+        let error = parse_questions("q.jsonl", twice).unwrap_err().to_string();
+        assert!(error.contains("line 2") || error.contains(":2"), "{error}");
+    }
+
+    #[test]
+    fn trec_lines_rank_from_one() {
+        let results = vec![
+            ("src/a b.rs".to_string(), 2.5),
+            ("lib.rs".to_string(), f64::NAN),
+        ];
+        let text = trec_run(&[RunList {
+            qid: "query",
+            tag: "fts5",
+            results: &results,
+        }]);
+        assert_eq!(
+            text,
+            "query Q0 src/a_b.rs 1 2.500000 fts5\nquery Q0 lib.rs 2 0.000000 fts5\n"
+        );
+    }
+}
+
+/// Byte ranges `(start, end)` of `text` where any of `terms` occurs, ASCII case-insensitively
+/// (terms are lower-case `[a-z0-9_]`, so byte offsets of the lower-cased text are the text's),
+/// sorted and merged; for highlighting the matched terms in a file view.
+pub fn term_spans(text: &str, terms: &[String]) -> Vec<(usize, usize)> {
+    let lower = text.to_ascii_lowercase();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for term in terms.iter().filter(|term| !term.is_empty()) {
+        let mut from = 0;
+        while let Some(at) = lower.get(from..).and_then(|rest| rest.find(term.as_str())) {
+            spans.push((from + at, from + at + term.len()));
+            from += at + term.len();
+        }
+    }
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (start, end) in spans {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod span_tests {
+    use super::term_spans;
+
+    #[test]
+    fn spans_are_case_insensitive_and_merged() {
+        let terms = vec!["route".to_string(), "outer".to_string()];
+        assert_eq!(term_spans("A Router; route", &terms), [(2, 8), (10, 15)]);
+        assert!(term_spans("", &terms).is_empty());
+    }
+}

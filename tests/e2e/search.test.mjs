@@ -1,0 +1,112 @@
+// Scenario: a developer builds the demo bundle, opens it in the Search view, runs a question of
+// its set through every lexical arm in wasm, opens a hit, adds the arms to the live study and
+// exports the results as a TREC run.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { missing, startServer, launchBrowser, buildDemoBundle, screenshot, tempDir } from './lib/harness.mjs';
+
+const skip = missing() || false;
+const ARMS = ['fts5', 'fts5-full', 'path-fts5', 'basename', 'rg', 'rg-first500', 'rg-feedback'];
+const QUESTION = 'serde_json-float';
+let server, browser, page;
+
+before(async () => {
+  if (skip) return;
+  const bundles = tempDir();
+  const demo = buildDemoBundle(bundles);
+  // A copy whose index blob no longer matches its manifest's SHA-256.
+  cpSync(demo, join(bundles, 'broken'), { recursive: true });
+  const blob = join(bundles, 'broken/index', readdirSync(join(bundles, 'broken/index'))[0]);
+  const bytes = readFileSync(blob);
+  bytes[bytes.length >> 1] ^= 0xff;
+  writeFileSync(blob, bytes);
+  server = await startServer({ bundles });
+  browser = await launchBrowser();
+  page = await browser.newPage();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const byTestId = (id) => page.locator(`[data-testid="${id}"]`);
+
+test('every lexical arm answers a demo question in the browser', { skip }, async () => {
+  await page.goto(`${server.url}/`);
+  await byTestId('tab-search').click();
+  await byTestId('bundle-select').selectOption('demo');
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('manifest loaded'));
+  await byTestId('question-select').selectOption(QUESTION);
+  assert.match(await byTestId('search-query').inputValue(), /decimal/);
+  await byTestId('search-run').click();
+  await page.waitForSelector('[data-testid="search-column"]', { timeout: 60000 });
+  const columns = await page.$$eval('[data-testid="search-column"]', (cols) => cols.map((col) => ({
+    arm: col.dataset.arm,
+    hits: col.querySelectorAll('[data-testid="search-hit"]').length,
+    gold: col.querySelectorAll('[data-testid="search-hit"][data-gold="true"]').length,
+    ms: Number(col.querySelector('[data-testid="search-ms"]')?.textContent.replace(' ms', '')),
+    recall: col.querySelector('[data-testid="search-recall"]')?.textContent ?? '',
+  })));
+  console.log(JSON.stringify(columns.map(({ arm, hits, gold, ms, recall }) => ({ arm, hits, gold, ms, recall }))));
+  assert.deepEqual(columns.map((c) => c.arm), ARMS);
+  for (const column of columns) {
+    assert.ok(column.hits > 0, `${column.arm} answered nothing`);
+    assert.ok(Number.isFinite(column.ms), `${column.arm} has a query time`);
+    assert.match(column.recall, /^recall@8 \d+\/1 = /, column.arm);
+  }
+  assert.ok(columns.some((c) => c.gold > 0), 'some arm finds the gold file');
+  const fused = await byTestId('search-fused').locator('[data-testid="search-hit"]').count();
+  assert.ok(fused > 0, 'the fused list is not empty');
+  const link = new URL(await byTestId('permalink').getAttribute('href'), server.url);
+  assert.equal(link.searchParams.get('view'), 'search');
+  assert.equal(link.searchParams.get('bundle'), 'demo');
+  assert.equal(link.searchParams.get('q'), QUESTION);
+  await screenshot(page, 'search');
+});
+
+test('a hit opens the file with the terms highlighted', { skip }, async () => {
+  const hit = page.locator('[data-testid="search-column"][data-arm="fts5"] [data-testid="search-hit-open"]').first();
+  const path = await hit.textContent();
+  await hit.click();
+  const view = byTestId('file-view');
+  await view.waitFor();
+  assert.equal(await view.getAttribute('data-path'), path);
+  assert.ok(await view.locator('mark').count() > 0, 'matched terms are highlighted');
+});
+
+test('the run becomes arms of the live study, and exports as TREC', { skip }, async () => {
+  await byTestId('search-add-arm').click();
+  await page.waitForSelector('[data-testid="table-live-recall"]', { timeout: 120000 });
+  const rows = await page.$$eval('[data-testid="table-live-recall"] tbody tr', (trs) => trs.map((tr) => tr.dataset.row));
+  for (const arm of [...ARMS, 'fts5+rg']) assert.ok(rows.includes(arm), `${arm} in ${rows}`);
+
+  const [download] = await Promise.all([page.waitForEvent('download'), byTestId('search-export-trec').click()]);
+  const path = join(tempDir(), download.suggestedFilename());
+  await download.saveAs(path);
+  const lines = readFileSync(path, 'utf8').trim().split('\n');
+  const fields = lines.map((line) => line.split(' '));
+  for (const f of fields) {
+    assert.equal(f.length, 6, f.join(' '));
+    assert.equal(f[1], 'Q0');
+    assert.ok(Number(f[3]) >= 1 && Number.isFinite(Number(f[4])), f.join(' '));
+  }
+  const qids = new Set(fields.map((f) => f[0]));
+  const tags = new Set(fields.map((f) => f[5]));
+  assert.ok(qids.has(QUESTION) && qids.size >= 20, `questions: ${qids.size}`);
+  for (const arm of [...ARMS, 'fts5+rg']) assert.ok(tags.has(arm), `${arm} in the run`);
+});
+
+test('a bundle whose index does not match its manifest is refused, naming the file', { skip }, async () => {
+  await page.goto(`${server.url}/?view=search&bundle=broken&q=${QUESTION}`);
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('manifest loaded'));
+  assert.match(await byTestId('search-query').inputValue(), /decimal/);
+  await byTestId('search-run').click();
+  const error = byTestId('bundle-error');
+  await error.waitFor();
+  assert.match(await error.textContent(), /index\/[0-9a-f]{64}\.tantivy/);
+  assert.equal(await page.locator('[data-testid="search-column"]').count(), 0);
+});
