@@ -42,7 +42,11 @@ test('every lexical arm answers a demo question in the browser', { skip }, async
   await byTestId('question-select').selectOption(QUESTION);
   assert.match(await byTestId('search-query').inputValue(), /decimal/);
   await byTestId('search-run').click();
-  await page.waitForSelector('[data-testid="search-column"]', { timeout: 60000 });
+  // The index arms answer first; the rg columns fill in once every chunk is in.
+  await page.waitForFunction((count) => {
+    const cols = [...document.querySelectorAll('[data-testid="search-column"]')];
+    return cols.length === count && cols.every((col) => col.querySelector('[data-testid="search-hit"]'));
+  }, ARMS.length, { timeout: 60000 });
   const columns = await page.$$eval('[data-testid="search-column"]', (cols) => cols.map((col) => ({
     arm: col.dataset.arm,
     hits: col.querySelectorAll('[data-testid="search-hit"]').length,

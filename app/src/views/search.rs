@@ -2,10 +2,12 @@
 //! lists in `/bundles.json`.
 //!
 //! Loading: choosing a bundle fetches its `manifest.json` (and its question set); the first
-//! search fetches the index blob and the chunks (the `rg` arms search every file's text, so they
-//! need every chunk); each chunk and the index are checked against the manifest's SHA-256 by the
-//! engine, whose message names the file when they differ. A file click shows the file's text
-//! from its (verified) chunk with the arm's terms highlighted.
+//! search fetches the index blob and shows the index and path arms (`fts5`, `fts5-full`,
+//! `path-fts5`, `basename`) at once, then fetches the chunks (the `rg` arms search every file's
+//! text, so they need every chunk) and fills in the `rg` columns; each chunk and the index are
+//! checked against the manifest's SHA-256 by the engine, whose message names the file when they
+//! differ. A file click shows the file's text (from the loaded texts, or by fetching just its
+//! chunk) with the arm's terms highlighted.
 //!
 //! Results: one column per arm (ranked paths, scores, query time from `performance.now()`), the
 //! RRF of the ticked arms, gold hits and recall@k for a question of the set. "Add as arm" runs
@@ -44,9 +46,9 @@ struct OpenBundle {
     questions: Vec<Question>,
 }
 
-/// What the first search loads: the index and every file's text.
-struct Searchable {
-    index: FtsIndex,
+/// Every file's text, loaded after the first index-arm results: the `rg` arms' corpus, and the
+/// texts for the file view.
+struct Texts {
     corpus: TextCorpus,
     texts: BTreeMap<String, String>,
 }
@@ -84,7 +86,8 @@ struct AllRuns {
 struct SearchState {
     bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
     open: RwSignal<Option<Arc<OpenBundle>>>,
-    searchable: StoredValue<Option<Arc<Searchable>>, LocalStorage>,
+    index: StoredValue<Option<Arc<FtsIndex>>, LocalStorage>,
+    texts: StoredValue<Option<Arc<Texts>>, LocalStorage>,
     progress: RwSignal<Option<String>>,
     error: RwSignal<Option<String>>,
     text: RwSignal<String>,
@@ -105,7 +108,8 @@ pub fn SearchView() -> impl IntoView {
     let s = SearchState {
         bundles: RwSignal::new(None),
         open: RwSignal::new(None),
-        searchable: StoredValue::new_local(None),
+        index: StoredValue::new_local(None),
+        texts: StoredValue::new_local(None),
         progress: RwSignal::new(None),
         error: RwSignal::new(None),
         text: RwSignal::new(String::new()),
@@ -369,7 +373,8 @@ pub fn SearchView() -> impl IntoView {
 async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
     app.settings.bundle().set(Some(entry.name.clone()));
     s.open.set(None);
-    s.searchable.set_value(None);
+    s.index.set_value(None);
+    s.texts.set_value(None);
     s.results.set(None);
     s.file.set(None);
     s.live.set(None);
@@ -430,9 +435,9 @@ fn fail(s: SearchState, message: String) {
     s.error.set(Some(message));
 }
 
-/// The index and every text, fetched and verified on the first search.
-async fn searchable(s: SearchState) -> Result<Arc<Searchable>, String> {
-    if let Some(ready) = s.searchable.get_value() {
+/// The index blob, fetched and verified on the first search.
+async fn load_index(s: SearchState) -> Result<Arc<FtsIndex>, String> {
+    if let Some(ready) = s.index.get_value() {
         return Ok(ready);
     }
     let open = s.open.get_untracked().ok_or("no bundle is open")?;
@@ -444,17 +449,35 @@ async fn searchable(s: SearchState) -> Result<Arc<Searchable>, String> {
         .ok_or_else(|| format!("{}: this bundle has no search index", open.entry.name))?;
     let total = m.chunks.len() + 1;
     s.progress.set(Some(format!(
-        "loading 0/{total} files (index {} bytes)",
+        "loading 0/{total} files (the index, {} bytes)",
         entry.bytes
     )));
     let blob = api::fetch_required(&format!("{base}/{}", entry.file)).await?;
     m.verify_index(&blob).map_err(|e| e.to_string())?;
-    let index = FtsIndex::from_bundle(m, &blob).map_err(|e| e.to_string())?;
+    let index = Arc::new(FtsIndex::from_bundle(m, &blob).map_err(|e| e.to_string())?);
+    s.progress.set(Some(format!(
+        "loaded 1/{total} files: the index ({} bytes, {} with the manifest)",
+        blob.len(),
+        blob.len() + open.manifest_bytes
+    )));
+    s.index.set_value(Some(index.clone()));
+    Ok(index)
+}
+
+/// Every chunk, fetched and verified (the `rg` arms search every file's text).
+async fn load_texts(s: SearchState) -> Result<Arc<Texts>, String> {
+    if let Some(ready) = s.texts.get_value() {
+        return Ok(ready);
+    }
+    let open = s.open.get_untracked().ok_or("no bundle is open")?;
+    let base = open.entry.base.trim_end_matches('/');
+    let m = &open.manifest;
+    let total = m.chunks.len() + 1;
     let mut stored = Vec::with_capacity(m.chunks.len());
     for (done, chunk) in m.chunks.iter().enumerate() {
         s.progress.set(Some(format!(
             "loading {}/{total} files ({})",
-            done + 1,
+            done + 2,
             chunk.file
         )));
         let bytes = api::fetch_required(&format!("{base}/{}", chunk.file)).await?;
@@ -464,25 +487,37 @@ async fn searchable(s: SearchState) -> Result<Arc<Searchable>, String> {
     }
     let texts = m.read_all(&stored).map_err(|e| e.to_string())?;
     let corpus = TextCorpus::new(texts.iter().map(|(p, t)| (p.clone(), t.as_str())));
-    let ready = Arc::new(Searchable {
-        index,
+    let ready = Arc::new(Texts {
         corpus,
         texts: texts.into_iter().collect(),
     });
     s.progress.set(Some(format!(
-        "loaded {total}/{total} files: index and {} chunks, {} bytes",
+        "loaded {total}/{total} files: the index and {} chunks, {} bytes",
         m.chunks.len(),
         m.stored_bytes(open.manifest_bytes as u64)
     )));
-    s.searchable.set_value(Some(ready.clone()));
+    s.texts.set_value(Some(ready.clone()));
     Ok(ready)
 }
 
+/// The index and every text.
+async fn load_all(s: SearchState) -> Result<(Arc<FtsIndex>, Arc<Texts>), String> {
+    let index = load_index(s).await?;
+    Ok((index, load_texts(s).await?))
+}
+
 /// Every arm for one issue, each timed.
-fn run_arms(ready: &Searchable, paths: &[String], issue: &str) -> Vec<ArmColumn> {
-    let sources = Sources::new(paths)
-        .with_texts(&ready.corpus)
-        .with_index(&ready.index);
+/// Arms whose sources are not loaded yet answer with what they wait for.
+fn run_arms(
+    index: &FtsIndex,
+    texts: Option<&Texts>,
+    paths: &[String],
+    issue: &str,
+) -> Vec<ArmColumn> {
+    let mut sources = Sources::new(paths).with_index(index);
+    if let Some(texts) = texts {
+        sources = sources.with_texts(&texts.corpus);
+    }
     LexicalArm::ALL
         .into_iter()
         .map(|arm| {
@@ -548,27 +583,39 @@ async fn run_query(app: AppState, s: SearchState) {
     s.busy.set(true);
     s.error.set(None);
     api::next_tick().await;
-    let ready = match searchable(s).await {
-        Ok(ready) => ready,
+    let question = s
+        .question
+        .get_untracked()
+        .and_then(|id| open.questions.iter().find(|q| q.id == id).cloned());
+    app.settings.query().set(Some(match &question {
+        Some(q) => q.id.clone(),
+        None => issue.clone(),
+    }));
+    let show = |columns| {
+        s.results.set(Some(Results {
+            qid: question.as_ref().map_or("query".into(), |q| q.id.clone()),
+            gold: question.as_ref().map(|q| q.gold.clone()),
+            columns,
+        }))
+    };
+    // First the arms the index and paths answer (a fraction of the bundle fetched), then the rg
+    // arms once every chunk is in.
+    let index = match load_index(s).await {
+        Ok(index) => index,
         Err(err) => {
             s.busy.set(false);
             return fail(s, err);
         }
     };
-    let question = s
-        .question
-        .get_untracked()
-        .and_then(|id| open.questions.iter().find(|q| q.id == id).cloned());
-    let columns = run_arms(&ready, &open.paths, &issue);
-    app.settings.query().set(Some(match &question {
-        Some(q) => q.id.clone(),
-        None => issue.clone(),
-    }));
-    s.results.set(Some(Results {
-        qid: question.as_ref().map_or("query".into(), |q| q.id.clone()),
-        gold: question.map(|q| q.gold),
-        columns,
-    }));
+    let loaded = s.texts.get_value();
+    show(run_arms(&index, loaded.as_deref(), &open.paths, &issue));
+    if loaded.is_none() {
+        api::next_tick().await;
+        match load_texts(s).await {
+            Ok(texts) => show(run_arms(&index, Some(&texts), &open.paths, &issue)),
+            Err(err) => fail(s, err),
+        }
+    }
     s.busy.set(false);
 }
 
@@ -579,7 +626,7 @@ async fn run_all(s: SearchState) {
     };
     s.busy.set(true);
     s.error.set(None);
-    let ready = match searchable(s).await {
+    let (index, texts) = match load_all(s).await {
         Ok(ready) => ready,
         Err(err) => {
             s.busy.set(false);
@@ -598,7 +645,7 @@ async fn run_all(s: SearchState) {
             )));
             api::next_tick().await;
         }
-        let columns = run_arms(&ready, &open.paths, &q.question);
+        let columns = run_arms(&index, Some(&texts), &open.paths, &q.question);
         let mut arms: Vec<(String, Vec<(String, f64)>)> = columns
             .iter()
             .map(|c| (c.arm.clone(), c.results.clone().unwrap_or_default()))
@@ -787,16 +834,44 @@ fn results_view(s: SearchState) -> Option<impl IntoView> {
     })
 }
 
-/// Shows a file's text (from its verified chunk) with `terms` highlighted.
+/// Shows a file's text with `terms` highlighted: from the loaded texts, or else by fetching and
+/// verifying just its chunk.
 fn show_file(s: SearchState, path: String, terms: Vec<String>) {
-    let text = s
-        .searchable
+    if let Some(text) = s
+        .texts
         .get_value()
-        .and_then(|ready| ready.texts.get(&path).cloned());
-    match text {
-        Some(text) => s.file.set(Some((path, text, terms))),
-        None => s.error.set(Some(format!("{path}: not in this bundle"))),
+        .and_then(|ready| ready.texts.get(&path).cloned())
+    {
+        s.file.set(Some((path, text, terms)));
+        return;
     }
+    spawn_local(async move {
+        match file_from_chunk(s, &path).await {
+            Ok(text) => s.file.set(Some((path, text, terms))),
+            Err(err) => s.error.set(Some(err)),
+        }
+    });
+}
+
+/// One file's text, from its chunk (fetched and verified against the manifest).
+async fn file_from_chunk(s: SearchState, path: &str) -> Result<String, String> {
+    let open = s.open.get_untracked().ok_or("no bundle is open")?;
+    let m = &open.manifest;
+    let entry = m
+        .file(path)
+        .ok_or_else(|| format!("{path}: not in this bundle"))?;
+    let chunk = m
+        .chunks
+        .get(entry.chunk as usize)
+        .ok_or_else(|| format!("{path}: its chunk is not in the manifest"))?;
+    let url = format!("{}/{}", open.entry.base.trim_end_matches('/'), chunk.file);
+    let bytes = api::fetch_required(&url).await?;
+    let opened = m
+        .open_chunk(entry.chunk as usize, &bytes)
+        .map_err(|e| e.to_string())?;
+    m.file_text(&opened, path)
+        .map(str::to_string)
+        .map_err(|e| e.to_string())
 }
 
 /// The open file, its lines with the matched terms in `<mark>`.
