@@ -2,9 +2,12 @@
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use routelens_engine::policy::DEFAULT_MAX_FILE_BYTES;
+use routelens_engine::LexicalArm;
 
-/// Re-score code-retrieval studies and serve the routelens app.
+/// Re-score code-retrieval studies, build and search index bundles, and serve the routelens app.
 #[derive(Debug, Parser)]
 #[command(name = "routelens", version, about, max_term_width = 100)]
 pub struct Cli {
@@ -13,13 +16,159 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands. Later ones (`bundle`, `search`, `pack`, `route`) join this enum.
+/// The subcommands. Later ones (`pack`, `route`) join this enum.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Re-score a study: Table 2 (file recall), Table 4 (paired differences) and sign-flip tests.
     Score(ScoreArgs),
-    /// Serve the built app on 127.0.0.1, with the paper's archive mounted read-only.
+    /// Build an index bundle from a working tree or a git commit, or explain one file's verdict.
+    Bundle(BundleArgs),
+    /// Run a lexical arm (or all of them) over a bundle.
+    Search(SearchArgs),
+    /// Build the demo bundle: this repository and its pinned dependencies, with a question set.
+    Demo(DemoArgs),
+    /// Serve the built app on 127.0.0.1, with the paper's archive and the bundles mounted
+    /// read-only.
     Serve(ServeArgs),
+}
+
+/// How `bundle`, `search` and `demo` print.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Aligned plain text.
+    #[default]
+    Table,
+    /// JSON.
+    Json,
+}
+
+/// The `--arm` value that runs every arm.
+pub const ALL_ARMS: &str = "all";
+
+/// `--arm`: an arm's name or `all`.
+fn arm_names() -> PossibleValuesParser {
+    let mut names: Vec<&'static str> = LexicalArm::ALL.iter().map(|arm| arm.name()).collect();
+    names.push(ALL_ARMS);
+    PossibleValuesParser::new(names)
+}
+
+/// Options of `routelens bundle`.
+#[derive(Debug, Args)]
+pub struct BundleArgs {
+    /// The repository: a working tree, or with --commit a git repository.
+    #[arg(value_name = "REPO_DIR")]
+    pub repo: PathBuf,
+
+    /// Read the files of this commit (a hash, branch or tag) with git instead of the working
+    /// tree (default: the working tree).
+    #[arg(long, value_name = "SHA")]
+    pub commit: Option<String>,
+
+    /// The bundle folder to write. It is written beside, then renamed into place; an existing
+    /// bundle there is replaced, any other existing folder refused.
+    #[arg(long, value_name = "DIR", required_unless_present = "explain")]
+    pub out: Option<PathBuf>,
+
+    /// Files larger than this many bytes are excluded (too-large).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FILE_BYTES)]
+    pub max_file_bytes: u64,
+
+    /// The source name written into the manifest (default: the repository folder's name).
+    #[arg(long, value_name = "NAME")]
+    pub source_name: Option<String>,
+
+    /// Print why the file PATH (relative to REPO_DIR, `/`-separated) is in or out of the bundle,
+    /// and write nothing.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["out", "gold_file", "source_name"])]
+    pub explain: Option<String>,
+
+    /// A JSON list of gold paths; each one outside the bundle is reported with its reason
+    /// (default: none).
+    #[arg(long, value_name = "FILE")]
+    pub gold_file: Option<PathBuf>,
+
+    /// Output format of the summary.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
+/// Options of `routelens search`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The bundle folder (written by `routelens bundle` or `routelens demo`).
+    #[arg(value_name = "BUNDLE_DIR")]
+    pub bundle: PathBuf,
+
+    /// The arm to run: fts5, fts5-full, path-fts5, basename, rg, rg-first500, rg-feedback, or
+    /// all.
+    #[arg(long, value_name = "ARM", value_parser = arm_names())]
+    pub arm: String,
+
+    /// What to search for.
+    #[command(flatten)]
+    pub query: QueryInput,
+
+    /// How many paths each arm returns (the paper's 16).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub k: usize,
+
+    /// Output format: tables, or JSON (one object; a list with --arm all; JSON Lines with
+    /// --queries).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
+/// Where `search` takes its query from: exactly one of these.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct QueryInput {
+    /// The issue text.
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
+
+    /// A file holding the issue text.
+    #[arg(long, value_name = "FILE")]
+    pub query_file: Option<PathBuf>,
+
+    /// A question set, JSON Lines {"id", "question", "gold"}: every question is searched.
+    #[arg(long, value_name = "FILE")]
+    pub queries: Option<PathBuf>,
+}
+
+/// Options of `routelens demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// The demo bundle folder to write; its question set is written into it as
+    /// `questions.jsonl`.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// This repository's checkout: its files go under `routelens/`, and its Cargo.lock pins the
+    /// crates.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub repo: PathBuf,
+
+    /// Cargo's home, whose `registry/src/*/` holds the unpacked crates (default: $CARGO_HOME,
+    /// else ~/.cargo).
+    #[arg(long, value_name = "DIR")]
+    pub cargo_home: Option<PathBuf>,
+
+    /// The crates to include, one name a line (default: the built-in bundler/demo/crates.txt).
+    #[arg(long, value_name = "FILE")]
+    pub crates: Option<PathBuf>,
+
+    /// The question set (default: the built-in bundler/demo/questions.jsonl).
+    #[arg(long, value_name = "FILE")]
+    pub questions: Option<PathBuf>,
+
+    /// Rebuild even when the bundle is up to date (default: skip it when its manifest lists
+    /// exactly the files it would hold, with the same hashes).
+    #[arg(long)]
+    pub force: bool,
+
+    /// Output format of the summary.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
 }
 
 /// How `score` prints its report.
@@ -120,6 +269,11 @@ pub struct ServeArgs {
     /// The paper's archive, mounted read-only at /data/fastindex/ when the folder exists.
     #[arg(long, value_name = "DIR", default_value = "../shared/data/fastindex")]
     pub data: PathBuf,
+
+    /// A folder of bundle folders, each served read-only at /bundles/<name>/ and listed in
+    /// /bundles.json when the folder exists.
+    #[arg(long, value_name = "DIR", default_value = "target/bundles")]
+    pub bundles: PathBuf,
 }
 
 #[cfg(test)]

@@ -30,6 +30,25 @@ pub enum Failure {
         /// The engine's error.
         source: Error,
     },
+    /// The engine refused a file of a bundle folder. The engine names files relative to the
+    /// bundle (`chunks/….deflate`); the folder is put in front, as for an archive.
+    #[error("{}/{source}", dir.display().to_string().trim_end_matches('/'))]
+    Bundle {
+        /// The bundle folder as given on the command line.
+        dir: PathBuf,
+        /// The engine's error.
+        source: Error,
+    },
+    /// A `git` command failed, in git's own words.
+    #[error("{}: git {args}: {message}", repo.display())]
+    Git {
+        /// The repository as given on the command line.
+        repo: PathBuf,
+        /// The git subcommand and its arguments.
+        args: String,
+        /// What git said (its standard error), or why it could not run.
+        message: String,
+    },
     /// An input could not be read.
     #[error("{}: {source}", path.display())]
     Read {
@@ -79,7 +98,10 @@ impl Failure {
     /// The sysexits code for this failure.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Engine(error) | Failure::Archive { source: error, .. } => engine_code(error),
+            Failure::Engine(error)
+            | Failure::Archive { source: error, .. }
+            | Failure::Bundle { source: error, .. } => engine_code(error),
+            Failure::Git { .. } => EX_DATAERR,
             Failure::Read { .. } | Failure::Missing { .. } => EX_NOINPUT,
             Failure::Usage(_) => EX_USAGE,
             Failure::Io { .. } => EX_IOERR,

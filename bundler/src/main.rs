@@ -6,19 +6,31 @@
 //! - `routelens score <STUDY>` re-scores a study (the paper's archive folder, a JSON Lines file, or
 //!   a TREC run with `--qrels`) and prints Table 2, Table 4 and the sign-flip tests as aligned
 //!   text, CSV or one JSON object.
+//! - `routelens bundle <REPO_DIR> --out <DIR>` reads a working tree (or, with `--commit`, a git
+//!   commit) through the searchable-file policy and writes an index bundle folder;
+//!   `--explain PATH` says why one file is in or out.
+//! - `routelens search <BUNDLE_DIR> --arm <ARM>` runs the paper's lexical arms over a bundle.
+//! - `routelens demo --out <DIR>` builds the demo bundle from this repository and the crates its
+//!   Cargo.lock pins, with a question set.
 //! - `routelens serve` serves the built app (`dist/`) on 127.0.0.1 and mounts the paper's archive
-//!   read-only beside it, so the app can open the study without the archive entering the repo.
+//!   and the bundles read-only beside it, so the app can open them without them entering the
+//!   repo.
 //!
 //! `main` only calls [`run`]; failures print one `error: …` line (the engine's message, which
 //! names file, field and line) and exit with a sysexits code: 64 bad usage, 65 bad data, 66
 //! missing input, 74 I/O failure.
 
+mod bundle;
 mod cli;
+mod demo;
 mod failure;
+mod folder;
 mod input;
 mod render;
 mod score;
+mod search;
 mod serve;
+mod sources;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -50,6 +62,9 @@ fn run() -> ExitCode {
     let mut out = stdout.lock();
     let outcome = match cli.command {
         Command::Score(args) => score::run(&args, &mut out),
+        Command::Bundle(args) => bundle::run(&args, &mut out),
+        Command::Search(args) => search::run(&args, &mut out),
+        Command::Demo(args) => demo::run(&args, &mut out),
         Command::Serve(args) => serve::run(&args, &mut out),
     };
     let outcome = outcome.and_then(|()| out.flush().map_err(Failure::output));

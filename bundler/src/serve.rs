@@ -4,6 +4,13 @@
 //! - `/data/fastindex/…`: the paper's archive, read-only, when its folder exists. The archive stays
 //!   beside the checkout and is never copied into the app's build.
 //! - `/studies.json`: the studies the home page lists: the archive when mounted, else `[]`.
+//! - `/bundles/<name>/…`: the bundle folder `<name>` of the `--bundles` folder, read-only. Its
+//!   content-hashed files (`chunks/`, `index/`) are sent as immutable, so a browser fetches each
+//!   once; `manifest.json` and `questions.jsonl` are revalidated.
+//! - `/bundles.json`: those bundles, `[{"name", "base", "questions"}]`, sorted by name: every
+//!   sub-folder with a `manifest.json` whose name is plain (ASCII letters, digits, `.`, `_`, `-`,
+//!   not starting with `.`). `base` is the URL prefix of its files; `questions` is the URL of its
+//!   `questions.jsonl` (a question set, JSON Lines `{"id", "question", "gold"}`) or `null`.
 //!
 //! Only GET and HEAD are answered. A path with a `..` segment (also percent-encoded) is refused
 //! with 400; a symlink that leads out of its folder, like any other missing file, is a 404.
@@ -35,11 +42,29 @@ const FASTINDEX: StudyEntry = StudyEntry {
     base: DATA_MOUNT,
 };
 
+/// Where the bundles are mounted.
+pub const BUNDLES_MOUNT: &str = "/bundles";
+
+/// One entry of `/bundles.json`.
+#[derive(Debug, PartialEq, Eq, serde::Serialize)]
+struct BundleEntry {
+    /// The bundle folder's name.
+    name: String,
+    /// The URL prefix of its files (`/bundles/demo`).
+    base: String,
+    /// The URL of its question set, when it has one.
+    questions: Option<String>,
+}
+
 /// What a request path asks for.
 #[derive(Debug, PartialEq, Eq)]
 enum Route {
     /// The list of studies.
     Studies,
+    /// The list of bundles.
+    Bundles,
+    /// A file of a bundle folder: the bundle's name, then the path segments inside it.
+    Bundle(String, Vec<String>),
     /// A file under `dist/`, as path segments.
     Dist(Vec<String>),
     /// A file under the mounted archive, as path segments.
@@ -52,6 +77,7 @@ enum Route {
 struct Site {
     dist: PathBuf,
     data: Option<PathBuf>,
+    bundles: Option<PathBuf>,
 }
 
 /// Runs the server until the process is stopped.
@@ -75,7 +101,31 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     } else {
         None
     };
-    let site = Site { dist, data };
+    let bundles = if args.bundles.is_dir() {
+        Some(
+            args.bundles
+                .canonicalize()
+                .map_err(|err| Failure::read(&args.bundles, err))?,
+        )
+    } else {
+        None
+    };
+    let bundles_line = match &bundles {
+        Some(dir) => format!(
+            "routelens: serving {} bundle(s) of {} at {BUNDLES_MOUNT}/",
+            list_bundles(dir).len(),
+            args.bundles.display()
+        ),
+        None => format!(
+            "routelens: no bundles at {}; /bundles.json lists none",
+            args.bundles.display()
+        ),
+    };
+    let site = Site {
+        dist,
+        data,
+        bundles,
+    };
     let server = Server::http(("127.0.0.1", args.port)).map_err(|err| Failure::Io {
         context: format!("listening on 127.0.0.1:{}", args.port),
         source: std::io::Error::other(err.to_string()),
@@ -99,7 +149,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     // stop the server, so write errors are ignored.
     let _ = writeln!(
         out,
-        "routelens: serving {} at http://127.0.0.1:{port}/\n{mount}",
+        "routelens: serving {} at http://127.0.0.1:{port}/\n{mount}\n{bundles_line}",
         args.dist.display()
     )
     .and_then(|()| out.flush());
@@ -127,6 +177,29 @@ fn answer(site: &Site, method: &Method, url: &str) -> ResponseBox {
                 .with_header(header("Cache-Control", "no-cache"))
                 .boxed()
         }
+        Route::Bundles => {
+            let bundles = site
+                .bundles
+                .as_deref()
+                .map(list_bundles)
+                .unwrap_or_default();
+            let body = serde_json::to_string(&bundles).unwrap_or_else(|_| "[]".into());
+            Response::from_string(body)
+                .with_header(header("Content-Type", "application/json"))
+                .with_header(header("Cache-Control", "no-cache"))
+                .boxed()
+        }
+        Route::Bundle(name, segments) => match &site.bundles {
+            Some(root) if is_plain_name(&name) => {
+                let hashed = matches!(
+                    segments.first().map(String::as_str),
+                    Some("chunks" | "index")
+                );
+                let cache = if hashed { IMMUTABLE } else { REVALIDATE };
+                file_cached(&root.join(&name), &segments, cache)
+            }
+            _ => not_found(),
+        },
         Route::Dist(segments) => file(&site.dist, &segments),
         Route::Data(segments) => match &site.data {
             Some(root) => file(root, &segments),
@@ -157,11 +230,53 @@ fn route(url: &str) -> Route {
     }
     match segments.as_slice() {
         [only] if only == "studies.json" => Route::Studies,
+        [only] if only == "bundles.json" => Route::Bundles,
+        [bundles, name, rest @ ..] if bundles == "bundles" => {
+            Route::Bundle(name.clone(), rest.to_vec())
+        }
         [data, fastindex, rest @ ..] if data == "data" && fastindex == "fastindex" => {
             Route::Data(rest.to_vec())
         }
         _ => Route::Dist(segments),
     }
+}
+
+/// Whether a bundle folder's name can be served as one URL segment as it is.
+fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-'))
+}
+
+/// The bundle folders under `root`, sorted by name.
+fn list_bundles(root: &Path) -> Vec<BundleEntry> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut bundles: Vec<BundleEntry> = entries
+        .filter_map(|entry| entry.ok())
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_string();
+            let dir = entry.path();
+            if !is_plain_name(&name) || !dir.join("manifest.json").is_file() {
+                return None;
+            }
+            let base = format!("{BUNDLES_MOUNT}/{name}");
+            let questions = dir
+                .join("questions.jsonl")
+                .is_file()
+                .then(|| format!("{base}/questions.jsonl"));
+            Some(BundleEntry {
+                name,
+                base,
+                questions,
+            })
+        })
+        .collect();
+    bundles.sort_by(|a, b| a.name.cmp(&b.name));
+    bundles
 }
 
 /// Decodes `%XX` escapes; `None` for a broken escape or bytes that are not UTF-8.
@@ -182,8 +297,19 @@ fn percent_decode(text: &str) -> Option<String> {
     String::from_utf8(decoded).ok()
 }
 
+/// Revalidate on every use: the default for files that can change.
+const REVALIDATE: &str = "no-cache";
+
+/// Keep for a year: for files named by the hash of their bytes.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
 /// A file under `root` (a folder's `index.html` for a folder), or 404.
 fn file(root: &Path, segments: &[String]) -> ResponseBox {
+    file_cached(root, segments, REVALIDATE)
+}
+
+/// As [`file`], with the given `Cache-Control`.
+fn file_cached(root: &Path, segments: &[String], cache_control: &str) -> ResponseBox {
     let mut path = segments.iter().fold(root.to_path_buf(), |p, s| p.join(s));
     if path.is_dir() {
         path.push("index.html");
@@ -197,7 +323,7 @@ fn file(root: &Path, segments: &[String]) -> ResponseBox {
     match File::open(&real) {
         Ok(file) => Response::from_file(file)
             .with_header(header("Content-Type", mime_type(&real)))
-            .with_header(header("Cache-Control", "no-cache"))
+            .with_header(header("Cache-Control", cache_control))
             .boxed(),
         Err(_) => not_found(),
     }

@@ -1,6 +1,7 @@
 //! `routelens serve` on loopback: start it on a free port (`--port 0`), read the port from the URL
 //! it prints, and check the app files, the wasm MIME type, `/studies.json` with and without an
-//! archive, the read-only data mount and the refusal of `..` paths. Requests are written by hand
+//! archive, the read-only data mount, the bundles and `/bundles.json`, and the refusal of `..`
+//! paths. Requests are written by hand
 //! over a TcpStream so that a `..` reaches the server exactly as sent.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -25,11 +26,17 @@ impl Drop for Server {
 }
 
 fn start(dist: &Path, data: &Path) -> Server {
+    start_with_bundles(dist, data, &data.join("no-bundles-here"))
+}
+
+fn start_with_bundles(dist: &Path, data: &Path, bundles: &Path) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_routelens"))
         .args(["serve", "--port", "0", "--dist"])
         .arg(dist)
         .arg("--data")
         .arg(data)
+        .arg("--bundles")
+        .arg(bundles)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -208,4 +215,121 @@ fn refuses_a_missing_dist_folder() {
         .unwrap();
     assert_eq!(output.status.code(), Some(66));
     assert!(String::from_utf8_lossy(&output.stderr).contains("build the app first"));
+}
+
+/// Copies a folder's files (no links) recursively.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn serves_bundles_and_lists_them() {
+    let root = tempfile::tempdir().unwrap();
+    let dist = root.path().join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
+    let bundles = root.path().join("bundles");
+    copy_dir(
+        Path::new("tests/fixtures/repo.bundle"),
+        &bundles.join("tiny"),
+    );
+    std::fs::write(
+        bundles.join("tiny/questions.jsonl"),
+        "{\"id\": \"q1\", \"question\": \"router\", \"gold\": [\"src/router.rs\"]}\n",
+    )
+    .unwrap();
+    copy_dir(
+        Path::new("tests/fixtures/repo.bundle"),
+        &bundles.join("b-two"),
+    );
+    // Not listed: no manifest, a hidden name, a name that is not one plain URL segment.
+    std::fs::create_dir_all(bundles.join("empty")).unwrap();
+    copy_dir(
+        Path::new("tests/fixtures/repo.bundle"),
+        &bundles.join(".hidden"),
+    );
+    copy_dir(
+        Path::new("tests/fixtures/repo.bundle"),
+        &bundles.join("with space"),
+    );
+    std::fs::write(root.path().join("secret.txt"), "outside").unwrap();
+
+    let server = start_with_bundles(&dist, &root.path().join("no-archive"), &bundles);
+    let port = server.port;
+    let listing = get(port, "/bundles.json");
+    assert_eq!(listing.status, 200);
+    assert_eq!(listing.header("content-type"), Some("application/json"));
+    let listed: serde_json::Value = serde_json::from_slice(&listing.body).unwrap();
+    assert_eq!(
+        listed,
+        serde_json::json!([
+            {"name": "b-two", "base": "/bundles/b-two", "questions": null},
+            {"name": "tiny", "base": "/bundles/tiny", "questions": "/bundles/tiny/questions.jsonl"}
+        ])
+    );
+
+    let manifest = get(port, "/bundles/tiny/manifest.json");
+    assert_eq!(manifest.status, 200);
+    assert_eq!(manifest.header("cache-control"), Some("no-cache"));
+    let value: serde_json::Value = serde_json::from_slice(&manifest.body).unwrap();
+    let chunk = value["chunks"][0]["file"].as_str().unwrap();
+    let stored = get(port, &format!("/bundles/tiny/{chunk}"));
+    assert_eq!(stored.status, 200);
+    assert_eq!(
+        stored.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    assert_eq!(
+        stored.body,
+        std::fs::read(Path::new("tests/fixtures/repo.bundle").join(chunk)).unwrap()
+    );
+    let index = value["index"]["file"].as_str().unwrap();
+    assert_eq!(get(port, &format!("/bundles/tiny/{index}")).status, 200);
+    let questions = get(port, "/bundles/tiny/questions.jsonl");
+    assert_eq!(questions.status, 200);
+    assert_eq!(
+        questions.header("content-type"),
+        Some("application/x-ndjson")
+    );
+
+    assert_eq!(get(port, "/bundles/missing/manifest.json").status, 404);
+    assert_eq!(get(port, "/bundles/.hidden/manifest.json").status, 404);
+    assert_eq!(
+        get(port, "/bundles/tiny/chunks/nothing.deflate").status,
+        404
+    );
+    for escape in [
+        "/bundles/tiny/../../secret.txt",
+        "/bundles/..%2f..%2fsecret.txt",
+        "/bundles/%2e%2e/secret.txt",
+    ] {
+        let reply = get(port, escape);
+        assert!(
+            matches!(reply.status, 400 | 404),
+            "{escape} answered {}",
+            reply.status
+        );
+        assert!(!String::from_utf8_lossy(&reply.body).contains("outside"));
+    }
+}
+
+#[test]
+fn lists_no_bundles_without_the_folder() {
+    let root = tempfile::tempdir().unwrap();
+    let dist = root.path().join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
+    let server = start(&dist, &root.path().join("no-archive-here"));
+    let listing = get(server.port, "/bundles.json");
+    assert_eq!((listing.status, listing.body.as_slice()), (200, &b"[]"[..]));
+    assert_eq!(get(server.port, "/bundles/demo/manifest.json").status, 404);
 }

@@ -287,22 +287,68 @@ pub fn encode_bundle(input: BundleInput, options: BundleOptions) -> Result<Encod
         chunks,
         index,
     };
-    let mut json = serde_json::to_vec(&manifest).map_err(|error| Error::Parse {
-        file: MANIFEST_FILE.to_string(),
-        message: error.to_string(),
-    })?;
-    json.push(b'\n');
     out.insert(
         0,
         BundleFile {
             name: MANIFEST_FILE.to_string(),
-            bytes: json,
+            bytes: manifest_json(&manifest)?,
         },
     );
     Ok(EncodedBundle {
         manifest,
         files: out,
     })
+}
+
+/// `manifest.json`'s bytes: the manifest as compact JSON and a newline.
+fn manifest_json(manifest: &Manifest) -> Result<Vec<u8>> {
+    let mut json = serde_json::to_vec(manifest).map_err(|error| Error::Parse {
+        file: MANIFEST_FILE.to_string(),
+        message: error.to_string(),
+    })?;
+    json.push(b'\n');
+    Ok(json)
+}
+
+impl EncodedBundle {
+    /// The same bundle with this index blob (replacing any it had): the blob becomes
+    /// `index/<sha256>.tantivy`, the manifest's `index` entry names it and `manifest.json` is
+    /// rewritten. The result equals passing the blob to [`encode_bundle`] in
+    /// [`BundleInput::index`]; this lets a caller build the index while the chunks are being
+    /// compressed.
+    pub fn with_index(mut self, blob: Vec<u8>, format: String) -> Result<EncodedBundle> {
+        if let Some(old) = self.manifest.index.take() {
+            self.files.retain(|file| file.name != old.file);
+        }
+        let sha256 = sha256_hex(&blob);
+        let file = format!("index/{sha256}.tantivy");
+        self.manifest.index = Some(IndexEntry {
+            file: file.clone(),
+            sha256,
+            bytes: blob.len() as u64,
+            format,
+        });
+        self.files.push(BundleFile {
+            name: file,
+            bytes: blob,
+        });
+        let json = manifest_json(&self.manifest)?;
+        match self
+            .files
+            .iter_mut()
+            .find(|file| file.name == MANIFEST_FILE)
+        {
+            Some(manifest) => manifest.bytes = json,
+            None => self.files.insert(
+                0,
+                BundleFile {
+                    name: MANIFEST_FILE.to_string(),
+                    bytes: json,
+                },
+            ),
+        }
+        Ok(self)
+    }
 }
 
 /// Lines as the manifest counts them: newlines, plus one when the last line has no newline.
@@ -710,6 +756,26 @@ mod tests {
         let raw = manifest.raw_bytes();
         assert_eq!(manifest.stored_bytes(10), 10 + manifest.chunks[0].bytes + 4);
         assert!(raw > 0);
+    }
+
+    #[test]
+    fn an_index_added_later_gives_the_same_bundle() {
+        let mut with = input(FILES);
+        with.index = Some((b"blob".to_vec(), "test/1".into()));
+        let at_once = encode_bundle(with, small_chunks()).unwrap();
+        let later = encode_bundle(input(FILES), small_chunks())
+            .unwrap()
+            .with_index(b"blob".to_vec(), "test/1".into())
+            .unwrap();
+        assert_eq!(later, at_once);
+        // Replacing an index drops the old blob's file.
+        let replaced = at_once
+            .with_index(b"other".to_vec(), "test/2".into())
+            .unwrap();
+        assert_eq!(replaced.files.len(), later.files.len());
+        assert!(!replaced.files.iter().any(|file| file.bytes == b"blob"));
+        let manifest = decode_manifest(&replaced.files[0].bytes).unwrap();
+        assert_eq!(manifest.verify_index(b"other").unwrap().format, "test/2");
     }
 
     #[test]

@@ -1,0 +1,517 @@
+//! `routelens bundle`: read a repository through the policy, index it, write the bundle folder,
+//! print what went in and what stayed out. `--explain PATH` says why one file is in or out.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use routelens_engine::bundle::{BundleOptions, MANIFEST_FILE};
+use routelens_engine::lexical::fts::{build_index_blob, INDEX_FORMAT};
+use routelens_engine::{encode_bundle, BundleInput, EncodedBundle, ExclusionReason, Policy};
+
+use crate::cli::{BundleArgs, OutputFormat};
+use crate::failure::Failure;
+use crate::sources::{self, Collection};
+
+/// The tool name and version written into every manifest.
+pub fn tool_version() -> String {
+    format!("routelens {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Runs `bundle`.
+pub fn run(args: &BundleArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let policy = Policy {
+        max_file_bytes: args.max_file_bytes,
+        ..Policy::default()
+    };
+    if let Some(path) = &args.explain {
+        let line = explain(&args.repo, args.commit.as_deref(), &policy, path)?;
+        return writeln!(out, "{line}").map_err(Failure::output);
+    }
+    let Some(target) = &args.out else {
+        return Err(Failure::Usage(
+            "--out DIR is required to write a bundle".into(),
+        ));
+    };
+    crate::folder::check_target(target)?;
+    let gold = match &args.gold_file {
+        Some(path) => Some(read_gold_file(path)?),
+        None => None,
+    };
+    let started = Instant::now();
+    let mut collection = Collection::new(policy);
+    collection.skip_dir = crate::folder::absolute_target(target);
+    let commit = match &args.commit {
+        Some(commit) => Some(collection.add_git_commit(&args.repo, commit, "")?),
+        None => {
+            collection.add_tree(&args.repo, "")?;
+            None
+        }
+    };
+    let source = args
+        .source_name
+        .clone()
+        .unwrap_or_else(|| sources::folder_name(&args.repo));
+    let read_ms = elapsed_ms(started);
+    let built = build(collection, source, commit)?;
+    let summary = built.write(target, read_ms, started, gold.as_deref())?;
+    summary.print(args.format, out)
+}
+
+/// A bundle built in memory, with what the summary needs.
+pub struct Built {
+    /// The bundle's files and manifest.
+    pub encoded: EncodedBundle,
+    /// Skipped entries no policy rule names.
+    pub skipped_special: u64,
+    /// Milliseconds spent building the index blob (on its own thread).
+    pub index_ms: f64,
+    /// Milliseconds spent packing, compressing and hashing (at the same time as the index).
+    pub encode_ms: f64,
+}
+
+/// Indexes and encodes a collection. The index is built on a second thread while the chunks
+/// are compressed and hashed (the two take similar time), then added to the encoded bundle.
+pub fn build(
+    mut collection: Collection,
+    source: String,
+    commit: Option<String>,
+) -> Result<Built, Failure> {
+    collection.finish();
+    let skipped_special = collection.skipped_special;
+    let input = BundleInput {
+        source,
+        commit,
+        tool_version: tool_version(),
+        policy: collection.policy,
+        excluded: collection.excluded,
+        excluded_files: collection.excluded_files,
+        // The encoder takes its files by value while the indexer reads them: one copy.
+        files: collection.files.clone(),
+        index: None,
+    };
+    let files = collection.files;
+    let (indexed, encoded) = std::thread::scope(|scope| {
+        let indexer = scope.spawn(|| {
+            let started = Instant::now();
+            let texts: Vec<(&str, &str)> = files
+                .iter()
+                // The policy let only UTF-8 through; a file that is not would be refused by
+                // name by `encode_bundle`.
+                .filter_map(|file| {
+                    Some((file.path.as_str(), std::str::from_utf8(&file.bytes).ok()?))
+                })
+                .collect();
+            build_index_blob(&texts).map(|blob| (blob, elapsed_ms(started)))
+        });
+        let started = Instant::now();
+        let encoded = encode_bundle(input, BundleOptions::default())
+            .map(|encoded| (encoded, elapsed_ms(started)));
+        let indexed = indexer.join().unwrap_or_else(|_| {
+            Err(routelens_engine::Error::Index {
+                file: "index".into(),
+                message: "the indexing thread panicked".into(),
+            })
+        });
+        (indexed, encoded)
+    });
+    let (blob, index_ms) = indexed?;
+    let (encoded, encode_ms) = encoded?;
+    let encoded = encoded.with_index(blob, INDEX_FORMAT.to_string())?;
+    Ok(Built {
+        encoded,
+        skipped_special,
+        index_ms,
+        encode_ms,
+    })
+}
+
+impl Built {
+    /// Writes the folder and returns the summary; `started` is when reading began.
+    pub fn write(
+        self,
+        target: &Path,
+        read_ms: f64,
+        started: Instant,
+        gold: Option<&[String]>,
+    ) -> Result<Summary, Failure> {
+        let write_started = Instant::now();
+        crate::folder::write_folder(target, &self.encoded.files)?;
+        let write_ms = elapsed_ms(write_started);
+        let mut summary = Summary::of(&self.encoded, target, self.skipped_special);
+        summary.build_ms = Timings {
+            total: elapsed_ms(started),
+            read: read_ms,
+            index: self.index_ms,
+            encode: self.encode_ms,
+            write: write_ms,
+        };
+        if let Some(gold) = gold {
+            summary.gold = Some(gold_report(&self.encoded.manifest, gold));
+        }
+        Ok(summary)
+    }
+}
+
+/// What `bundle` prints: `--format json` writes this object.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Summary {
+    /// The manifest's source.
+    pub source: String,
+    /// The commit read, if any.
+    pub commit: Option<String>,
+    /// The bundle folder written.
+    pub out: String,
+    /// Searchable files in the bundle.
+    pub files: u64,
+    /// Their total size in bytes.
+    pub raw_bytes: u64,
+    /// Their total lines.
+    pub lines: u64,
+    /// Exclusions by reason (a pruned directory counts once).
+    pub excluded: BTreeMap<ExclusionReason, u64>,
+    /// FIFOs, sockets, devices and submodules, skipped unread.
+    pub skipped_special: u64,
+    /// The bundle folder's total size.
+    pub bundle_bytes: u64,
+    /// `manifest.json`'s size.
+    pub manifest_bytes: u64,
+    /// The number of chunk files.
+    pub chunks: u64,
+    /// Their total size.
+    pub chunk_bytes: u64,
+    /// The index blob's size.
+    pub index_bytes: u64,
+    /// Where the time went, in milliseconds.
+    pub build_ms: Timings,
+    /// With `--gold-file`: each gold path and whether it is in the bundle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gold: Option<Vec<GoldStatus>>,
+    /// `demo` only: whether the bundle was already up to date and left as it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub up_to_date: Option<bool>,
+}
+
+/// Build time by phase, in milliseconds.
+#[derive(Debug, Default, Clone, Copy, serde::Serialize)]
+pub struct Timings {
+    /// Everything, from the first read to the rename.
+    pub total: f64,
+    /// Reading the files through the policy.
+    pub read: f64,
+    /// Building the index blob, on a second thread.
+    pub index: f64,
+    /// Packing, compressing and hashing chunks, writing the manifest (at the same time as the
+    /// index, so `total` is less than the sum).
+    pub encode: f64,
+    /// Writing and syncing the folder.
+    pub write: f64,
+}
+
+/// One gold path and where it stands.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct GoldStatus {
+    /// The gold path.
+    pub path: String,
+    /// Whether the bundle holds it.
+    pub included: bool,
+    /// Why not: a policy reason's name, or `not-in-source`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The reason name for a gold path the source does not have at all.
+pub const NOT_IN_SOURCE: &str = "not-in-source";
+
+/// Where each gold path stands in a bundle: in it, or out with the policy's reason (re-derived
+/// for path rules, listed in the manifest for content rules and links), or not in the source.
+pub fn gold_report(manifest: &routelens_engine::Manifest, gold: &[String]) -> Vec<GoldStatus> {
+    gold.iter()
+        .map(|path| {
+            let reason = if manifest.file(path).is_some() {
+                None
+            } else if let Some(reason) = manifest.policy.check_path(path) {
+                Some(reason.name().to_string())
+            } else if let Some(entry) = manifest.excluded_files.iter().find(|e| &e.path == path) {
+                Some(entry.reason.name().to_string())
+            } else {
+                Some(NOT_IN_SOURCE.to_string())
+            };
+            GoldStatus {
+                path: path.clone(),
+                included: reason.is_none(),
+                reason,
+            }
+        })
+        .collect()
+}
+
+impl Summary {
+    /// The summary's sizes and counts from an encoded bundle.
+    pub fn of(encoded: &EncodedBundle, target: &Path, skipped_special: u64) -> Summary {
+        let manifest = &encoded.manifest;
+        let manifest_bytes = encoded
+            .files
+            .iter()
+            .find(|file| file.name == MANIFEST_FILE)
+            .map_or(0, |file| file.bytes.len() as u64);
+        Summary {
+            source: manifest.source.clone(),
+            commit: manifest.commit.clone(),
+            out: target.display().to_string(),
+            files: manifest.files.len() as u64,
+            raw_bytes: manifest.raw_bytes(),
+            lines: manifest.files.iter().map(|file| file.lines).sum(),
+            excluded: manifest.excluded.clone(),
+            skipped_special,
+            bundle_bytes: manifest.stored_bytes(manifest_bytes),
+            manifest_bytes,
+            chunks: manifest.chunks.len() as u64,
+            chunk_bytes: manifest.chunks.iter().map(|chunk| chunk.bytes).sum(),
+            index_bytes: manifest.index.as_ref().map_or(0, |index| index.bytes),
+            ..Summary::default()
+        }
+    }
+
+    /// Prints the summary as aligned lines or one JSON object.
+    pub fn print(&self, format: OutputFormat, out: &mut dyn Write) -> Result<(), Failure> {
+        let text = match format {
+            OutputFormat::Json => json_line(self)?,
+            OutputFormat::Table => self.text(),
+        };
+        out.write_all(text.as_bytes()).map_err(Failure::output)
+    }
+
+    fn text(&self) -> String {
+        let mut lines = Vec::new();
+        let at = self
+            .commit
+            .as_ref()
+            .map(|sha| format!(" at {sha}"))
+            .unwrap_or_default();
+        let state = match self.up_to_date {
+            Some(true) => "up to date, left as it was",
+            _ => "written",
+        };
+        lines.push(format!("bundle    {} ({state})", self.out));
+        lines.push(format!("source    {}{at}", self.source));
+        lines.push(format!(
+            "files     {} searchable, {} bytes, {} lines",
+            self.files, self.raw_bytes, self.lines
+        ));
+        let excluded_total: u64 = self.excluded.values().sum();
+        let by_reason: Vec<String> = ExclusionReason::ALL
+            .iter()
+            .filter_map(|reason| {
+                let count = self.excluded.get(reason)?;
+                Some(format!("{reason} {count}"))
+            })
+            .collect();
+        let by_reason = if by_reason.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", by_reason.join(", "))
+        };
+        lines.push(format!(
+            "excluded  {excluded_total}{by_reason} (an excluded directory counts once)"
+        ));
+        if self.skipped_special > 0 {
+            lines.push(format!(
+                "skipped   {} (not files: FIFOs, sockets, devices or submodules)",
+                self.skipped_special
+            ));
+        }
+        let ratio = if self.raw_bytes > 0 {
+            format!(
+                ", {:.3} of the raw bytes",
+                self.bundle_bytes as f64 / self.raw_bytes as f64
+            )
+        } else {
+            String::new()
+        };
+        lines.push(format!(
+            "size      {} bytes{ratio}: manifest {}, {} chunk{} {}, index {}",
+            self.bundle_bytes,
+            self.manifest_bytes,
+            self.chunks,
+            if self.chunks == 1 { "" } else { "s" },
+            self.chunk_bytes,
+            self.index_bytes
+        ));
+        let t = &self.build_ms;
+        lines.push(format!(
+            "time      {:.0} ms (read {:.0}, index {:.0}, encode {:.0}, write {:.0})",
+            t.total, t.read, t.index, t.encode, t.write
+        ));
+        if let Some(gold) = &self.gold {
+            let inside = gold.iter().filter(|status| status.included).count();
+            lines.push(format!(
+                "gold      {inside} of {} gold files in the bundle",
+                gold.len()
+            ));
+            for status in gold.iter().filter(|status| !status.included) {
+                lines.push(format!(
+                    "  outside: {} ({})",
+                    status.path,
+                    status.reason.as_deref().unwrap_or("")
+                ));
+            }
+        }
+        lines.join("\n") + "\n"
+    }
+}
+
+impl Summary {
+    /// The summary of a bundle folder already on disk.
+    pub fn of_folder(
+        folder: &crate::folder::BundleFolder,
+        target: &Path,
+        skipped_special: u64,
+    ) -> Summary {
+        let manifest = &folder.manifest;
+        Summary {
+            source: manifest.source.clone(),
+            commit: manifest.commit.clone(),
+            out: target.display().to_string(),
+            files: manifest.files.len() as u64,
+            raw_bytes: manifest.raw_bytes(),
+            lines: manifest.files.iter().map(|file| file.lines).sum(),
+            excluded: manifest.excluded.clone(),
+            skipped_special,
+            bundle_bytes: manifest.stored_bytes(folder.manifest_bytes),
+            manifest_bytes: folder.manifest_bytes,
+            chunks: manifest.chunks.len() as u64,
+            chunk_bytes: manifest.chunks.iter().map(|chunk| chunk.bytes).sum(),
+            index_bytes: manifest.index.as_ref().map_or(0, |index| index.bytes),
+            ..Summary::default()
+        }
+    }
+}
+
+/// One value as pretty JSON and a newline.
+pub fn json_line<T: serde::Serialize>(value: &T) -> Result<String, Failure> {
+    serde_json::to_string_pretty(value)
+        .map(|text| text + "\n")
+        .map_err(|err| Failure::Io {
+            context: "writing JSON".into(),
+            source: std::io::Error::other(err),
+        })
+}
+
+/// Milliseconds since `started`.
+pub fn elapsed_ms(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Reads `--gold-file`: a JSON list of paths.
+fn read_gold_file(path: &Path) -> Result<Vec<String>, Failure> {
+    let bytes = std::fs::read(path).map_err(|err| Failure::read(path, err))?;
+    serde_json::from_slice(&bytes).map_err(|err| {
+        Failure::Engine(routelens_engine::Error::Parse {
+            file: path.display().to_string(),
+            message: format!("expected a JSON list of paths: {err}"),
+        })
+    })
+}
+
+/// One sentence on why `path` is in or out of a bundle of `repo` (at `commit`, if given).
+pub fn explain(
+    repo: &Path,
+    commit: Option<&str>,
+    policy: &Policy,
+    path: &str,
+) -> Result<String, Failure> {
+    std::fs::metadata(repo).map_err(|err| Failure::read(repo, err))?;
+    // Path rules need no file.
+    if policy.check_path(path).is_some() {
+        return Ok(policy.explain(path, b""));
+    }
+    let symlink = |link: &str| {
+        format!(
+            "{path}: excluded (symlink): `{link}` is a symbolic link, and the bundler never \
+             follows links"
+        )
+    };
+    if let Some(commit) = commit {
+        let sha = sources::resolve_commit(repo, commit)?;
+        let listing = sources::git(repo, &["ls-tree", "-z", "--long", &sha, "--", path])?;
+        let entry = listing
+            .split(|&byte| byte == 0)
+            .filter_map(sources::TreeEntry::parse)
+            .find(|entry| entry.path == path.as_bytes());
+        let Some(entry) = entry else {
+            // A path under a symlinked directory is not in the tree either; say which link.
+            return Err(Failure::Missing {
+                path: PathBuf::from(path),
+                message: format!("no such file in commit {sha}"),
+            });
+        };
+        return Ok(match (entry.mode.as_str(), entry.kind.as_str()) {
+            ("120000", _) => symlink(path),
+            (_, "blob") => {
+                let bytes = sources::cat_blobs(repo, std::iter::once(entry.oid.as_str()))?;
+                policy.explain(path, bytes.first().map_or(&[][..], Vec::as_slice))
+            }
+            (_, "commit") => format!("{path}: skipped: a git submodule, which is not read"),
+            _ => return Err(Failure::Usage(format!("{path}: a folder, not a file"))),
+        });
+    }
+    if let Some(link) = sources::symlinked_ancestor(repo, path) {
+        return Ok(symlink(&link));
+    }
+    let full = repo.join(path);
+    let meta = std::fs::symlink_metadata(&full).map_err(|err| Failure::read(&full, err))?;
+    if meta.file_type().is_symlink() {
+        Ok(symlink(path))
+    } else if meta.is_dir() {
+        Err(Failure::Usage(format!(
+            "{}: a folder, not a file",
+            full.display()
+        )))
+    } else if meta.is_file() {
+        let bytes = std::fs::read(&full).map_err(|err| Failure::read(&full, err))?;
+        Ok(policy.explain(path, &bytes))
+    } else {
+        Ok(format!(
+            "{path}: skipped: not a regular file (a FIFO, socket or device), never read"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use routelens_engine::{encode_bundle, SourceFile};
+
+    #[test]
+    fn gold_report_names_each_reason() {
+        let input = BundleInput {
+            files: vec![SourceFile {
+                path: "src/a.rs".into(),
+                bytes: b"fn a() {}".to_vec(),
+            }],
+            excluded_files: vec![routelens_engine::ExcludedFile {
+                path: "logo.png".into(),
+                reason: ExclusionReason::Binary,
+            }],
+            ..BundleInput::default()
+        };
+        let encoded = encode_bundle(input, BundleOptions::default()).unwrap();
+        let gold: Vec<String> = ["src/a.rs", "node_modules/x.js", "logo.png", "gone.rs"]
+            .map(String::from)
+            .to_vec();
+        let report = gold_report(&encoded.manifest, &gold);
+        let reasons: Vec<Option<&str>> = report.iter().map(|s| s.reason.as_deref()).collect();
+        assert_eq!(
+            reasons,
+            [
+                None,
+                Some("generated-dir"),
+                Some("binary"),
+                Some(NOT_IN_SOURCE)
+            ]
+        );
+        assert!(report[0].included && !report[3].included);
+    }
+}

@@ -1,0 +1,309 @@
+//! A bundle folder on disk: written whole or not at all, and read back with every byte verified
+//! by the engine.
+//!
+//! **Writing** ([`write_folder`]): the files go into a hidden temporary folder beside the target
+//! (`.<name>.tmp-<pid>`), each synced to disk, and the folder is then renamed into place. A
+//! folder that already holds a bundle (it has a `manifest.json`) is renamed aside first and
+//! removed after, so readers see the old bundle or the new one, never a mix. A folder that exists
+//! and is neither empty nor a bundle is refused, never replaced.
+//!
+//! **Reading** ([`BundleFolder`]): the manifest first (the engine checks its shape), then only
+//! what the arms need: the index blob for the BM25 arms, every chunk for the `rg` arms. Each is
+//! verified against the manifest's SHA-256, and an error names the file inside the folder
+//! (`demo/chunks/….deflate: SHA-256 mismatch: …`).
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use routelens_engine::bundle::MANIFEST_FILE;
+use routelens_engine::lexical::FtsIndex;
+use routelens_engine::{decode_manifest, BundleFile, Error, Manifest, TextCorpus};
+
+use crate::failure::Failure;
+
+/// A bundle folder whose manifest has been read and checked.
+#[derive(Debug)]
+pub struct BundleFolder {
+    /// The folder as given.
+    pub dir: PathBuf,
+    /// The decoded manifest.
+    pub manifest: Manifest,
+    /// The manifest's size in bytes.
+    pub manifest_bytes: u64,
+}
+
+impl BundleFolder {
+    /// Reads and checks `dir/manifest.json`.
+    pub fn open(dir: &Path) -> Result<BundleFolder, Failure> {
+        std::fs::metadata(dir).map_err(|err| Failure::read(dir, err))?;
+        let path = dir.join(MANIFEST_FILE);
+        if !path.is_file() {
+            return Err(Failure::Missing {
+                path: dir.to_path_buf(),
+                message: format!(
+                    "not a bundle folder (no {MANIFEST_FILE}); build one with `routelens bundle`"
+                ),
+            });
+        }
+        let bytes = std::fs::read(&path).map_err(|err| Failure::read(&path, err))?;
+        let manifest = decode_manifest(&bytes).map_err(|source| self_error(dir, source))?;
+        Ok(BundleFolder {
+            dir: dir.to_path_buf(),
+            manifest,
+            manifest_bytes: bytes.len() as u64,
+        })
+    }
+
+    /// Reads a file of the folder by its name in the manifest.
+    fn read(&self, name: &str) -> Result<Vec<u8>, Failure> {
+        let path = self.dir.join(name);
+        std::fs::read(&path).map_err(|err| match err.kind() {
+            std::io::ErrorKind::NotFound => Failure::Bundle {
+                dir: self.dir.clone(),
+                source: Error::MissingFile {
+                    file: name.to_string(),
+                },
+            },
+            _ => Failure::read(&path, err),
+        })
+    }
+
+    /// Reads, verifies and opens the index blob.
+    pub fn open_index(&self) -> Result<FtsIndex, Failure> {
+        let entry = self.manifest.index.as_ref().ok_or_else(|| {
+            self_error(
+                &self.dir,
+                Error::field(MANIFEST_FILE, "index", "this bundle has no search index"),
+            )
+        })?;
+        let blob = self.read(&entry.file)?;
+        FtsIndex::from_bundle(&self.manifest, &blob).map_err(|source| self_error(&self.dir, source))
+    }
+
+    /// Reads and verifies every chunk and every file, and prepares them for literal search.
+    pub fn read_texts(&self) -> Result<TextCorpus, Failure> {
+        let chunks = self
+            .manifest
+            .chunks
+            .iter()
+            .map(|chunk| self.read(&chunk.file))
+            .collect::<Result<Vec<_>, _>>()?;
+        let texts = self
+            .manifest
+            .read_all(&chunks)
+            .map_err(|source| self_error(&self.dir, source))?;
+        Ok(TextCorpus::new(texts))
+    }
+
+    /// Whether every chunk and the index exist with the sizes the manifest lists (a quick check,
+    /// not a verification).
+    pub fn files_present(&self) -> bool {
+        let sized = |name: &str, bytes: u64| {
+            std::fs::metadata(self.dir.join(name)).is_ok_and(|meta| meta.len() == bytes)
+        };
+        self.manifest
+            .chunks
+            .iter()
+            .all(|chunk| sized(&chunk.file, chunk.bytes))
+            && self
+                .manifest
+                .index
+                .as_ref()
+                .is_none_or(|index| sized(&index.file, index.bytes))
+    }
+}
+
+fn self_error(dir: &Path, source: Error) -> Failure {
+    Failure::Bundle {
+        dir: dir.to_path_buf(),
+        source,
+    }
+}
+
+/// Writes the bundle's files as the folder `out`, atomically (see the module documentation).
+/// Returns the number of bytes written.
+pub fn write_folder(out: &Path, files: &[BundleFile]) -> Result<u64, Failure> {
+    check_target(out)?;
+    let (parent, name) = split_target(out)?;
+    std::fs::create_dir_all(&parent).map_err(|err| io(&parent, "creating", err))?;
+    let pid = std::process::id();
+    let temp = parent.join(format!(".{name}.tmp-{pid}"));
+    if temp.exists() {
+        std::fs::remove_dir_all(&temp).map_err(|err| io(&temp, "removing", err))?;
+    }
+    let written = write_files(&temp, files).inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(&temp);
+    })?;
+    let old = parent.join(format!(".{name}.old-{pid}"));
+    let replacing = out.exists();
+    if replacing {
+        std::fs::rename(out, &old).map_err(|err| {
+            let _ = std::fs::remove_dir_all(&temp);
+            io(out, "moving aside", err)
+        })?;
+    }
+    if let Err(err) = std::fs::rename(&temp, out) {
+        if replacing {
+            let _ = std::fs::rename(&old, out);
+        }
+        let _ = std::fs::remove_dir_all(&temp);
+        return Err(io(out, "renaming the new bundle into", err));
+    }
+    if replacing {
+        // The new bundle is in place; a leftover old copy is only clutter.
+        let _ = std::fs::remove_dir_all(&old);
+    }
+    Ok(written)
+}
+
+/// Refuses an output that cannot take a bundle: a path with no folder name, an existing file, or
+/// an existing folder that is neither empty nor a bundle. Commands call it before any work.
+pub fn check_target(out: &Path) -> Result<(), Failure> {
+    split_target(out)?;
+    match std::fs::symlink_metadata(out) {
+        Ok(meta) if meta.is_dir() => {
+            if !out.join(MANIFEST_FILE).is_file() && !is_empty_dir(out)? {
+                return Err(Failure::Usage(format!(
+                    "{}: exists and is not a bundle folder (no {MANIFEST_FILE}); refusing to \
+                     replace it",
+                    out.display()
+                )));
+            }
+            Ok(())
+        }
+        Ok(_) => Err(Failure::Usage(format!(
+            "{}: exists and is not a folder; refusing to replace it",
+            out.display()
+        ))),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(err) => Err(Failure::read(out, err)),
+    }
+}
+
+/// The output folder's absolute path with its parent resolved (the folder itself may not exist
+/// yet), or `None` when the parent does not exist either.
+pub fn absolute_target(out: &Path) -> Option<PathBuf> {
+    let (parent, name) = split_target(out).ok()?;
+    Some(parent.canonicalize().ok()?.join(name))
+}
+
+/// Writes one small file atomically (a sibling temporary file, then a rename).
+pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let (parent, name) = split_target(path)?;
+    let temp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = write_synced(&temp, bytes)
+        .and_then(|()| std::fs::rename(&temp, path).map_err(|err| io(path, "renaming into", err)));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+fn split_target(out: &Path) -> Result<(PathBuf, String), Failure> {
+    let name = out
+        .file_name()
+        .and_then(|name| name.to_str())
+        .filter(|name| !name.is_empty() && *name != "." && *name != "..")
+        .ok_or_else(|| {
+            Failure::Usage(format!(
+                "{}: the output needs a folder name of its own",
+                out.display()
+            ))
+        })?;
+    let parent = match out.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((parent, name.to_string()))
+}
+
+fn is_empty_dir(dir: &Path) -> Result<bool, Failure> {
+    let mut entries = std::fs::read_dir(dir).map_err(|err| Failure::read(dir, err))?;
+    Ok(entries.next().is_none())
+}
+
+fn write_files(temp: &Path, files: &[BundleFile]) -> Result<u64, Failure> {
+    std::fs::create_dir(temp).map_err(|err| io(temp, "creating", err))?;
+    let mut written = 0;
+    for file in files {
+        // The engine names the files; refuse anything that could leave the folder anyway.
+        if file
+            .name
+            .split('/')
+            .any(|part| part.is_empty() || part == "." || part == "..")
+        {
+            return Err(Failure::Usage(format!(
+                "refusing to write bundle file {:?}",
+                file.name
+            )));
+        }
+        let path = temp.join(&file.name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|err| io(dir, "creating", err))?;
+        }
+        write_synced(&path, &file.bytes)?;
+        written += file.bytes.len() as u64;
+    }
+    Ok(written)
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let mut file = File::create(path).map_err(|err| io(path, "creating", err))?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|err| io(path, "writing", err))
+}
+
+fn io(path: &Path, doing: &str, source: std::io::Error) -> Failure {
+    Failure::Io {
+        context: format!("{doing} {}", path.display()),
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, bytes: &[u8]) -> BundleFile {
+        BundleFile {
+            name: name.into(),
+            bytes: bytes.to_vec(),
+        }
+    }
+
+    #[test]
+    fn writes_replaces_and_refuses_foreign_folders() {
+        let temp = tempfile::tempdir().unwrap();
+        let out = temp.path().join("b");
+        let first = [file("manifest.json", b"{}"), file("chunks/a.deflate", b"a")];
+        assert_eq!(write_folder(&out, &first).unwrap(), 3);
+        assert_eq!(std::fs::read(out.join("chunks/a.deflate")).unwrap(), b"a");
+        let second = [
+            file("manifest.json", b"{ }"),
+            file("index/i.tantivy", b"ii"),
+        ];
+        write_folder(&out, &second).unwrap();
+        assert!(!out.join("chunks").exists(), "the old bundle is gone");
+        assert_eq!(std::fs::read(out.join("index/i.tantivy")).unwrap(), b"ii");
+        // Nothing left beside it.
+        let names: Vec<_> = std::fs::read_dir(temp.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["b"]);
+        let foreign = temp.path().join("notes");
+        std::fs::create_dir(&foreign).unwrap();
+        std::fs::write(foreign.join("todo.txt"), "keep me").unwrap();
+        let error = write_folder(&foreign, &first).unwrap_err().to_string();
+        assert!(error.contains("is not a bundle folder"), "{error}");
+        assert_eq!(
+            std::fs::read_to_string(foreign.join("todo.txt")).unwrap(),
+            "keep me"
+        );
+        let bad = [file("../escape", b"x")];
+        assert!(write_folder(&temp.path().join("c"), &bad).is_err());
+        assert!(!temp.path().join("c").exists() && !temp.path().join("escape").exists());
+    }
+}

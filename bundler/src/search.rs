@@ -1,0 +1,291 @@
+//! `routelens search`: load a bundle folder (verifying what it reads) and run the paper's
+//! lexical arms with the engine, the same code the browser runs.
+//!
+//! Only what the chosen arms need is read: the manifest always, the index blob for `fts5`,
+//! `fts5-full` and `path-fts5`, every chunk for `rg`, `rg-first500` and `rg-feedback`. The time
+//! reported (`query_ms`) is the arm's run alone, loading excluded.
+//!
+//! One query comes from `--query` or `--query-file`; `--queries FILE` runs a question set (JSON
+//! Lines `{"id", "question", "gold"}`, as `bundler/demo/questions.jsonl`) and prints one JSON
+//! object per question and arm, each with its `id`.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use routelens_engine::lexical::{FtsIndex, Needs};
+use routelens_engine::{run_arm, ArmOutput, Cell, Error, LexicalArm, Sources, Table, TextCorpus};
+
+use crate::bundle::{elapsed_ms, json_line};
+use crate::cli::{OutputFormat, SearchArgs, ALL_ARMS};
+use crate::failure::Failure;
+use crate::folder::BundleFolder;
+use crate::render::text_table;
+
+/// One arm's answer as `search --format json` prints it.
+#[derive(Debug, serde::Serialize)]
+pub struct ArmResult {
+    /// The question's id (`--queries` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The arm's name.
+    pub arm: &'static str,
+    /// The query terms it searched for.
+    pub terms: Vec<String>,
+    /// `rg-feedback` only: the rare terms of its second search.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub feedback_terms: Vec<String>,
+    /// Ranked paths, best first.
+    pub results: Vec<Hit>,
+    /// The arm's run time in milliseconds.
+    pub query_ms: f64,
+}
+
+/// One ranked path.
+#[derive(Debug, serde::Serialize)]
+pub struct Hit {
+    /// The bundle path.
+    pub path: String,
+    /// The arm's score.
+    pub score: f64,
+}
+
+/// One line of a question set.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    /// The question's id.
+    pub id: String,
+    /// The question, in plain language.
+    pub question: String,
+    /// Its gold files.
+    #[serde(default)]
+    pub gold: Vec<String>,
+}
+
+/// Parses a question set, naming the file and line of a bad one.
+pub fn parse_questions(file: &str, text: &str) -> Result<Vec<Question>, Error> {
+    let mut questions: Vec<Question> = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let question: Question = serde_json::from_str(line)
+            .map_err(|err| Error::line(file, index + 1, err.to_string()))?;
+        if questions.iter().any(|other| other.id == question.id) {
+            return Err(Error::line(
+                file,
+                index + 1,
+                format!("id {:?} is used twice", question.id),
+            ));
+        }
+        questions.push(question);
+    }
+    Ok(questions)
+}
+
+/// Runs `search`.
+pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    if args.k == 0 {
+        return Err(Error::setting("k", 0, "1 or more").into());
+    }
+    let arms: Vec<LexicalArm> = if args.arm == ALL_ARMS {
+        LexicalArm::ALL.to_vec()
+    } else {
+        vec![LexicalArm::from_name(&args.arm)?]
+    };
+    let questions = queries(args)?;
+    let folder = BundleFolder::open(&args.bundle)?;
+    let paths = folder.manifest.paths();
+    let index: Option<FtsIndex> = if arms.iter().any(|arm| arm.needs() == Needs::Index) {
+        Some(folder.open_index()?)
+    } else {
+        None
+    };
+    let texts: Option<TextCorpus> = if arms.iter().any(|arm| arm.needs() == Needs::Texts) {
+        Some(folder.read_texts()?)
+    } else {
+        None
+    };
+    let mut sources = Sources::new(&paths);
+    if let Some(texts) = &texts {
+        sources = sources.with_texts(texts);
+    }
+    if let Some(index) = &index {
+        sources = sources.with_index(index);
+    }
+    let batch = args.query.queries.is_some();
+    for (id, question) in &questions {
+        let results = arms
+            .iter()
+            .map(|&arm| run_one(arm, &sources, question, args.k, id.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let text = match (args.format, batch) {
+            (OutputFormat::Json, true) => results
+                .iter()
+                .map(|result| serde_json::to_string(result).unwrap_or_default() + "\n")
+                .collect(),
+            (OutputFormat::Json, false) if args.arm == ALL_ARMS => json_line(&results)?,
+            (OutputFormat::Json, false) => json_line(&results[0])?,
+            (OutputFormat::Table, _) => {
+                let heading = id
+                    .as_ref()
+                    .map(|id| format!("== {id}: {}\n\n", one_line(question)))
+                    .unwrap_or_default();
+                let tables: Vec<String> = results.iter().map(table).collect();
+                heading + &tables.join("\n")
+            }
+        };
+        out.write_all(text.as_bytes()).map_err(Failure::output)?;
+    }
+    Ok(())
+}
+
+/// The queries to run: `(id, text)` pairs, the id only for a question set.
+fn queries(args: &SearchArgs) -> Result<Vec<(Option<String>, String)>, Failure> {
+    let input = &args.query;
+    if let Some(text) = &input.query {
+        return Ok(vec![(None, text.clone())]);
+    }
+    if let Some(path) = &input.query_file {
+        return Ok(vec![(None, read_text(path)?)]);
+    }
+    if let Some(path) = &input.queries {
+        let text = read_text(path)?;
+        let questions = parse_questions(&path.display().to_string(), &text)?;
+        return Ok(questions
+            .into_iter()
+            .map(|question| (Some(question.id), question.question))
+            .collect());
+    }
+    Err(Failure::Usage(
+        "give a query: --query TEXT, --query-file FILE or --queries FILE".into(),
+    ))
+}
+
+fn read_text(path: &Path) -> Result<String, Failure> {
+    let bytes = std::fs::read(path).map_err(|err| Failure::read(path, err))?;
+    String::from_utf8(bytes).map_err(|err| {
+        Failure::Engine(Error::Parse {
+            file: path.display().to_string(),
+            message: format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                err.utf8_error().valid_up_to()
+            ),
+        })
+    })
+}
+
+fn run_one(
+    arm: LexicalArm,
+    sources: &Sources,
+    question: &str,
+    k: usize,
+    id: Option<String>,
+) -> Result<ArmResult, Failure> {
+    let started = Instant::now();
+    let output: ArmOutput = run_arm(arm, sources, question, k)?;
+    let query_ms = elapsed_ms(started);
+    Ok(ArmResult {
+        id,
+        arm: arm.name(),
+        terms: output.terms,
+        feedback_terms: output.feedback_terms,
+        results: output
+            .results
+            .into_iter()
+            .map(|(path, score)| Hit { path, score })
+            .collect(),
+        query_ms,
+    })
+}
+
+/// One arm's results as an aligned table, after a line with its terms.
+fn table(result: &ArmResult) -> String {
+    let arm = LexicalArm::from_name(result.arm).map_or(result.arm, LexicalArm::label);
+    let title = format!(
+        "{} ({arm}): {} result{} in {:.3} ms",
+        result.arm,
+        result.results.len(),
+        if result.results.len() == 1 { "" } else { "s" },
+        result.query_ms
+    );
+    let mut table = Table::new(&title, &["rank", "score", "path"]);
+    for (rank, hit) in result.results.iter().enumerate() {
+        table.rows.push(vec![
+            Cell::count(rank + 1),
+            score_cell(hit.score),
+            Cell::text(&hit.path),
+        ]);
+    }
+    let mut text = format!("terms: {}\n", result.terms.join(" "));
+    if !result.feedback_terms.is_empty() {
+        text += &format!("feedback terms: {}\n", result.feedback_terms.join(" "));
+    }
+    // The title goes first, then the terms, then the table.
+    let rendered = text_table(&table);
+    let (first, rest) = rendered.split_once('\n').unwrap_or((&rendered, ""));
+    format!("{first}\n{text}{rest}")
+}
+
+/// A score with four decimals, or in scientific notation when that would show only zeros (FTS5's
+/// idf floor of 1e-6 makes such scores for terms in most files).
+fn score_cell(score: f64) -> Cell {
+    if score != 0.0 && score.abs() < 0.0005 {
+        Cell {
+            text: format!("{score:.2e}"),
+            value: Some(score),
+        }
+    } else {
+        Cell::number(score, 4)
+    }
+}
+
+/// A question on one line, cut at 100 characters.
+fn one_line(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(100) {
+        Some((end, _)) => format!("{}…", &flat[..end]),
+        None => flat,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn question_sets_parse_and_refuse_duplicates() {
+        let text = "{\"id\": \"a\", \"question\": \"Where?\", \"gold\": [\"x.rs\"]}\n\n\
+                    {\"id\": \"b\", \"question\": \"How?\"}\n";
+        let questions = parse_questions("q.jsonl", text).unwrap();
+        assert_eq!(questions.len(), 2);
+        assert_eq!(questions[0].gold, ["x.rs"]);
+        assert!(questions[1].gold.is_empty());
+        let twice = "{\"id\": \"a\", \"question\": \"x\"}\n{\"id\": \"a\", \"question\": \"y\"}\n";
+        assert_eq!(
+            parse_questions("q.jsonl", twice).unwrap_err().to_string(),
+            "q.jsonl:2: id \"a\" is used twice"
+        );
+        let unknown = "{\"id\": \"a\", \"question\": \"x\", \"answer\": 1}\n";
+        let error = parse_questions("q.jsonl", unknown).unwrap_err().to_string();
+        assert!(
+            error.starts_with("q.jsonl:1: unknown field `answer`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn tiny_scores_keep_their_digits() {
+        assert_eq!(score_cell(3.87470477).text, "3.8747");
+        assert_eq!(score_cell(1.5245769e-6).text, "1.52e-6");
+        assert_eq!(score_cell(0.0).text, "0.0000");
+    }
+
+    #[test]
+    fn long_questions_are_cut_on_one_line() {
+        assert_eq!(one_line("a\n  b"), "a b");
+        let long = "x".repeat(150);
+        assert_eq!(one_line(&long).chars().count(), 101);
+    }
+}

@@ -1,0 +1,371 @@
+//! `routelens bundle`, `search` and `demo` end to end, where trycmd's one-command cases are not
+//! enough: a git commit read with `--commit`, the demo's idempotence, the committed fixture
+//! bundle's drift, the real demo's gold files, and the `fts5` arm against real SQLite FTS5.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn routelens(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_routelens"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("routelens runs")
+}
+
+fn ok(output: Output) -> String {
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8 output")
+}
+
+fn git(repo: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", repo)
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+fn manifest(bundle: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(bundle.join("manifest.json")).unwrap()).unwrap()
+}
+
+fn paths(manifest: &serde_json::Value) -> Vec<String> {
+    manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn reads_a_git_commit_not_the_working_tree() {
+    let temp = tempfile::tempdir().unwrap();
+    let repo = temp.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::create_dir_all(repo.join("target/debug")).unwrap();
+    std::fs::write(repo.join("src/lib.rs"), "pub fn committed() {}\n").unwrap();
+    std::fs::write(repo.join("target/debug/out.txt"), "generated\n").unwrap();
+    std::fs::write(repo.join(".gitignore"), "# nothing ignored\n").unwrap();
+    std::fs::write(repo.join("logo.bin"), b"PNG\0\x01").unwrap();
+    std::fs::write(repo.join("big.txt"), "x".repeat(100)).unwrap();
+    std::os::unix::fs::symlink("src/lib.rs", repo.join("link.rs")).unwrap();
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    // The working tree moves on; the commit's files are what gets bundled.
+    std::fs::write(repo.join("src/lib.rs"), "pub fn edited() {}\n").unwrap();
+    std::fs::write(repo.join("src/new.rs"), "pub fn untracked() {}\n").unwrap();
+
+    let out = temp.path().join("at-head");
+    let text = ok(routelens(
+        &[
+            "bundle",
+            "repo",
+            "--commit",
+            "HEAD",
+            "--out",
+            "at-head",
+            "--max-file-bytes",
+            "64",
+        ],
+        temp.path(),
+    ));
+    let at_head = manifest(&out);
+    assert_eq!(paths(&at_head), ["src/lib.rs"], "{text}");
+    assert_eq!(at_head["commit"].as_str().unwrap().len(), 40);
+    assert_eq!(
+        at_head["excluded"],
+        serde_json::json!({"hidden": 1, "generated-dir": 1, "too-large": 1, "binary": 1, "symlink": 1})
+    );
+    let search = ok(routelens(
+        &[
+            "search",
+            "at-head",
+            "--arm",
+            "rg",
+            "--query",
+            "committed",
+            "--format",
+            "json",
+        ],
+        temp.path(),
+    ));
+    let found: serde_json::Value = serde_json::from_str(&search).unwrap();
+    assert_eq!(found["results"][0]["path"], "src/lib.rs");
+
+    // The working tree holds the edit and the new file.
+    let tree = ok(routelens(
+        &["bundle", "repo", "--out", "tree", "--max-file-bytes", "64"],
+        temp.path(),
+    ));
+    assert_eq!(
+        paths(&manifest(&temp.path().join("tree"))),
+        ["src/lib.rs", "src/new.rs"],
+        "{tree}"
+    );
+
+    // --explain reads the commit too; a folder inside the repository is its own part of the tree.
+    let explained = ok(routelens(
+        &["bundle", "repo", "--commit", "HEAD", "--explain", "link.rs"],
+        temp.path(),
+    ));
+    assert!(explained.contains("excluded (symlink)"), "{explained}");
+    let explained = ok(routelens(
+        &[
+            "bundle",
+            "repo",
+            "--commit",
+            "HEAD",
+            "--explain",
+            "src/lib.rs",
+        ],
+        temp.path(),
+    ));
+    assert!(
+        explained.contains("included: UTF-8 text, 22 bytes"),
+        "{explained}"
+    );
+    ok(routelens(
+        &[
+            "bundle", "repo/src", "--commit", "HEAD", "--out", "src-only",
+        ],
+        temp.path(),
+    ));
+    assert_eq!(paths(&manifest(&temp.path().join("src-only"))), ["lib.rs"]);
+    let unknown = routelens(
+        &["bundle", "repo", "--commit", "no-such-rev", "--out", "x"],
+        temp.path(),
+    );
+    assert_eq!(unknown.status.code(), Some(65));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no commit \"no-such-rev\""));
+    assert!(!temp.path().join("x").exists());
+}
+
+/// Copies the demo fixture into a temporary folder, so it can be changed.
+fn demo_fixture(temp: &Path) -> PathBuf {
+    let from = Path::new("tests/fixtures/demo");
+    let to = temp.join("demo");
+    for entry in walk(from) {
+        let target = to.join(entry.strip_prefix(from).unwrap());
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, target).unwrap();
+    }
+    to
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn the_demo_is_rebuilt_only_when_its_sources_change() {
+    let temp = tempfile::tempdir().unwrap();
+    let demo = demo_fixture(temp.path());
+    let args = [
+        "demo",
+        "--out",
+        "out/demo",
+        "--repo",
+        "demo/repo",
+        "--cargo-home",
+        "demo/cargo-home",
+        "--crates",
+        "demo/crates.txt",
+        "--questions",
+        "demo/questions.jsonl",
+        "--format",
+        "json",
+    ];
+    let run = || -> serde_json::Value {
+        serde_json::from_str(&ok(routelens(&args, temp.path()))).unwrap()
+    };
+    let first = run();
+    assert_eq!(first["bundle"]["up_to_date"], false);
+    let out = temp.path().join("out/demo");
+    let index_file = manifest(&out)["index"]["file"].clone();
+    let second = run();
+    assert_eq!(second["bundle"]["up_to_date"], true);
+    // Untouched: the index (whose bytes differ on every build) is the same file.
+    assert_eq!(manifest(&out)["index"]["file"], index_file);
+    assert_eq!(
+        std::fs::read_to_string(out.join("questions.jsonl")).unwrap(),
+        std::fs::read_to_string(demo.join("questions.jsonl")).unwrap()
+    );
+    // A changed source file makes it stale.
+    std::fs::write(demo.join("repo/src/main.rs"), "fn main() {}\n").unwrap();
+    let third = run();
+    assert_eq!(third["bundle"]["up_to_date"], false);
+    assert_ne!(manifest(&out)["index"]["file"], index_file);
+    // So does --force; a changed question set alone is rewritten without a rebuild.
+    std::fs::write(
+        demo.join("questions.jsonl"),
+        "{\"id\": \"q\", \"question\": \"split\", \"gold\": [\"crates/tinyparse/src/lib.rs\"]}\n",
+    )
+    .unwrap();
+    let fourth = run();
+    assert_eq!(fourth["bundle"]["up_to_date"], true);
+    assert_eq!(fourth["questions"], 1);
+    assert!(std::fs::read_to_string(out.join("questions.jsonl"))
+        .unwrap()
+        .contains("\"id\": \"q\""));
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    let fifth: serde_json::Value =
+        serde_json::from_str(&ok(routelens(&forced, temp.path()))).unwrap();
+    assert_eq!(fifth["bundle"]["up_to_date"], false);
+}
+
+/// The committed fixture bundle must be what the bundler makes of the fixture repository today
+/// (the index blob aside: its bytes differ on every build). When this fails after an intended
+/// change, regenerate it:
+///
+/// ```text
+/// cd bundler/tests/fixtures && rm -rf repo.bundle tampered.bundle &&
+///   cargo run -p routelens -- bundle repo --out repo.bundle --max-file-bytes 512
+/// ```
+///
+/// then copy it to `tampered.bundle` and flip one byte in the middle of its chunk and of its
+/// index (the trycmd cases expect the new hashes: `TRYCMD=overwrite`).
+#[test]
+fn the_fixture_bundle_is_current() {
+    let temp = tempfile::tempdir().unwrap();
+    ok(routelens(
+        &["bundle", "repo", "--out"]
+            .into_iter()
+            .chain([temp.path().join("b").to_str().unwrap()])
+            .chain(["--max-file-bytes", "512"])
+            .collect::<Vec<_>>(),
+        Path::new("tests/fixtures"),
+    ));
+    let mut fresh = manifest(&temp.path().join("b"));
+    let mut committed = manifest(Path::new("tests/fixtures/repo.bundle"));
+    for value in [&mut fresh, &mut committed] {
+        value["index"]["file"] = serde_json::Value::Null;
+        value["index"]["sha256"] = serde_json::Value::Null;
+    }
+    assert_eq!(
+        fresh, committed,
+        "tests/fixtures/repo.bundle is stale; see this test's documentation"
+    );
+}
+
+/// The real demo: this repository and its pinned crates (unpacked by building this very binary).
+/// Every gold file of the committed question set must be in the bundle, and every question must
+/// run.
+#[test]
+fn the_demo_holds_every_gold_file() {
+    let temp = tempfile::tempdir().unwrap();
+    let out = temp.path().join("demo");
+    let text = ok(routelens(
+        &[
+            "demo",
+            "--out",
+            out.to_str().unwrap(),
+            "--repo",
+            "..",
+            "--format",
+            "json",
+        ],
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    ));
+    let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(summary["warnings"], serde_json::json!([]), "{text}");
+    assert!(summary["questions"].as_u64().unwrap() >= 20);
+    let gold = summary["gold"].as_array().unwrap();
+    assert!(
+        gold.iter().all(|status| status["included"] == true),
+        "{text}"
+    );
+    assert!(summary["crates"].as_array().unwrap().len() >= 10);
+    let files = paths(&manifest(&out));
+    assert!(files
+        .iter()
+        .any(|path| path == "routelens/engine/src/policy.rs"));
+    assert!(!files
+        .iter()
+        .any(|path| path.starts_with("routelens/bundler/demo/")));
+    // Every arm answers every question.
+    let answers = ok(routelens(
+        &[
+            "search",
+            out.to_str().unwrap(),
+            "--arm",
+            "all",
+            "--queries",
+            "demo/questions.jsonl",
+            "--format",
+            "json",
+        ],
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+    ));
+    assert_eq!(
+        answers.lines().count() as u64,
+        summary["questions"].as_u64().unwrap() * 7
+    );
+}
+
+/// routelens's `fts5` arm against real SQLite FTS5 (Python's sqlite3) on a small real corpus, the
+/// engine's sources, with 60 queries taken from their doc comments: the top-8 lists must share at
+/// least 0.9 on average (see bench/fts5_compare.py for the comparison and its report).
+#[test]
+fn fts5_agrees_with_sqlite_fts5() {
+    let temp = tempfile::tempdir().unwrap();
+    let bundle = temp.path().join("engine-src");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    ok(routelens(
+        &["bundle", "engine/src", "--out", bundle.to_str().unwrap()],
+        &root,
+    ));
+    let output = Command::new("python3")
+        .arg("bench/fts5_compare.py")
+        .args(["--bundle", bundle.to_str().unwrap()])
+        .args(["--routelens", env!("CARGO_BIN_EXE_routelens")])
+        .args(["--derived", "60", "--min-overlap", "0.9"])
+        .current_dir(&root)
+        .output()
+        .expect("python3 runs (the comparison needs Python's sqlite3 with FTS5)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("over 60 queries"), "{stdout}");
+}
+
+#[test]
+fn a_bundle_inside_its_repository_is_left_out() {
+    let temp = tempfile::tempdir().unwrap();
+    let repo = temp.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(repo.join("src/lib.rs"), "pub fn a() {}\n").unwrap();
+    for _ in 0..2 {
+        ok(routelens(&["bundle", ".", "--out", "bundles/self"], &repo));
+    }
+    assert_eq!(paths(&manifest(&repo.join("bundles/self"))), ["src/lib.rs"]);
+}
