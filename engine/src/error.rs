@@ -94,6 +94,27 @@ pub enum Error {
         /// What is missing, in words.
         needs: String,
     },
+    /// Token counting failed: the rank table could not be turned into an encoder, or the encoder
+    /// failed on a text (a regular-expression limit).
+    #[error("{context}: cannot count tokens: {message}")]
+    Tokens {
+        /// What was being counted or built: a block (`src/a.rs:1-220`), `text` or `cl100k_base`.
+        context: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A gold span that does not fit its file (line scoring).
+    #[error("gold span {path}:{start_line}-{end_line}: {message}")]
+    Gold {
+        /// The gold file.
+        path: String,
+        /// The span's first line as annotated.
+        start_line: u32,
+        /// The span's last line as annotated.
+        end_line: u32,
+        /// What is wrong with it.
+        message: String,
+    },
 }
 
 /// The engine's result type.

@@ -12,6 +12,10 @@
 //! 4. **Compare** two arms ([`compare`]): repository-cluster bootstrap intervals drawn exactly as
 //!    the paper's script drew them, the exact sign test and the exact sign-flip test.
 //! 5. **Report**: [`score`] for the command line's JSON, [`tables`] for the app and CSV files.
+//! 6. **Deliver context**: [`select_files`] picks each ranked file's lines around the issue's
+//!    terms, [`pack`] fits the blocks into the token budget (cl100k_base via [`Cl100k`], built
+//!    from a rank table loaded on first use, memoised by [`TokenCache`]), and [`score_lines`]
+//!    scores the delivered lines against gold spans.
 //!
 //! ```
 //! use routelens_engine::{load_jsonl, score, ScoreConfig};
@@ -30,17 +34,21 @@ pub mod error;
 pub mod fusion;
 pub mod issue_text;
 pub mod lexical;
+pub mod linescore;
 pub mod metrics;
+pub mod pack;
 pub mod paired;
 pub mod policy;
 pub mod report;
 pub mod runfile;
+pub mod select;
 pub mod stats;
 pub mod study;
 pub mod subset;
 pub mod table;
 pub mod tables;
 pub mod terms;
+pub mod tokens;
 
 pub use archive::{
     load_archive, match_picked_files, sha256_hex, ArchiveBytes, ARCHIVE_FILES, PINNED_ARCHIVE_URL,
@@ -53,13 +61,20 @@ pub use error::{Error, Result};
 pub use fusion::{add_fusion, rrf, RrfConfig};
 pub use issue_text::{check_issue_texts, parse_issue_texts, CheckedTexts, IssueText, Refusal};
 pub use lexical::{run_arm, ArmOutput, LexicalArm, Sources, TextCorpus};
+pub use linescore::{clip_gold, score_lines, ClippedSpan, FileLines, LineScore};
 pub use metrics::{first_gold_rank, score_ranking, summarize, ArmSummary, CaseScore};
+pub use pack::{pack, render_block, Pack, PackConfig, PackedBlock, SkipReason};
 pub use paired::{compare, PairedComparison, PairedMetric};
 pub use policy::{Decision, ExclusionReason, Policy};
 pub use report::{score, ScoreConfig, ScoreReport};
 pub use runfile::{load_jsonl, load_trec};
+pub use select::{
+    count_lines, select_file, select_files, split_lines, Anchor, FileSelection, QueryTerms,
+    SelectConfig, Window,
+};
 pub use stats::{cluster_bootstrap, sign_flip, sign_test, BootstrapConfig, Interval};
 pub use study::{Arm, ArmOrigin, Case, GoldSpan, Study, MAX_K};
 pub use subset::Subset;
 pub use table::{Cell, Table};
 pub use terms::{extract_terms, first_chars};
+pub use tokens::{Cl100k, TokenCache, TokenCounter};
