@@ -205,7 +205,7 @@ pub struct Timings {
     /// Packing, compressing and hashing chunks, writing the manifest (at the same time as the
     /// index, so `total` is less than the sum).
     pub encode: f64,
-    /// Writing and syncing the folder.
+    /// Writing the folder.
     pub write: f64,
 }
 

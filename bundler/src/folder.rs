@@ -2,10 +2,13 @@
 //! by the engine.
 //!
 //! **Writing** ([`write_folder`]): the files go into a hidden temporary folder beside the target
-//! (`.<name>.tmp-<pid>`), each synced to disk, and the folder is then renamed into place. A
-//! folder that already holds a bundle (it has a `manifest.json`) is renamed aside first and
-//! removed after, so readers see the old bundle or the new one, never a mix. A folder that exists
-//! and is neither empty nor a bundle is refused, never replaced.
+//! (`.<name>.tmp-<pid>`), and the folder is then renamed into place. A folder that already holds
+//! a bundle (it has a `manifest.json`) is renamed aside first and removed after, so readers see
+//! the old bundle or the new one, never a mix, and a bundler stopped half-way leaves only its
+//! hidden temporary folder. A folder that exists and is neither empty nor a bundle is refused,
+//! never replaced. Files are not synced to disk (a bundle is a build output, like cargo's
+//! `target/`): after a power loss a bundle may hold truncated files, which every reader refuses
+//! by name when their hashes do not match the manifest.
 //!
 //! **Reading** ([`BundleFolder`]): the manifest first (the engine checks its shape), then only
 //! what the arms need: the index blob for the BM25 arms, every chunk for the `rg` arms. Each is
@@ -192,7 +195,7 @@ pub fn absolute_target(out: &Path) -> Option<PathBuf> {
 pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     let (parent, name) = split_target(path)?;
     let temp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = write_synced(&temp, bytes)
+    let result = write_bytes(&temp, bytes)
         .and_then(|()| std::fs::rename(&temp, path).map_err(|err| io(path, "renaming into", err)));
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
@@ -242,16 +245,15 @@ fn write_files(temp: &Path, files: &[BundleFile]) -> Result<u64, Failure> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|err| io(dir, "creating", err))?;
         }
-        write_synced(&path, &file.bytes)?;
+        write_bytes(&path, &file.bytes)?;
         written += file.bytes.len() as u64;
     }
     Ok(written)
 }
 
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     let mut file = File::create(path).map_err(|err| io(path, "creating", err))?;
     file.write_all(bytes)
-        .and_then(|()| file.sync_all())
         .map_err(|err| io(path, "writing", err))
 }
 
