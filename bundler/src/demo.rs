@@ -28,13 +28,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use routelens_engine::lexical::fts::INDEX_FORMAT;
+use routelens_engine::lexical::live::parse_questions;
 use routelens_engine::{sha256_hex, Error, Policy};
 
 use crate::bundle::{self, elapsed_ms, gold_report, json_line, tool_version, GoldStatus, Summary};
 use crate::cli::{DemoArgs, OutputFormat};
 use crate::failure::Failure;
 use crate::folder::{write_file_atomic, BundleFolder};
-use crate::search::parse_questions;
 use crate::sources::{self, Collection};
 
 /// The built-in crate list.

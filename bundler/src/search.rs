@@ -13,6 +13,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
+use routelens_engine::lexical::live::parse_questions;
 use routelens_engine::lexical::{FtsIndex, Needs};
 use routelens_engine::{run_arm, ArmOutput, Cell, Error, LexicalArm, Sources, Table, TextCorpus};
 
@@ -48,40 +49,6 @@ pub struct Hit {
     pub path: String,
     /// The arm's score.
     pub score: f64,
-}
-
-/// One line of a question set.
-#[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Question {
-    /// The question's id.
-    pub id: String,
-    /// The question, in plain language.
-    pub question: String,
-    /// Its gold files.
-    #[serde(default)]
-    pub gold: Vec<String>,
-}
-
-/// Parses a question set, naming the file and line of a bad one.
-pub fn parse_questions(file: &str, text: &str) -> Result<Vec<Question>, Error> {
-    let mut questions: Vec<Question> = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let question: Question = serde_json::from_str(line)
-            .map_err(|err| Error::line(file, index + 1, err.to_string()))?;
-        if questions.iter().any(|other| other.id == question.id) {
-            return Err(Error::line(
-                file,
-                index + 1,
-                format!("id {:?} is used twice", question.id),
-            ));
-        }
-        questions.push(question);
-    }
-    Ok(questions)
 }
 
 /// Runs `search`.
@@ -253,27 +220,6 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn question_sets_parse_and_refuse_duplicates() {
-        let text = "{\"id\": \"a\", \"question\": \"Where?\", \"gold\": [\"x.rs\"]}\n\n\
-                    {\"id\": \"b\", \"question\": \"How?\"}\n";
-        let questions = parse_questions("q.jsonl", text).unwrap();
-        assert_eq!(questions.len(), 2);
-        assert_eq!(questions[0].gold, ["x.rs"]);
-        assert!(questions[1].gold.is_empty());
-        let twice = "{\"id\": \"a\", \"question\": \"x\"}\n{\"id\": \"a\", \"question\": \"y\"}\n";
-        assert_eq!(
-            parse_questions("q.jsonl", twice).unwrap_err().to_string(),
-            "q.jsonl:2: id \"a\" is used twice"
-        );
-        let unknown = "{\"id\": \"a\", \"question\": \"x\", \"answer\": 1}\n";
-        let error = parse_questions("q.jsonl", unknown).unwrap_err().to_string();
-        assert!(
-            error.starts_with("q.jsonl:1: unknown field `answer`"),
-            "{error}"
-        );
-    }
 
     #[test]
     fn tiny_scores_keep_their_digits() {
