@@ -153,10 +153,16 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         args.dist.display()
     )
     .and_then(|()| out.flush());
+    // One thread per request: a browser opens several connections at once, and answering them
+    // one after another on this thread left some of Chromium's parallel fetches unanswered.
+    let site = std::sync::Arc::new(site);
     for request in server.incoming_requests() {
-        let response = answer(&site, request.method(), request.url());
-        // A client that hung up is its own business; keep serving the others.
-        let _ = request.respond(response);
+        let site = std::sync::Arc::clone(&site);
+        std::thread::spawn(move || {
+            let response = answer(&site, request.method(), request.url());
+            // A client that hung up is its own business; keep serving the others.
+            let _ = request.respond(response);
+        });
     }
     Ok(())
 }

@@ -333,3 +333,27 @@ fn lists_no_bundles_without_the_folder() {
     assert_eq!((listing.status, listing.body.as_slice()), (200, &b"[]"[..]));
     assert_eq!(get(server.port, "/bundles/demo/manifest.json").status, 404);
 }
+
+/// A client that requests a large file and does not read it must not hold up anyone else: each
+/// request is answered on its own thread (Chromium's parallel archive fetches once stalled here).
+#[test]
+fn a_slow_reader_does_not_block_other_requests() {
+    let root = tempfile::tempdir().unwrap();
+    let dist = root.path().join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
+    // Larger than the loopback socket buffers, so writing it blocks until the client reads.
+    std::fs::write(dist.join("big.bin"), vec![7u8; 32 << 20]).unwrap();
+    let server = start(&dist, &root.path().join("no-archive"));
+    let mut slow = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(slow, "GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let port = server.port;
+    let others: Vec<_> = (0..8)
+        .map(|_| std::thread::spawn(move || get(port, "/index.html").status))
+        .collect();
+    for other in others {
+        assert_eq!(other.join().expect("answered within the read timeout"), 200);
+    }
+    drop(slow);
+}
