@@ -235,4 +235,30 @@ mod tests {
         assert_eq!(first_gold_rank(&gold, &paths(&["x", "y"])), None);
         assert_eq!(first_gold_rank(&gold, &[]), None);
     }
+
+    proptest::proptest! {
+        /// Recall and precision stay in [0, 1]; found, recall and completeness never fall as k
+        /// grows; a complete case has recall 1; the scored prefix is never longer than k.
+        #[test]
+        fn bounded_and_monotone_in_k(
+            gold in proptest::collection::btree_set("[a-f]", 1..5),
+            ranking in proptest::collection::btree_set("[a-j]", 0..10),
+        ) {
+            let gold: Vec<String> = gold.into_iter().collect();
+            let ranking: Vec<String> = ranking.into_iter().rev().collect();
+            let mut previous: Option<CaseScore> = None;
+            for k in 1..=MAX_K {
+                let score = score_ranking(&gold, &ranking, k);
+                proptest::prop_assert!((0.0..=1.0).contains(&score.recall));
+                proptest::prop_assert!((0.0..=1.0).contains(&score.precision));
+                proptest::prop_assert!(score.returned <= k && score.found <= score.returned);
+                proptest::prop_assert_eq!(score.complete, score.recall == 1.0);
+                if let Some(before) = previous {
+                    proptest::prop_assert!(score.found >= before.found && score.recall >= before.recall);
+                    proptest::prop_assert!(score.complete || !before.complete);
+                }
+                previous = Some(score);
+            }
+        }
+    }
 }
