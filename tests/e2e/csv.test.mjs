@@ -1,30 +1,19 @@
 // Scenario: a researcher downloads Table 2 as CSV; numbers keep full precision.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { missing, startServer, launchBrowser, tempDir } from './lib/harness.mjs';
-import { StudyPage } from './lib/study-page.mjs';
+import { tempDir } from './lib/harness.mjs';
+import { studySession } from './lib/session.mjs';
 
-const skip = missing() || false;
-let server, browser, study;
-
-before(async () => {
-  if (skip) return;
-  server = await startServer();
-  browser = await launchBrowser();
-  study = new StudyPage(await browser.newPage({ acceptDownloads: true }), server.url);
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = studySession({ acceptDownloads: true });
+const { skip } = session;
 
 test('Table 2 downloads as CSV with full-precision numbers', { skip }, async () => {
-  await study.open('?study=fastindex&view=table2');
+  await session.study.open('?study=fastindex&view=table2');
   const [download] = await Promise.all([
-    study.page.waitForEvent('download'),
-    study.byTestId('table-file-recall').locator('[data-testid="csv-download"]').click(),
+    session.study.page.waitForEvent('download'),
+    session.study.byTestId('table-file-recall').locator('[data-testid="csv-download"]').click(),
   ]);
   assert.match(download.suggestedFilename(), /\.csv$/);
   const path = join(tempDir(), download.suggestedFilename());

@@ -1,27 +1,16 @@
 // Scenario: a reader opens the paper's study and reads Table 2 and Table 4 off the page; the
 // numbers match the paper and the native CLI; changing k recomputes the table in the browser.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { missing, startServer, launchBrowser, scoreNatively, screenshot } from './lib/harness.mjs';
-import { StudyPage } from './lib/study-page.mjs';
+import { scoreNatively, screenshot } from './lib/harness.mjs';
+import { studySession } from './lib/session.mjs';
 
-const skip = missing() || false;
-let server, browser, study;
-
-before(async () => {
-  if (skip) return;
-  server = await startServer();
-  browser = await launchBrowser();
-  study = new StudyPage(await browser.newPage(), server.url);
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = studySession();
+const { skip } = session;
 
 test('Table 2 reproduces the paper at k = 8 and 16', { skip }, async () => {
-  await study.open('?study=fastindex&view=table2');
-  const table = await study.readTable('table-file-recall');
+  await session.study.open('?study=fastindex&view=table2');
+  const table = await session.study.readTable('table-file-recall');
   const expected = {
     rg: ['0.245', '12/82', '0.328', '16/82'],
     fts5: ['0.352', '17/82', '0.421', '19/82'],
@@ -34,15 +23,15 @@ test('Table 2 reproduces the paper at k = 8 and 16', { skip }, async () => {
     assert.deepEqual([row['File@8'], row['Full@8'], row['File@16'], row['Full@16']], [file8, full8, file16, full16], arm);
   }
   assert.equal(table.rows.tree['Ceiling@8'], '66/82');
-  await screenshot(study.page, 'table2');
+  await screenshot(session.study.page, 'table2');
 });
 
 test('changing k recomputes Table 2 like the native CLI', { skip }, async () => {
-  await study.open('?study=fastindex&view=table2');
-  await study.select('k-left', 5);
-  await study.page.waitForFunction(() =>
+  await session.study.open('?study=fastindex&view=table2');
+  await session.study.select('k-left', 5);
+  await session.study.page.waitForFunction(() =>
     [...document.querySelectorAll('[data-testid="table-file-recall"] thead th')].some((th) => th.textContent.trim() === 'File@5'));
-  const table = await study.readTable('table-file-recall');
+  const table = await session.study.readTable('table-file-recall');
   const native = scoreNatively('--k', '5');
   for (const row of native.arms) {
     assert.equal(table.rows[row.arm]['File@5'], row.file_recall.toFixed(3), row.arm);
@@ -51,11 +40,11 @@ test('changing k recomputes Table 2 like the native CLI', { skip }, async () => 
 });
 
 test('Table 4 shows the paper’s paired interval and sign-flip p', { skip }, async () => {
-  await study.open('?study=fastindex&view=paired');
-  const table = await study.readTable('table-prespecified');
+  await session.study.open('?study=fastindex&view=paired');
+  const table = await session.study.readTable('table-prespecified');
   const row = table.list.find((r) => r.left === 'tree' && r.right === 'fts5' && r.k === '8');
   assert.ok(row, JSON.stringify(table.list));
   assert.deepEqual([row.mean, row.ci_low, row.ci_high, row.wins, row.losses, row.ties, row.sign_flip_p],
     ['+0.113', '+0.053', '+0.168', '33', '15', '34', '0.0078']);
-  await screenshot(study.page, 'paired');
+  await screenshot(session.study.page, 'paired');
 });
