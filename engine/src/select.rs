@@ -415,7 +415,8 @@ pub struct Window {
 impl Window {
     /// The number of lines in the window.
     pub fn line_count(&self) -> u32 {
-        (self.end_line + 1).saturating_sub(self.start_line)
+        let lines = (u64::from(self.end_line) + 1).saturating_sub(u64::from(self.start_line));
+        u32::try_from(lines).unwrap_or(u32::MAX)
     }
 
     /// Whether `line` (1-based) is in the window.
@@ -492,7 +493,7 @@ pub fn select_file<'a>(
     // The best lines so far, kept sorted by (score descending, line ascending): lines arrive in
     // order, so a later line enters only with a strictly higher score than the one it displaces.
     let anchors_per_file = config.anchors_per_file;
-    let mut best: Vec<(u32, usize)> = Vec::with_capacity(anchors_per_file + 1);
+    let mut best: Vec<(u32, usize)> = Vec::with_capacity(anchors_per_file.min(64) + 1);
     scan_lines(terms, text, |end, score| {
         let index = starts.len() - 1;
         starts.push(end);
@@ -815,14 +816,16 @@ mod tests {
     }
 
     #[test]
-    fn huge_radius_does_not_overflow() {
+    fn huge_settings_do_not_overflow() {
         let terms = QueryTerms::from_issue("parser");
         let config = SelectConfig {
-            anchors_per_file: 4,
+            anchors_per_file: usize::MAX,
             radius_lines: usize::MAX,
         };
         let selection = select_file(&terms, "a", "a\nparser\nb\n", &config);
         assert_eq!(selection.windows, [w(1, 3, 1)]);
+        let top = w(1, u32::MAX, 0);
+        assert_eq!(top.line_count(), u32::MAX);
     }
 
     /// A small-alphabet text so that lines often hold terms and line ends of every kind occur.
