@@ -153,30 +153,13 @@ pub async fn read_picked_archive(
     Ok(archive)
 }
 
-/// Offers a table as a CSV download: a blob URL clicked through a temporary anchor.
+/// Offers a table as a CSV download.
 pub fn download_csv(table: &Table) -> Result<(), String> {
-    let parts = Array::of1(&JsValue::from_str(&table.to_csv()));
-    let options = BlobPropertyBag::new();
-    options.set_type("text/csv;charset=utf-8");
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
-        .map_err(|err| format!("could not make the CSV: {err:?}"))?;
-    let url = Url::create_object_url_with_blob(&blob)
-        .map_err(|err| format!("could not make a download URL: {err:?}"))?;
-    let anchor: HtmlAnchorElement = leptos::prelude::document()
-        .create_element("a")
-        .map_err(|err| format!("could not make a link: {err:?}"))?
-        .unchecked_into();
-    anchor.set_href(&url);
-    anchor.set_download(&table.csv_file_name());
-    anchor.click();
-    // Revoke later: revoking at once can cancel the download before the browser has read it.
-    leptos::prelude::set_timeout(
-        move || {
-            let _ = Url::revoke_object_url(&url);
-        },
-        std::time::Duration::from_secs(10),
-    );
-    Ok(())
+    download_text(
+        &table.csv_file_name(),
+        "text/csv;charset=utf-8",
+        &table.to_csv(),
+    )
 }
 
 /// Milliseconds from the page's high-resolution clock.
