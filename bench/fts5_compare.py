@@ -84,8 +84,8 @@ def read_bundle(folder):
     with open(os.path.join(folder, "manifest.json"), "rb") as handle:
         manifest_bytes = handle.read()
     manifest = json.loads(manifest_bytes)
-    if manifest.get("format_version") != 1:
-        fail(f"{folder}: bundle format {manifest.get('format_version')}, this script reads 1")
+    if manifest.get("format_version") not in (1, 2):
+        fail(f"{folder}: bundle format {manifest.get('format_version')}, this script reads 1 and 2")
     chunks = []
     for chunk in manifest["chunks"]:
         with open(os.path.join(folder, chunk["file"]), "rb") as handle:
@@ -106,9 +106,11 @@ def read_bundle(folder):
     if not index:
         fail(f"{folder}: the bundle has no index")
     with open(os.path.join(folder, index["file"]), "rb") as handle:
-        blob = handle.read()
-    if sha256(blob) != index["sha256"]:
+        stored = handle.read()
+    if sha256(stored) != index["sha256"]:
         fail(f"{folder}/{index['file']}: SHA-256 mismatch")
+    # Format 2 stores the blob DEFLATE-compressed and gives its raw size.
+    blob = stored if index.get("raw_bytes") is None else zlib.decompressobj(-15).decompress(stored)
     if blob[:8] != b"RLTNTV01":
         fail(f"{folder}/{index['file']}: not an index blob")
     (header_len,) = struct.unpack("<I", blob[8:12])
@@ -120,7 +122,7 @@ def read_bundle(folder):
     assert len(set(paths)) == len(paths)
     sizes = {
         "manifest": len(manifest_bytes),
-        "index": len(blob),
+        "index": len(stored),
         "chunks": sum(chunk["bytes"] for chunk in manifest["chunks"]),
         "raw": sum(entry["bytes"] for entry in manifest["files"]),
     }

@@ -6,8 +6,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use routelens_engine::bundle::{BundleOptions, MANIFEST_FILE};
-use routelens_engine::lexical::fts::{build_index_blob, INDEX_FORMAT};
+use routelens_engine::bundle::{BundleOptions, StoredIndex, MANIFEST_FILE};
+use routelens_engine::lexical::fts::{build_index_blob_with, Tokenizer};
 use routelens_engine::{encode_bundle, BundleInput, EncodedBundle, ExclusionReason, Policy};
 
 use crate::cli::{BundleArgs, OutputFormat};
@@ -54,7 +54,14 @@ pub fn run(args: &BundleArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| sources::folder_name(&args.repo));
     let read_ms = elapsed_ms(started);
-    let built = build(collection, source, commit)?;
+    let options = BuildOptions {
+        tokenizer: args.tokenizer.into(),
+        bundle: BundleOptions {
+            compression_level: args.compression_level,
+            ..BundleOptions::default()
+        },
+    };
+    let built = build(collection, source, commit, options)?;
     let summary = built.write(target, read_ms, started, gold.as_deref())?;
     summary.print(args.format, out)
 }
@@ -71,12 +78,23 @@ pub struct Built {
     pub encode_ms: f64,
 }
 
-/// Indexes and encodes a collection. The index is built on a second thread while the chunks
-/// are compressed and hashed (the two take similar time), then added to the encoded bundle.
+/// How [`build`] indexes and packs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuildOptions {
+    /// The index's tokenizer (default the paper's `unicode61`).
+    pub tokenizer: Tokenizer,
+    /// Chunk size and DEFLATE level.
+    pub bundle: BundleOptions,
+}
+
+/// Indexes and encodes a collection. The index is built and compressed on a second thread while
+/// the chunks are compressed and hashed (the two take similar time), then added to the encoded
+/// bundle.
 pub fn build(
     mut collection: Collection,
     source: String,
     commit: Option<String>,
+    options: BuildOptions,
 ) -> Result<Built, Failure> {
     collection.finish();
     let skipped_special = collection.skipped_special;
@@ -103,10 +121,14 @@ pub fn build(
                     Some((file.path.as_str(), std::str::from_utf8(&file.bytes).ok()?))
                 })
                 .collect();
-            build_index_blob(&texts).map(|blob| (blob, elapsed_ms(started)))
+            build_index_blob_with(&texts, options.tokenizer).map(|blob| {
+                let format = options.tokenizer.index_format();
+                let stored = StoredIndex::new(&blob, format, options.bundle.compression_level);
+                (stored, elapsed_ms(started))
+            })
         });
         let started = Instant::now();
-        let encoded = encode_bundle(input, BundleOptions::default())
+        let encoded = encode_bundle(input, options.bundle)
             .map(|encoded| (encoded, elapsed_ms(started)));
         let indexed = indexer.join().unwrap_or_else(|_| {
             Err(routelens_engine::Error::Index {
@@ -118,7 +140,7 @@ pub fn build(
     });
     let (blob, index_ms) = indexed?;
     let (encoded, encode_ms) = encoded?;
-    let encoded = encoded.with_index(blob, INDEX_FORMAT.to_string())?;
+    let encoded = encoded.with_index(blob)?;
     Ok(Built {
         encoded,
         skipped_special,

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use routelens_engine::bundle::DEFAULT_COMPRESSION_LEVEL;
+use routelens_engine::lexical::fts::Tokenizer;
 use routelens_engine::policy::DEFAULT_MAX_FILE_BYTES;
 use routelens_engine::LexicalArm;
 
@@ -87,9 +89,37 @@ pub struct BundleArgs {
     #[arg(long, value_name = "FILE")]
     pub gold_file: Option<PathBuf>,
 
+    /// The search index's tokenizer: the paper's `unicode61`, or `code` (identifiers split at
+    /// case changes, English stemming).
+    #[arg(long, value_enum, default_value_t = TokenizerArg::Unicode61)]
+    pub tokenizer: TokenizerArg,
+
+    /// DEFLATE level of the chunks and the index, 0 (store) to 10.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_COMPRESSION_LEVEL,
+          value_parser = clap::value_parser!(u8).range(0..=10))]
+    pub compression_level: u8,
+
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
+}
+
+/// The index tokenizers, as `--tokenizer` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TokenizerArg {
+    /// SQLite FTS5's `unicode61`, as the paper used it.
+    Unicode61,
+    /// `unicode61` plus identifier splitting and English stemming.
+    Code,
+}
+
+impl From<TokenizerArg> for Tokenizer {
+    fn from(arg: TokenizerArg) -> Tokenizer {
+        match arg {
+            TokenizerArg::Unicode61 => Tokenizer::Unicode61,
+            TokenizerArg::Code => Tokenizer::Code,
+        }
+    }
 }
 
 /// Options of `routelens search`.

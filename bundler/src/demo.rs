@@ -27,6 +27,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use routelens_engine::bundle::FORMAT_VERSION;
 use routelens_engine::lexical::fts::INDEX_FORMAT;
 use routelens_engine::lexical::live::parse_questions;
 use routelens_engine::{sha256_hex, Error, Policy};
@@ -233,7 +234,8 @@ pub fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Failure> {
             summary
         }
         _ => {
-            let built = bundle::build(collection, SOURCE.to_string(), None)?;
+            let options = bundle::BuildOptions::default();
+            let built = bundle::build(collection, SOURCE.to_string(), None, options)?;
             let mut summary = built.write(&args.out, read_ms, started, None)?;
             summary.up_to_date = Some(false);
             summary
@@ -298,7 +300,8 @@ pub fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Failure> {
 fn up_to_date(out: &Path, collection: &Collection) -> Option<BundleFolder> {
     let folder = BundleFolder::open(out).ok()?;
     let manifest = &folder.manifest;
-    let same = manifest.source == SOURCE
+    let same = manifest.format_version == FORMAT_VERSION
+        && manifest.source == SOURCE
         && manifest.commit.is_none()
         && manifest.tool_version == tool_version()
         && manifest.policy == collection.policy

@@ -8,8 +8,14 @@
 //! manifest.json                  Manifest: format version, source, commit, tool version,
 //!                                policy and its counts, files, chunks, index
 //! chunks/<sha256>.deflate        file contents, packed in path order (see `chunk`)
-//! index/<sha256>.tantivy         the search index blob (optional; see `lexical::fts`)
+//! index/<sha256>.tantivy.deflate the search index blob, DEFLATE-compressed (optional; see
+//!                                `lexical::fts`); format 1 stored it raw as
+//!                                `index/<sha256>.tantivy`
 //! ```
+//!
+//! Format 2 compresses the index (a tantivy index is bit-packed but its term dictionary is not:
+//! DEFLATE takes a third off), because the index is what the first search must fetch. This
+//! build writes format 2 and reads both.
 //!
 //! The directory tree is not a separate file: the manifest lists every path, sorted, and
 //! [`DirTree::from_paths`] derives the tree from them. The app fetches `manifest.json` first,
@@ -18,7 +24,7 @@
 //! This module only turns values into bytes and back; the bundler does the file I/O. Decoding
 //! verifies as it goes: [`Manifest::open_chunk`] refuses a chunk whose bytes do not hash to the
 //! manifest's value, [`Manifest::file_text`] refuses a file whose bytes do not, and
-//! [`Manifest::verify_index`] does the same for the index, each with an
+//! [`Manifest::open_index`] does the same for the index, each with an
 //! [`Error::ManifestHash`] naming the file.
 
 mod chunk;
@@ -36,8 +42,11 @@ use crate::archive::sha256_hex;
 use crate::error::{Error, Result};
 use crate::policy::{Decision, ExclusionReason, Policy};
 
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this build writes.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The format versions this build reads.
+pub const READ_VERSIONS: [u32; 2] = [1, 2];
 
 /// The manifest's file name in the bundle folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -114,16 +123,19 @@ pub struct ChunkEntry {
     pub raw_bytes: u64,
 }
 
-/// The index blob, `index/<sha256>.tantivy`, as listed in `manifest.json`.
+/// The index blob, `index/<sha256>.tantivy.deflate`, as listed in `manifest.json`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IndexEntry {
     /// The file's name relative to the bundle folder.
     pub file: String,
-    /// SHA-256 of the blob; also the file name's stem.
+    /// SHA-256 of the stored bytes; also the file name's stem.
     pub sha256: String,
-    /// The blob's size in bytes.
+    /// The stored size in bytes.
     pub bytes: u64,
+    /// The blob's size after decompression; absent when the blob is stored raw (format 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_bytes: Option<u64>,
     /// What reads it: the index format the searcher checks before opening
     /// (`tantivy-0.27/unicode61/1`).
     pub format: String,
@@ -261,19 +273,9 @@ pub fn encode_bundle(input: BundleInput, options: BundleOptions) -> Result<Encod
         });
     }
     let index = index.map(|(blob, format)| {
-        let sha256 = sha256_hex(&blob);
-        let file = format!("index/{sha256}.tantivy");
-        let entry = IndexEntry {
-            file: file.clone(),
-            sha256,
-            bytes: blob.len() as u64,
-            format,
-        };
-        out.push(BundleFile {
-            name: file,
-            bytes: blob,
-        });
-        entry
+        let stored = StoredIndex::new(&blob, format, options.compression_level);
+        out.push(stored.file);
+        stored.entry
     });
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
@@ -310,28 +312,48 @@ fn manifest_json(manifest: &Manifest) -> Result<Vec<u8>> {
     Ok(json)
 }
 
+/// An index blob compressed for a bundle, with its manifest entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredIndex {
+    /// The manifest's `index` entry.
+    pub entry: IndexEntry,
+    /// The file to write, `index/<sha256>.tantivy.deflate`.
+    pub file: BundleFile,
+}
+
+impl StoredIndex {
+    /// Compresses `blob` at DEFLATE `level` and names it by the hash of the stored bytes.
+    pub fn new(blob: &[u8], format: String, level: u8) -> StoredIndex {
+        let stored = compress(blob, level);
+        let sha256 = sha256_hex(&stored);
+        let file = format!("index/{sha256}.tantivy.deflate");
+        StoredIndex {
+            entry: IndexEntry {
+                file: file.clone(),
+                sha256,
+                bytes: stored.len() as u64,
+                raw_bytes: Some(blob.len() as u64),
+                format,
+            },
+            file: BundleFile {
+                name: file,
+                bytes: stored,
+            },
+        }
+    }
+}
+
 impl EncodedBundle {
-    /// The same bundle with this index blob (replacing any it had): the blob becomes
-    /// `index/<sha256>.tantivy`, the manifest's `index` entry names it and `manifest.json` is
-    /// rewritten. The result equals passing the blob to [`encode_bundle`] in
-    /// [`BundleInput::index`]; this lets a caller build the index while the chunks are being
-    /// compressed.
-    pub fn with_index(mut self, blob: Vec<u8>, format: String) -> Result<EncodedBundle> {
+    /// The same bundle with this index (replacing any it had): the manifest's `index` entry names
+    /// it and `manifest.json` is rewritten. The result equals passing the blob to
+    /// [`encode_bundle`] in [`BundleInput::index`]; this lets a caller build and compress the
+    /// index while the chunks are being compressed.
+    pub fn with_index(mut self, index: StoredIndex) -> Result<EncodedBundle> {
         if let Some(old) = self.manifest.index.take() {
             self.files.retain(|file| file.name != old.file);
         }
-        let sha256 = sha256_hex(&blob);
-        let file = format!("index/{sha256}.tantivy");
-        self.manifest.index = Some(IndexEntry {
-            file: file.clone(),
-            sha256,
-            bytes: blob.len() as u64,
-            format,
-        });
-        self.files.push(BundleFile {
-            name: file,
-            bytes: blob,
-        });
+        self.manifest.index = Some(index.entry);
+        self.files.push(index.file);
         let json = manifest_json(&self.manifest)?;
         match self
             .files
@@ -371,12 +393,12 @@ pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
         .get("format_version")
         .and_then(serde_json::Value::as_u64)
     {
-        Some(version) if version == u64::from(FORMAT_VERSION) => {}
+        Some(version) if READ_VERSIONS.iter().any(|&read| u64::from(read) == version) => {}
         Some(version) => {
             return Err(Error::field(
                 file,
                 "format_version",
-                format!("bundle format {version}; this build reads format {FORMAT_VERSION}"),
+                format!("bundle format {version}; this build reads formats {READ_VERSIONS:?}"),
             ))
         }
         None => {
@@ -515,13 +537,18 @@ impl Manifest {
             .collect()
     }
 
-    /// Verifies the index blob against the manifest.
-    pub fn verify_index(&self, blob: &[u8]) -> Result<&IndexEntry> {
+    /// Verifies the index file's stored bytes against the manifest and returns its entry and
+    /// the blob (decompressed when the manifest gives a raw size).
+    pub fn open_index(&self, stored: &[u8]) -> Result<(&IndexEntry, Vec<u8>)> {
         let entry = self.index.as_ref().ok_or_else(|| {
             Error::field(MANIFEST_FILE, "index", "this bundle has no search index")
         })?;
-        verify_hash(&entry.file, &entry.sha256, blob)?;
-        Ok(entry)
+        verify_hash(&entry.file, &entry.sha256, stored)?;
+        let blob = match entry.raw_bytes {
+            Some(raw_bytes) => decompress(&entry.file, stored, raw_bytes as usize)?,
+            None => stored.to_vec(),
+        };
+        Ok((entry, blob))
     }
 
     fn check(&self) -> Result<()> {
@@ -573,7 +600,12 @@ impl Manifest {
         }
         if let Some(index) = &self.index {
             check_hex(&index.sha256, "index.sha256")?;
-            check_named(&index.file, "index/", &index.sha256, ".tantivy", "index")?;
+            let suffix = if index.raw_bytes.is_some() {
+                ".tantivy.deflate"
+            } else {
+                ".tantivy"
+            };
+            check_named(&index.file, "index/", &index.sha256, suffix, "index")?;
         }
         Ok(())
     }
@@ -742,40 +774,74 @@ mod tests {
     }
 
     #[test]
-    fn index_blob_is_hashed_named_and_verified() {
+    fn index_blob_is_compressed_hashed_named_and_verified() {
         let mut bundle = input(FILES);
-        bundle.index = Some((b"blob".to_vec(), "test/1".into()));
+        let blob = b"blob blob blob blob blob".to_vec();
+        bundle.index = Some((blob.clone(), "test/1".into()));
         let encoded = encode_bundle(bundle, BundleOptions::default()).unwrap();
         let manifest = decode_manifest(&encoded.files[0].bytes).unwrap();
         let entry = manifest.index.clone().unwrap();
-        assert_eq!(entry.file, format!("index/{}.tantivy", sha256_hex(b"blob")));
+        let stored = &encoded.files.last().unwrap().bytes;
+        assert_eq!(
+            entry.file,
+            format!("index/{}.tantivy.deflate", sha256_hex(stored))
+        );
         assert_eq!(encoded.files.last().unwrap().name, entry.file);
-        assert_eq!(manifest.verify_index(b"blob").unwrap().format, "test/1");
-        let error = manifest.verify_index(b"blob!").unwrap_err();
+        assert_eq!(entry.raw_bytes, Some(blob.len() as u64));
+        assert!(stored.len() < blob.len());
+        let (opened, raw) = manifest.open_index(stored).unwrap();
+        assert_eq!((opened.format.as_str(), raw), ("test/1", blob));
+        let mut damaged = stored.clone();
+        damaged.push(0);
+        let error = manifest.open_index(&damaged).unwrap_err();
         assert!(error.to_string().starts_with(&entry.file), "{error}");
         let raw = manifest.raw_bytes();
-        assert_eq!(manifest.stored_bytes(10), 10 + manifest.chunks[0].bytes + 4);
+        assert_eq!(
+            manifest.stored_bytes(10),
+            10 + manifest.chunks[0].bytes + entry.bytes
+        );
         assert!(raw > 0);
     }
 
     #[test]
+    fn reads_a_format_1_manifest_with_a_raw_index() {
+        let mut value = manifest_value();
+        value["format_version"] = 1.into();
+        let sha = sha256_hex(b"blob");
+        value["index"] = serde_json::json!({
+            "file": format!("index/{sha}.tantivy"),
+            "sha256": sha,
+            "bytes": 4,
+            "format": "test/1",
+        });
+        let manifest = decode_manifest(value.to_string().as_bytes()).unwrap();
+        let (entry, raw) = manifest.open_index(b"blob").unwrap();
+        assert_eq!((entry.raw_bytes, raw), (None, b"blob".to_vec()));
+        // A raw index must not carry the compressed name, nor the reverse.
+        value["index"]["file"] = format!("index/{sha}.tantivy.deflate").into();
+        assert!(decode_manifest(value.to_string().as_bytes()).is_err());
+    }
+
+    #[test]
     fn an_index_added_later_gives_the_same_bundle() {
+        let level = small_chunks().compression_level;
         let mut with = input(FILES);
         with.index = Some((b"blob".to_vec(), "test/1".into()));
         let at_once = encode_bundle(with, small_chunks()).unwrap();
         let later = encode_bundle(input(FILES), small_chunks())
             .unwrap()
-            .with_index(b"blob".to_vec(), "test/1".into())
+            .with_index(StoredIndex::new(b"blob", "test/1".into(), level))
             .unwrap();
         assert_eq!(later, at_once);
         // Replacing an index drops the old blob's file.
-        let replaced = at_once
-            .with_index(b"other".to_vec(), "test/2".into())
-            .unwrap();
+        let other = StoredIndex::new(b"other", "test/2".into(), level);
+        let other_bytes = other.file.bytes.clone();
+        let replaced = at_once.with_index(other).unwrap();
         assert_eq!(replaced.files.len(), later.files.len());
-        assert!(!replaced.files.iter().any(|file| file.bytes == b"blob"));
+        let old = &later.manifest.index.as_ref().unwrap().file;
+        assert!(!replaced.files.iter().any(|file| &file.name == old));
         let manifest = decode_manifest(&replaced.files[0].bytes).unwrap();
-        assert_eq!(manifest.verify_index(b"other").unwrap().format, "test/2");
+        assert_eq!(manifest.open_index(&other_bytes).unwrap().0.format, "test/2");
     }
 
     #[test]
@@ -817,8 +883,12 @@ mod tests {
             .to_string()
             .contains("invalid JSON"));
         let mut value = manifest_value();
-        value["format_version"] = 2.into();
-        assert!(decode_error(&value).contains("bundle format 2; this build reads format 1"));
+        value["format_version"] = 3.into();
+        assert!(
+            decode_error(&value).contains("bundle format 3; this build reads formats [1, 2]"),
+            "{}",
+            decode_error(&value)
+        );
         let mut value = manifest_value();
         value["surprise"] = 1.into();
         assert!(decode_error(&value).contains("unknown field"));

@@ -5,25 +5,35 @@ use std::path::{Path, PathBuf};
 use tantivy::directory::RamDirectory;
 use tantivy::{Directory, Index, IndexSettings, IndexWriter, TantivyDocument};
 
-use super::{
-    analyzer, blob, index_error, index_tokens, schema, INDEX_FORMAT, INDEX_NAME, TOKENIZER,
-};
+use super::{blob, index_error, schema, Tokenizer, INDEX_NAME};
 use crate::error::{Error, Result};
 
 /// The writer's memory budget. One thread; a corpus that outgrows it is written as several
 /// segments and merged back to one.
 const WRITER_BUDGET_BYTES: usize = 96 * 1024 * 1024;
 
-/// Indexes `(path, text)` pairs and returns the blob: files sorted by path (the manifest's
-/// order; a file's id is its position), one merged segment, every index file packed as
-/// [`blob`] describes. Refuses a path given twice.
+/// Indexes `(path, text)` pairs with the default `unicode61` tokenizer and returns the blob:
+/// files sorted by path (the manifest's order; a file's id is its position), one merged segment,
+/// every index file packed as [`blob`] describes. Refuses a path given twice.
 pub fn build_index_blob<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)]) -> Result<Vec<u8>> {
-    build(files, usize::MAX)
+    build(files, Tokenizer::Unicode61, usize::MAX)
+}
+
+/// [`build_index_blob`] with another tokenizer.
+pub fn build_index_blob_with<P: AsRef<str>, T: AsRef<str>>(
+    files: &[(P, T)],
+    tokenizer: Tokenizer,
+) -> Result<Vec<u8>> {
+    build(files, tokenizer, usize::MAX)
 }
 
 /// The builder, committing after every `commit_every` documents (tests use it to force several
 /// segments and so the merge).
-fn build<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], commit_every: usize) -> Result<Vec<u8>> {
+fn build<P: AsRef<str>, T: AsRef<str>>(
+    files: &[(P, T)],
+    tokenizer: Tokenizer,
+    commit_every: usize,
+) -> Result<Vec<u8>> {
     let err = |error: tantivy::TantivyError| index_error(INDEX_NAME, error);
     let mut sorted: Vec<(&str, &str)> = files
         .iter()
@@ -37,10 +47,12 @@ fn build<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], commit_every: usize) ->
             "listed twice in the index input",
         ));
     }
-    let (schema, fields) = schema();
+    let (schema, fields) = schema(tokenizer);
     let directory = RamDirectory::create();
     let index = Index::create(directory.clone(), schema, IndexSettings::default()).map_err(err)?;
-    index.tokenizers().register(TOKENIZER, analyzer());
+    index
+        .tokenizers()
+        .register(tokenizer.name(), tokenizer.analyzer());
     let mut writer: IndexWriter = index
         .writer_with_num_threads(1, WRITER_BUDGET_BYTES)
         .map_err(err)?;
@@ -49,8 +61,8 @@ fn build<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], commit_every: usize) ->
         document.add_text(fields.path, path);
         document.add_text(fields.content, text);
         document.add_u64(fields.file_id, id as u64);
-        document.add_u64(fields.path_tokens, index_tokens(path).len() as u64);
-        document.add_u64(fields.content_tokens, index_tokens(text).len() as u64);
+        document.add_u64(fields.path_tokens, tokenizer.count_tokens(path));
+        document.add_u64(fields.content_tokens, tokenizer.count_tokens(text));
         writer.add_document(document).map_err(err)?;
         if (id + 1) % commit_every == 0 {
             writer.commit().map_err(err)?;
@@ -104,7 +116,7 @@ fn build<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], commit_every: usize) ->
     }
     let paths: Vec<&str> = sorted.iter().map(|(path, _)| *path).collect();
     Ok(blob::encode(
-        INDEX_FORMAT,
+        &tokenizer.index_format(),
         sorted.len() as u64,
         blob::paths_sha256(&paths),
         &index_files,
@@ -127,7 +139,7 @@ mod tests {
             })
             .collect();
         let paths: Vec<String> = files.iter().map(|(path, _)| path.clone()).collect();
-        let merged = build(&files, 2).unwrap();
+        let merged = build(&files, Tokenizer::Unicode61, 2).unwrap();
         let (header, index_files) = blob::decode("i", &merged).unwrap();
         assert_eq!(header.docs, 7);
         // meta.json plus one segment's files, all with the same segment id.
@@ -137,7 +149,7 @@ mod tests {
             .collect();
         assert_eq!(segments.len(), 1, "{index_files:?}");
         let single =
-            FtsIndex::open("i", &build(&files, usize::MAX).unwrap(), paths.clone()).unwrap();
+            FtsIndex::open("i", &build_index_blob(&files).unwrap(), paths.clone()).unwrap();
         let merged = FtsIndex::open("i", &merged, paths).unwrap();
         for query in ["gamma", "beta3 alpha", "alpha"] {
             assert_eq!(
@@ -146,6 +158,29 @@ mod tests {
                 "{query}"
             );
         }
+    }
+
+    #[test]
+    fn the_code_tokenizer_finds_identifiers_unicode61_misses() {
+        let files = [
+            ("src/config.rs", "fn parseConfigFiles() {}"),
+            ("src/other.rs", "fn unrelated() {}"),
+        ];
+        let paths: Vec<String> = files.iter().map(|(p, _)| p.to_string()).collect();
+        let code = FtsIndex::open(
+            "i",
+            &build_index_blob_with(&files, Tokenizer::Code).unwrap(),
+            paths.clone(),
+        )
+        .unwrap();
+        assert_eq!(code.tokenizer(), Tokenizer::Code);
+        let plain = FtsIndex::open("i", &build_index_blob(&files).unwrap(), paths).unwrap();
+        let query = "Parsing of files fails";
+        let found = code.fts5(query, 8).unwrap();
+        assert_eq!(found.results.len(), 1, "{found:?}");
+        assert_eq!(found.results[0].0, "src/config.rs");
+        // unicode61 keeps `parseconfigfiles` whole and does not stem: nothing matches.
+        assert!(plain.fts5(query, 8).unwrap().results.is_empty());
     }
 
     #[test]

@@ -38,11 +38,17 @@
 //! quantised field lengths all differ from FTS5's. Either way every matching file is scored (no
 //! pruning), sorted by score descending, ties by path ascending, and the first `k` kept.
 //!
-//! An identifier-splitting, stemming tokenizer (the option) is not offered yet.
+//! **The `code` tokenizer** ([`Tokenizer::Code`], chosen when the bundle is built: `routelens
+//! bundle --tokenizer code`). An option for code search beyond the paper: `unicode61`'s cuts, then
+//! identifiers cut at case changes ([`code_tokenizer`]), lower-cased, folded, and stemmed with
+//! the English Snowball stemmer, so `parsing configs` finds `parseConfig`. The index format names
+//! the tokenizer and the reader uses the one the blob was built with; the query goes through the
+//! same chain. The paper's arms are defined with `unicode61`, the default.
 
 pub mod blob;
 #[cfg(not(target_arch = "wasm32"))]
 mod build;
+pub mod code_tokenizer;
 
 use std::fmt;
 use std::path::Path;
@@ -54,7 +60,8 @@ use tantivy::postings::Postings;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
+    TextAnalyzer,
 };
 use tantivy::{
     DocId, DocSet, Index, ReloadPolicy, Score, Searcher, SegmentOrdinal, SegmentReader, Term,
@@ -62,19 +69,78 @@ use tantivy::{
 };
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use build::build_index_blob;
+pub use build::{build_index_blob, build_index_blob_with};
 
 use super::{sort_and_truncate, ArmOutput};
 use crate::bundle::Manifest;
 use crate::error::{Error, Result};
 use crate::terms::{extract_terms, first_chars, FIRST_CHARS};
 
-/// The index format: tantivy version, tokenizer, and this module's schema version. The manifest
-/// records it and [`FtsIndex::open`] refuses any other.
+/// The index format of the default (`unicode61`) tokenizer: tantivy version, tokenizer, and this
+/// module's schema version. The manifest records it and [`FtsIndex::open`] refuses any format
+/// but this and [`Tokenizer::Code`]'s.
 pub const INDEX_FORMAT: &str = "tantivy-0.27/unicode61/2";
 
-/// The tokenizer's registered name.
-pub const TOKENIZER: &str = "unicode61";
+/// How the index cuts text into tokens; fixed when the index is built.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Tokenizer {
+    /// SQLite FTS5's `unicode61`, as the paper used it (the default).
+    #[default]
+    Unicode61,
+    /// `unicode61`'s cuts plus identifier splitting and English stemming (an option).
+    Code,
+}
+
+impl Tokenizer {
+    /// Both tokenizers.
+    pub const ALL: [Tokenizer; 2] = [Tokenizer::Unicode61, Tokenizer::Code];
+
+    /// The name used on the command line, in the index format and as tantivy's tokenizer name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tokenizer::Unicode61 => "unicode61",
+            Tokenizer::Code => "code",
+        }
+    }
+
+    /// The tokenizer with this [`Tokenizer::name`].
+    pub fn from_name(name: &str) -> Option<Tokenizer> {
+        Tokenizer::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The index format string of an index built with this tokenizer.
+    pub fn index_format(self) -> String {
+        format!("tantivy-0.27/{}/2", self.name())
+    }
+
+    /// The tokenizer of an index format string this build reads.
+    pub fn from_index_format(format: &str) -> Option<Tokenizer> {
+        Tokenizer::ALL
+            .into_iter()
+            .find(|t| t.index_format() == format)
+    }
+
+    /// The number of index tokens of `text` (exact; the fast path for `unicode61`).
+    pub fn count_tokens(self, text: &str) -> u64 {
+        match self {
+            Tokenizer::Unicode61 => count_index_tokens(text),
+            Tokenizer::Code => tokens_of(&mut self.analyzer(), text).len() as u64,
+        }
+    }
+
+    /// The analyzer chain shared by the builder and the reader.
+    pub fn analyzer(self) -> TextAnalyzer {
+        match self {
+            Tokenizer::Unicode61 => analyzer(),
+            Tokenizer::Code => TextAnalyzer::builder(code_tokenizer::CodeTokenizer)
+                .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES + 1))
+                .filter(LowerCaser)
+                .filter(AsciiFoldingFilter)
+                .filter(Stemmer::new(Language::English))
+                .build(),
+        }
+    }
+}
 
 /// The `path` field's weight, as in `bm25(files, 2.0, 1.0)`.
 pub const PATH_BOOST: Score = 2.0;
@@ -94,7 +160,7 @@ const CONTENT_TOKENS: &str = "content_tokens";
 /// The name used in errors before the blob has a bundle file name.
 const INDEX_NAME: &str = "index";
 
-/// The tokenizer chain shared by the builder and the reader.
+/// The `unicode61` analyzer chain.
 pub fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES + 1))
@@ -103,9 +169,34 @@ pub fn analyzer() -> TextAnalyzer {
         .build()
 }
 
-/// The tokens the index holds for `text` (for tests and for highlighting).
+/// The number of tokens [`analyzer`] makes of `text`, without making them.
+///
+/// The builder stores every file's exact token count (FTS5's row length); running the analyzer a
+/// second time for it cost a quarter of the index build. This counts the same runs the
+/// `SimpleTokenizer` cuts (maximal runs of alphanumeric characters) and drops those of 256 bytes
+/// or more as `RemoveLongFilter` does; lower-casing and folding never change the count. The
+/// property test in the tests below holds it to `index_tokens(text).len()`.
+pub fn count_index_tokens(text: &str) -> u64 {
+    let mut count = 0;
+    let mut run_bytes = 0usize;
+    for ch in text.chars() {
+        if ch.is_alphanumeric() {
+            run_bytes += ch.len_utf8();
+        } else if run_bytes > 0 {
+            count += u64::from(run_bytes <= MAX_TOKEN_BYTES);
+            run_bytes = 0;
+        }
+    }
+    count + u64::from(run_bytes > 0 && run_bytes <= MAX_TOKEN_BYTES)
+}
+
+/// The tokens a `unicode61` index holds for `text` (for tests and for highlighting).
 pub fn index_tokens(text: &str) -> Vec<String> {
-    let mut analyzer = analyzer();
+    tokens_of(&mut analyzer(), text)
+}
+
+/// The tokens `analyzer` makes of `text`.
+fn tokens_of(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
     let mut stream = analyzer.token_stream(text);
     let mut tokens = Vec::new();
     while let Some(token) = stream.next() {
@@ -127,9 +218,9 @@ struct Fields {
     content_tokens: Field,
 }
 
-fn schema() -> (Schema, Fields) {
+fn schema(tokenizer: Tokenizer) -> (Schema, Fields) {
     let indexing = TextFieldIndexing::default()
-        .set_tokenizer(TOKENIZER)
+        .set_tokenizer(tokenizer.name())
         .set_index_option(IndexRecordOption::WithFreqs);
     let text = TextOptions::default().set_indexing_options(indexing);
     let mut builder = Schema::builder();
@@ -158,6 +249,7 @@ pub struct FtsIndex {
     fields: Fields,
     paths: Vec<String>,
     scoring: Scoring,
+    tokenizer: Tokenizer,
     /// Exact token totals of the `path` and `content` fields (FTS5's `avgdl` needs them).
     path_tokens_total: f64,
     content_tokens_total: f64,
@@ -194,15 +286,16 @@ impl FtsIndex {
     /// manifest lists them). `file` names the blob in errors.
     pub fn open(file: &str, blob: &[u8], paths: Vec<String>) -> Result<FtsIndex> {
         let (header, files) = blob::decode(file, blob)?;
-        if header.format != INDEX_FORMAT {
-            return Err(index_error(
+        let tokenizer = Tokenizer::from_index_format(&header.format).ok_or_else(|| {
+            index_error(
                 file,
                 format!(
-                    "index format {:?}; this build reads {INDEX_FORMAT:?}",
-                    header.format
+                    "index format {:?}; this build reads {:?}",
+                    header.format,
+                    Tokenizer::ALL.map(Tokenizer::index_format)
                 ),
-            ));
-        }
+            )
+        })?;
         if header.docs != paths.len() as u64 || header.paths_sha256 != blob::paths_sha256(&paths) {
             return Err(index_error(
                 file,
@@ -219,8 +312,10 @@ impl FtsIndex {
                 .map_err(|error| index_error(file, error))?;
         }
         let index = Index::open(directory).map_err(|error| index_error(file, error))?;
-        index.tokenizers().register(TOKENIZER, analyzer());
-        let (expected, fields) = schema();
+        index
+            .tokenizers()
+            .register(tokenizer.name(), tokenizer.analyzer());
+        let (expected, fields) = schema(tokenizer);
         if index.schema() != expected {
             return Err(index_error(file, "the index schema is not this build's"));
         }
@@ -258,6 +353,7 @@ impl FtsIndex {
             fields,
             paths,
             scoring: Scoring::default(),
+            tokenizer,
             path_tokens_total: totals[0],
             content_tokens_total: totals[1],
         })
@@ -270,18 +366,37 @@ impl FtsIndex {
     }
 
     /// Verifies the blob against the manifest (hash, format) and opens it over its paths.
-    pub fn from_bundle(manifest: &Manifest, blob: &[u8]) -> Result<FtsIndex> {
-        let entry = manifest.verify_index(blob)?;
-        if entry.format != INDEX_FORMAT {
+    ///
+    /// `stored` is the index file's bytes as fetched (compressed in bundle format 2).
+    pub fn from_bundle(manifest: &Manifest, stored: &[u8]) -> Result<FtsIndex> {
+        let (entry, blob) = manifest.open_index(stored)?;
+        if Tokenizer::from_index_format(&entry.format).is_none() {
             return Err(index_error(
                 &entry.file,
                 format!(
-                    "the manifest lists format {:?}; this build reads {INDEX_FORMAT:?}",
-                    entry.format
+                    "the manifest lists format {:?}; this build reads {:?}",
+                    entry.format,
+                    Tokenizer::ALL.map(Tokenizer::index_format)
                 ),
             ));
         }
-        FtsIndex::open(&entry.file, blob, manifest.paths())
+        let index = FtsIndex::open(&entry.file, &blob, manifest.paths())?;
+        if index.tokenizer.index_format() != entry.format {
+            return Err(index_error(
+                &entry.file,
+                format!(
+                    "the manifest lists format {:?}, the blob says {:?}",
+                    entry.format,
+                    index.tokenizer.index_format()
+                ),
+            ));
+        }
+        Ok(index)
+    }
+
+    /// The tokenizer the index was built with.
+    pub fn tokenizer(&self) -> Tokenizer {
+        self.tokenizer
     }
 
     /// The number of indexed files.
@@ -319,7 +434,7 @@ impl FtsIndex {
     }
 
     fn search(&self, terms: Vec<String>, fields: &[(Field, Score)], k: usize) -> Result<ArmOutput> {
-        let tokens = query_tokens(&terms);
+        let tokens = query_tokens(self.tokenizer, &terms);
         if self.scoring == Scoring::Fts5 {
             let results = self.fts5_scores(&tokens, fields)?;
             return Ok(ArmOutput::new(terms, sort_and_truncate(results, k)));
@@ -446,10 +561,11 @@ impl FtsIndex {
 }
 
 /// The distinct index tokens of the query terms, in term order.
-fn query_tokens(terms: &[String]) -> Vec<String> {
+fn query_tokens(tokenizer: Tokenizer, terms: &[String]) -> Vec<String> {
+    let mut analyzer = tokenizer.analyzer();
     let mut tokens: Vec<String> = Vec::new();
     for term in terms {
-        for token in index_tokens(term) {
+        for token in tokens_of(&mut analyzer, term) {
             if !tokens.contains(&token) {
                 tokens.push(token);
             }
@@ -518,5 +634,41 @@ mod tests {
         let long = "a".repeat(300);
         assert!(index_tokens(&long).is_empty());
         assert_eq!(index_tokens(&"b".repeat(255)).len(), 1);
+    }
+
+    #[test]
+    fn the_code_tokenizer_splits_identifiers_and_stems() {
+        let code = Tokenizer::Code;
+        assert_eq!(
+            tokens_of(&mut code.analyzer(), "parseConfigFiles HTTPServer running_tests"),
+            ["pars", "config", "file", "http", "server", "run", "test"]
+        );
+        assert_eq!(code.count_tokens("parseConfigFiles x"), 4);
+        assert_eq!(Tokenizer::Unicode61.index_format(), INDEX_FORMAT);
+        for tokenizer in Tokenizer::ALL {
+            assert_eq!(Tokenizer::from_name(tokenizer.name()), Some(tokenizer));
+            assert_eq!(
+                Tokenizer::from_index_format(&tokenizer.index_format()),
+                Some(tokenizer)
+            );
+        }
+        assert_eq!(Tokenizer::from_index_format("tantivy-0.27/unicode61/1"), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_fast_count_is_the_analyzer_count(
+            text in "([a-zA-Z0-9_ .:/(){}\\-]|é|ß|日本|\u{0301}|\n){0,80}",
+            long in 250usize..260,
+        ) {
+            let padded = format!("{text} {} {text}{}", "x".repeat(long), "é".repeat(long / 2));
+            for sample in [text.as_str(), padded.as_str()] {
+                proptest::prop_assert_eq!(
+                    count_index_tokens(sample),
+                    index_tokens(sample).len() as u64,
+                    "{:?}", sample
+                );
+            }
+        }
     }
 }
