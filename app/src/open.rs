@@ -25,6 +25,15 @@ pub fn start(state: AppState) {
             )
         });
     }
+    if let StudyRef::Live(bundle) = &wanted {
+        state.notices.update(|notices| {
+            notices.push(format!(
+                "This link was made from live runs over bundle {bundle:?}, which a link cannot \
+                 carry: open a study, go to Search, choose {bundle:?} and press \"Add as arm\" to \
+                 run them again; the link's other settings are kept."
+            ))
+        });
+    }
     spawn_local(async move {
         let list = api::fetch_studies().await;
         state.studies.set(list.clone());

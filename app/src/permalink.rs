@@ -85,6 +85,7 @@ pub fn to_query(settings: &Settings) -> String {
         StudyRef::Served(id) => pairs.push(("study", id.clone())),
         StudyRef::Pinned => pairs.push(("study", "pinned".into())),
         StudyRef::Picked => pairs.push(("study", "picked".into())),
+        StudyRef::Live(bundle) => pairs.push(("study", format!("live:{bundle}"))),
     }
     pairs.push(("view", settings.view.name().into()));
     pairs.push(("ks", format!("{},{}", settings.k_left, settings.k_right)));
@@ -153,6 +154,7 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
                     "" => StudyRef::None,
                     "pinned" => StudyRef::Pinned,
                     "picked" => StudyRef::Picked,
+                    live if live.starts_with("live:") => StudyRef::Live(live[5..].to_string()),
                     id => StudyRef::Served(id.to_string()),
                 }
             }
@@ -296,6 +298,17 @@ mod tests {
         assert_eq!(settings.study, StudyRef::Pinned);
         assert_eq!(notices.len(), 4, "{notices:?}");
         assert!(notices[0].contains("k = 99 is out of range"), "{notices:?}");
+    }
+
+    #[test]
+    fn a_live_study_names_its_bundle() {
+        let settings = Settings {
+            study: StudyRef::Live("demo bundle".into()),
+            ..Settings::default()
+        };
+        let query = to_query(&settings);
+        assert!(query.contains("study=live%3Ademo%20bundle"), "{query}");
+        assert_eq!(from_query(&format!("?{query}")), (settings, Vec::new()));
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub enum StudyRef {
     Pinned,
     /// Files the user picked; a link cannot bring them back.
     Picked,
+    /// The question set of the named bundle with arms run live in the Search view; a link
+    /// cannot bring the runs back (they are re-run from the Search view).
+    Live(String),
 }
 
 /// The study views, one tab each.

@@ -128,8 +128,8 @@ pub fn build(
             })
         });
         let started = Instant::now();
-        let encoded = encode_bundle(input, options.bundle)
-            .map(|encoded| (encoded, elapsed_ms(started)));
+        let encoded =
+            encode_bundle(input, options.bundle).map(|encoded| (encoded, elapsed_ms(started)));
         let indexed = indexer.join().unwrap_or_else(|_| {
             Err(routelens_engine::Error::Index {
                 file: "index".into(),

@@ -103,6 +103,31 @@ test('the run becomes arms of the live study, and exports as TREC', { skip }, as
   for (const arm of [...ARMS, 'fts5+rg']) assert.ok(tags.has(arm), `${arm} in the run`);
 });
 
+test('the live study opens as the study every view shows, and takes later arms', { skip }, async () => {
+  await byTestId('search-open-live').click();
+  await page.waitForSelector('[data-testid="table-file-recall"] tbody tr');
+  const rows = await page.$$eval('[data-testid="table-file-recall"] tbody tr', (trs) => trs.map((tr) => tr.dataset.row));
+  for (const arm of [...ARMS, 'fts5+rg']) assert.ok(rows.includes(arm), `${arm} in Table 2: ${rows}`);
+  const link = new URL(page.url());
+  assert.equal(link.searchParams.get('study'), 'live:demo');
+  assert.equal(link.searchParams.get('view'), 'table2');
+
+  // Back in Search, a new fusion run goes into the open study itself.
+  await byTestId('tab-search').click();
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('manifest loaded'));
+  await byTestId('search-fuse-basename').check();
+  await byTestId('search-add-arm').click();
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('added to the open study'),
+  null, { timeout: 120000 });
+  await byTestId('tab-table2').click();
+  await page.waitForSelector('[data-testid="table-file-recall"] tbody tr');
+  const after = await page.$$eval('[data-testid="table-file-recall"] tbody tr', (trs) => trs.map((tr) => tr.dataset.row));
+  assert.ok(after.includes('fts5+basename+rg'), `the new fusion in Table 2: ${after}`);
+  assert.ok(after.includes('fts5+rg'), 'the earlier arms stay');
+});
+
 test('a bundle whose index does not match its manifest is refused, naming the file', { skip }, async () => {
   await page.goto(`${server.url}/?view=search&bundle=broken&q=${QUESTION}`);
   await page.waitForFunction(() =>

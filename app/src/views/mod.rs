@@ -10,6 +10,7 @@ mod operations;
 mod paired;
 mod repos;
 mod search;
+mod search_arms;
 mod subgroups;
 mod table2;
 

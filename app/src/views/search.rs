@@ -20,15 +20,14 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::bundle::{decode_manifest, Manifest};
-use routelens_engine::lexical::live::{
-    add_live_arm, live_study, parse_questions, term_spans, trec_run, Question, RunList,
-};
+use routelens_engine::lexical::live::{parse_questions, term_spans, Question};
 use routelens_engine::lexical::FtsIndex;
 use routelens_engine::tables::file_recall_table;
 use routelens_engine::{
     rrf, run_arm, score_ranking, LexicalArm, RrfConfig, Sources, Study, TextCorpus, MAX_K,
 };
 
+use super::search_arms::{export_trec, open_live_study, run_all};
 use crate::api::{self, BundleEntry};
 use crate::components::TableView;
 use crate::state::{AppState, SettingsStoreFields};
@@ -38,67 +37,67 @@ const MAX_VIEW_LINES: usize = 3000;
 
 /// A bundle whose manifest (and question set) are in.
 #[derive(Debug)]
-struct OpenBundle {
-    entry: BundleEntry,
+pub(super) struct OpenBundle {
+    pub(super) entry: BundleEntry,
     manifest: Manifest,
     manifest_bytes: usize,
-    paths: Vec<String>,
-    questions: Vec<Question>,
+    pub(super) paths: Vec<String>,
+    pub(super) questions: Vec<Question>,
 }
 
 /// Every file's text, loaded after the first index-arm results: the `rg` arms' corpus, and the
 /// texts for the file view.
-struct Texts {
+pub(super) struct Texts {
     corpus: TextCorpus,
     texts: BTreeMap<String, String>,
 }
 
 /// One arm's answer for the shown query.
 #[derive(Debug, Clone, PartialEq)]
-struct ArmColumn {
-    arm: String,
+pub(super) struct ArmColumn {
+    pub(super) arm: String,
     terms: Vec<String>,
-    results: Result<Vec<(String, f64)>, String>,
+    pub(super) results: Result<Vec<(String, f64)>, String>,
     ms: f64,
 }
 
 /// The shown query's results.
 #[derive(Debug, Clone, PartialEq)]
-struct Results {
+pub(super) struct Results {
     /// The question id, or `query` for typed text.
     qid: String,
     gold: Option<Vec<String>>,
-    columns: Vec<ArmColumn>,
+    pub(super) columns: Vec<ArmColumn>,
 }
 
 /// Ranked `(path, score)` pairs, best first.
-type Ranked = Vec<(String, f64)>;
+pub(super) type Ranked = Vec<(String, f64)>;
 
 /// Every question through every arm (for "Add as arm" and the TREC export).
 #[derive(Debug, Clone, PartialEq, Default)]
-struct AllRuns {
+pub(super) struct AllRuns {
     /// Per question id: per arm name, the ranked results.
-    runs: Vec<(String, Vec<(String, Ranked)>)>,
+    pub(super) runs: Vec<(String, Vec<(String, Ranked)>)>,
 }
 
 /// The view's own state (a new one each time the view mounts).
 #[derive(Clone, Copy)]
-struct SearchState {
-    bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
-    open: RwSignal<Option<Arc<OpenBundle>>>,
-    index: StoredValue<Option<Arc<FtsIndex>>, LocalStorage>,
-    texts: StoredValue<Option<Arc<Texts>>, LocalStorage>,
-    progress: RwSignal<Option<String>>,
-    error: RwSignal<Option<String>>,
-    text: RwSignal<String>,
-    question: RwSignal<Option<String>>,
-    results: RwSignal<Option<Results>>,
-    fused: RwSignal<Vec<String>>,
-    k: RwSignal<usize>,
-    file: RwSignal<Option<(String, String, Vec<String>)>>,
-    live: RwSignal<Option<Arc<Study>>>,
-    all: RwSignal<Option<AllRuns>>,
-    busy: RwSignal<bool>,
+pub(super) struct SearchState {
+    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
+    pub(super) open: RwSignal<Option<Arc<OpenBundle>>>,
+    pub(super) index: StoredValue<Option<Arc<FtsIndex>>, LocalStorage>,
+    pub(super) texts: StoredValue<Option<Arc<Texts>>, LocalStorage>,
+    pub(super) progress: RwSignal<Option<String>>,
+    pub(super) error: RwSignal<Option<String>>,
+    pub(super) text: RwSignal<String>,
+    pub(super) question: RwSignal<Option<String>>,
+    pub(super) results: RwSignal<Option<Results>>,
+    pub(super) fused: RwSignal<Vec<String>>,
+    pub(super) k: RwSignal<usize>,
+    pub(super) file: RwSignal<Option<(String, String, Vec<String>)>>,
+    pub(super) live: RwSignal<Option<Arc<Study>>>,
+    pub(super) all: RwSignal<Option<AllRuns>>,
+    pub(super) busy: RwSignal<bool>,
 }
 
 /// The Search view.
@@ -238,7 +237,8 @@ pub fn SearchView() -> impl IntoView {
     };
 
     let run = move |_| spawn_local(run_query(app, s));
-    let add_arm = move |_| spawn_local(run_all(s));
+    let add_arm = move |_| spawn_local(run_all(app, s));
+    let open_study = move |_| open_live_study(app, s);
     let export = move |_| {
         let text = export_trec(s);
         let name = format!(
@@ -338,6 +338,14 @@ pub fn SearchView() -> impl IntoView {
                     "Add as arm (all questions)"
                 </button>
                 <button
+                    data-testid="search-open-live"
+                    disabled=move || s.live.with(Option::is_none) || s.busy.get()
+                    title="Make the live study (the question set with the arms added) the study every view shows"
+                    on:click=open_study
+                >
+                    "Open as study"
+                </button>
+                <button
                     data-testid="search-export-trec"
                     disabled=move || s.results.with(Option::is_none) && s.all.with(Option::is_none)
                     on:click=export
@@ -430,7 +438,7 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
     })));
 }
 
-fn fail(s: SearchState, message: String) {
+pub(super) fn fail(s: SearchState, message: String) {
     s.progress.set(None);
     s.error.set(Some(message));
 }
@@ -500,14 +508,14 @@ async fn load_texts(s: SearchState) -> Result<Arc<Texts>, String> {
 }
 
 /// The index and every text.
-async fn load_all(s: SearchState) -> Result<(Arc<FtsIndex>, Arc<Texts>), String> {
+pub(super) async fn load_all(s: SearchState) -> Result<(Arc<FtsIndex>, Arc<Texts>), String> {
     let index = load_index(s).await?;
     Ok((index, load_texts(s).await?))
 }
 
 /// Every arm for one issue, each timed.
 /// Arms whose sources are not loaded yet answer with what they wait for.
-fn run_arms(
+pub(super) fn run_arms(
     index: &FtsIndex,
     texts: Option<&Texts>,
     paths: &[String],
@@ -542,7 +550,7 @@ fn run_arms(
 }
 
 /// RRF of the ticked arms' columns, as `(path, rrf score)`.
-fn fuse(columns: &[ArmColumn], fused: &[String]) -> Vec<(String, f64)> {
+pub(super) fn fuse(columns: &[ArmColumn], fused: &[String]) -> Vec<(String, f64)> {
     let lists: Vec<Vec<String>> = columns
         .iter()
         .filter(|c| fused.contains(&c.arm))
@@ -616,110 +624,6 @@ async fn run_query(app: AppState, s: SearchState) {
         }
     }
     s.busy.set(false);
-}
-
-/// Runs every question through every arm and the fusion, and adds them to the live study.
-async fn run_all(s: SearchState) {
-    let Some(open) = s.open.get_untracked() else {
-        return;
-    };
-    s.busy.set(true);
-    s.error.set(None);
-    let (index, texts) = match load_all(s).await {
-        Ok(ready) => ready,
-        Err(err) => {
-            s.busy.set(false);
-            return fail(s, err);
-        }
-    };
-    let fused_arms = s.fused.get_untracked();
-    let fusion_name = fused_arms.join("+");
-    let mut runs = Vec::new();
-    for (done, q) in open.questions.iter().enumerate() {
-        if done % 5 == 0 {
-            s.progress.set(Some(format!(
-                "running question {}/{}",
-                done + 1,
-                open.questions.len()
-            )));
-            api::next_tick().await;
-        }
-        let columns = run_arms(&index, Some(&texts), &open.paths, &q.question);
-        let mut arms: Vec<(String, Vec<(String, f64)>)> = columns
-            .iter()
-            .map(|c| (c.arm.clone(), c.results.clone().unwrap_or_default()))
-            .collect();
-        if fused_arms.len() >= 2 {
-            arms.push((fusion_name.clone(), fuse(&columns, &fused_arms)));
-        }
-        runs.push((q.id.clone(), arms));
-    }
-    let mut study = s
-        .live
-        .get_untracked()
-        .map(|study| (*study).clone())
-        .unwrap_or_else(|| live_study(&open.entry.name, &open.questions));
-    let names: Vec<String> = runs
-        .first()
-        .map(|(_, arms)| arms.iter().map(|(name, _)| name.clone()).collect())
-        .unwrap_or_default();
-    for (slot, name) in names.iter().enumerate() {
-        let rankings = runs
-            .iter()
-            .map(|(_, arms)| arms[slot].1.iter().map(|(p, _)| p.clone()).collect())
-            .collect();
-        if let Err(err) = add_live_arm(&mut study, name, name, rankings) {
-            s.error.set(Some(err.to_string()));
-        }
-    }
-    s.progress.set(Some(format!(
-        "ran {} questions through {} arms; added to the live study",
-        runs.len(),
-        names.len()
-    )));
-    s.all.set(Some(AllRuns { runs }));
-    s.live.set(Some(Arc::new(study)));
-    s.busy.set(false);
-}
-
-/// The TREC run of the results: every question when "Add as arm" ran them, else the shown query.
-fn export_trec(s: SearchState) -> String {
-    if let Some(all) = s.all.get_untracked() {
-        let lists: Vec<RunList> = all
-            .runs
-            .iter()
-            .flat_map(|(qid, arms)| {
-                arms.iter()
-                    .map(move |(tag, results)| RunList { qid, tag, results })
-            })
-            .collect();
-        return trec_run(&lists);
-    }
-    let Some(results) = s.results.get_untracked() else {
-        return String::new();
-    };
-    let fused_arms = s.fused.get_untracked();
-    let fusion = (fused_arms.len() >= 2)
-        .then(|| (fused_arms.join("+"), fuse(&results.columns, &fused_arms)));
-    let mut lists: Vec<RunList> = results
-        .columns
-        .iter()
-        .filter_map(|c| {
-            c.results.as_ref().ok().map(|r| RunList {
-                qid: "query",
-                tag: &c.arm,
-                results: r,
-            })
-        })
-        .collect();
-    if let Some((name, fused)) = &fusion {
-        lists.push(RunList {
-            qid: "query",
-            tag: name,
-            results: fused,
-        });
-    }
-    trec_run(&lists)
 }
 
 /// The arm columns and the fused list.

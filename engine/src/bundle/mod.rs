@@ -841,7 +841,10 @@ mod tests {
         let old = &later.manifest.index.as_ref().unwrap().file;
         assert!(!replaced.files.iter().any(|file| &file.name == old));
         let manifest = decode_manifest(&replaced.files[0].bytes).unwrap();
-        assert_eq!(manifest.open_index(&other_bytes).unwrap().0.format, "test/2");
+        assert_eq!(
+            manifest.open_index(&other_bytes).unwrap().0.format,
+            "test/2"
+        );
     }
 
     #[test]

@@ -80,6 +80,27 @@ pub fn add_live_arm(
     study.add_arm(Arm::new(name, label, ArmOrigin::Archived, rankings))
 }
 
+/// The open study with the live study's arms added (replacing arms of the same name), when the
+/// two have the same cases in the same order, that is when the open study is this question set;
+/// `None` otherwise (live arms of another question set have no case to attach to).
+pub fn merge_live_arms(open: &Study, live: &Study) -> Option<Study> {
+    let same_cases = open.cases.len() == live.cases.len()
+        && open
+            .cases
+            .iter()
+            .zip(&live.cases)
+            .all(|(a, b)| a.id == b.id);
+    if !same_cases {
+        return None;
+    }
+    let mut merged = open.clone();
+    for arm in &live.arms {
+        // Same cases, and the live arm was checked when it joined the live study.
+        merged.add_arm(arm.clone()).ok()?;
+    }
+    Some(merged)
+}
+
 /// One ranked list of a TREC run: the query id, the run tag (arm) and `(path, score)` best first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunList<'a> {
@@ -135,6 +156,35 @@ mod tests {
         let score = score_ranking(&study.cases[0].gold_files, &study.arms[0].rankings[0], 2);
         assert_eq!((score.found, score.gold), (1, 1));
         assert!(add_live_arm(&mut study, "x", "x", vec![Vec::new()]).is_err());
+    }
+
+    #[test]
+    fn live_arms_merge_only_into_the_same_question_set() {
+        let text = "{\"id\":\"a\",\"question\":\"x\",\"gold\":[\"x.rs\"]}\n\
+                    {\"id\":\"b\",\"question\":\"y\",\"gold\":[\"y.rs\"]}\n";
+        let questions = parse_questions("q.jsonl", text).unwrap();
+        let mut open = live_study("demo", &questions);
+        add_live_arm(
+            &mut open,
+            "rg",
+            "rg",
+            vec![vec!["old.rs".into()], Vec::new()],
+        )
+        .unwrap();
+        let mut live = live_study("demo", &questions);
+        let fresh = vec![vec!["x.rs".into()], vec!["y.rs".into()]];
+        add_live_arm(&mut live, "rg", "rg", fresh.clone()).unwrap();
+        add_live_arm(&mut live, "fts5", "fts5", fresh.clone()).unwrap();
+        let merged = merge_live_arms(&open, &live).unwrap();
+        assert_eq!(merged.arm_names(), ["rg", "fts5"]);
+        assert_eq!(
+            merged.arms[0].rankings, fresh,
+            "the older rg arm is replaced"
+        );
+        let other = live_study("demo", &questions[..1]);
+        assert!(merge_live_arms(&other, &live).is_none());
+        let reordered = live_study("demo", &[questions[1].clone(), questions[0].clone()]);
+        assert!(merge_live_arms(&reordered, &live).is_none());
     }
 
     #[test]

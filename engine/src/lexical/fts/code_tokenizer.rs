@@ -97,7 +97,10 @@ fn is_boundary(chars: &[(usize, char)], i: usize) -> bool {
     if previous.is_lowercase() || previous.is_numeric() {
         return true;
     }
-    previous.is_uppercase() && chars.get(i + 1).is_some_and(|&(_, next)| next.is_lowercase())
+    previous.is_uppercase()
+        && chars
+            .get(i + 1)
+            .is_some_and(|&(_, next)| next.is_lowercase())
 }
 
 #[cfg(test)]
@@ -115,9 +118,15 @@ mod tests {
     fn cuts_identifiers_at_case_changes() {
         assert_eq!(
             parts("parseJsonConfig HTTPServer utf8Decode x86_64 sha256 IO"),
-            ["parse", "Json", "Config", "HTTP", "Server", "utf8", "Decode", "x86", "64", "sha256", "IO"]
+            [
+                "parse", "Json", "Config", "HTTP", "Server", "utf8", "Decode", "x86", "64",
+                "sha256", "IO"
+            ]
         );
-        assert_eq!(parts("snake_case::Path<'a>"), ["snake", "case", "Path", "a"]);
+        assert_eq!(
+            parts("snake_case::Path<'a>"),
+            ["snake", "case", "Path", "a"]
+        );
         assert_eq!(parts("ÉtéÀVenir"), ["Été", "À", "Venir"]);
         assert!(parts(" .,;").is_empty());
         assert_eq!(parts("a"), ["a"]);

@@ -640,7 +640,10 @@ mod tests {
     fn the_code_tokenizer_splits_identifiers_and_stems() {
         let code = Tokenizer::Code;
         assert_eq!(
-            tokens_of(&mut code.analyzer(), "parseConfigFiles HTTPServer running_tests"),
+            tokens_of(
+                &mut code.analyzer(),
+                "parseConfigFiles HTTPServer running_tests"
+            ),
             ["pars", "config", "file", "http", "server", "run", "test"]
         );
         assert_eq!(code.count_tokens("parseConfigFiles x"), 4);
@@ -652,7 +655,10 @@ mod tests {
                 Some(tokenizer)
             );
         }
-        assert_eq!(Tokenizer::from_index_format("tantivy-0.27/unicode61/1"), None);
+        assert_eq!(
+            Tokenizer::from_index_format("tantivy-0.27/unicode61/1"),
+            None
+        );
     }
 
     proptest::proptest! {
