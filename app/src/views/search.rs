@@ -20,7 +20,9 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::bundle::{decode_manifest, Manifest};
-use routelens_engine::lexical::live::{parse_questions, term_spans, Question};
+use routelens_engine::lexical::live::{
+    parse_questions, study_case_questions, term_spans, Question,
+};
 use routelens_engine::lexical::FtsIndex;
 use routelens_engine::tables::file_recall_table;
 use routelens_engine::{
@@ -413,11 +415,22 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
             }
         }
     };
+    // The open study's cases of this bundle's repository, when their issue texts are loaded.
+    let mut questions = questions;
+    if let Some(study) = app.base.get_untracked() {
+        let texts = app.issue_texts.get_untracked();
+        for repo in [manifest.source.as_str(), entry.name.as_str()] {
+            let cases = study_case_questions(&study, &texts, repo, &questions);
+            questions.extend(cases);
+        }
+    }
     s.progress.set(Some(format!(
-        "{}: manifest loaded ({} bytes, {} files); the index loads on the first search",
+        "{}: manifest loaded ({} bytes, {} files, {} questions); the index loads on the first \
+         search",
         entry.name,
         manifest_bytes.len(),
-        manifest.files.len()
+        manifest.files.len(),
+        questions.len()
     )));
     // A permalink's query: a question id of this set, else issue text.
     if let Some(query) = app.settings.query().get_untracked() {

@@ -80,6 +80,30 @@ pub fn add_live_arm(
     study.add_arm(Arm::new(name, label, ArmOrigin::Archived, rankings))
 }
 
+/// The open study's cases that a bundle of repository `repo` can answer, as questions: each case
+/// of that repository whose issue text is in `texts` (by case id) and whose id is not already
+/// one of `questions`, with the case's gold files. So a study case can be searched live once its
+/// repository's bundle is loaded and its text is known.
+pub fn study_case_questions(
+    study: &Study,
+    texts: &std::collections::BTreeMap<String, String>,
+    repo: &str,
+    questions: &[Question],
+) -> Vec<Question> {
+    study
+        .cases
+        .iter()
+        .filter(|case| case.repo == repo && !questions.iter().any(|q| q.id == case.id))
+        .filter_map(|case| {
+            Some(Question {
+                id: case.id.clone(),
+                question: texts.get(&case.id)?.clone(),
+                gold: case.gold_files.clone(),
+            })
+        })
+        .collect()
+}
+
 /// The open study with the live study's arms added (replacing arms of the same name), when the
 /// two have the same cases in the same order, that is when the open study is this question set;
 /// `None` otherwise (live arms of another question set have no case to attach to).
@@ -185,6 +209,29 @@ mod tests {
         assert!(merge_live_arms(&other, &live).is_none());
         let reordered = live_study("demo", &[questions[1].clone(), questions[0].clone()]);
         assert!(merge_live_arms(&reordered, &live).is_none());
+    }
+
+    #[test]
+    fn study_cases_of_the_bundle_repository_with_a_text_become_questions() {
+        let mut study = live_study("astropy", &parse_questions("q", "{\"id\":\"a\",\"question\":\"x\",\"gold\":[\"g.py\"]}\n{\"id\":\"b\",\"question\":\"y\"}\n").unwrap());
+        study.cases[1].repo = "django".into();
+        let texts: std::collections::BTreeMap<String, String> = [
+            ("a".to_string(), "text a".to_string()),
+            ("b".to_string(), "text b".to_string()),
+        ]
+        .into_iter()
+        .collect();
+        let found = study_case_questions(&study, &texts, "astropy", &[]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].id.as_str(), found[0].question.as_str()),
+            ("a", "text a")
+        );
+        assert_eq!(found[0].gold, ["g.py"]);
+        // No text, another repository, or already a question of the set: not offered.
+        assert!(study_case_questions(&study, &Default::default(), "astropy", &[]).is_empty());
+        assert!(study_case_questions(&study, &texts, "numpy", &[]).is_empty());
+        assert!(study_case_questions(&study, &texts, "astropy", &found).is_empty());
     }
 
     #[test]
