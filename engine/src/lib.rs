@@ -40,6 +40,7 @@ pub mod pack;
 pub mod paired;
 pub mod policy;
 pub mod report;
+pub mod route;
 pub mod runfile;
 pub mod select;
 pub mod stats;
