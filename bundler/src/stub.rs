@@ -20,6 +20,10 @@
 //! | `out-of-range` | 200 with `option_0`'s probability 1.5 |
 //! | `slow` | a normal answer after the count in milliseconds (default 2,000) |
 //!
+//! Every answer allows any origin (`Access-Control-Allow-Origin: *`, with `Retry-After` and the
+//! request id exposed) and `OPTIONS` preflights are answered, so the browser's direct transport can
+//! call the stub from the app's origin as it would call a gateway that allows it.
+//!
 //! For the status and body kinds, the count is how many requests with that spec fail before the
 //! stub answers normally (`429:2` fails twice, then answers); without a count every request
 //! fails. The server prints its address on its first line and never prints a key.
@@ -126,10 +130,34 @@ impl Stub {
     /// The answer to one request.
     pub fn answer(&self, request: &StubRequest) -> StubResponse {
         let number = self.requests.fetch_add(1, Ordering::Relaxed) + 1;
-        let mut response = self.route(request);
-        response
-            .headers
-            .push(("x-typesafe-request-id".into(), format!("stub-{number}")));
+        let mut response = if request.method == "OPTIONS" {
+            StubResponse {
+                status: 204,
+                headers: vec![
+                    (
+                        "Access-Control-Allow-Methods".into(),
+                        "POST, GET, OPTIONS".into(),
+                    ),
+                    (
+                        "Access-Control-Allow-Headers".into(),
+                        "Authorization, Content-Type, X-Stub-Fault".into(),
+                    ),
+                    ("Access-Control-Max-Age".into(), "600".into()),
+                ],
+                body: String::new(),
+                delay_ms: 0,
+            }
+        } else {
+            self.route(request)
+        };
+        response.headers.extend([
+            ("x-typesafe-request-id".into(), format!("stub-{number}")),
+            ("Access-Control-Allow-Origin".into(), "*".into()),
+            (
+                "Access-Control-Expose-Headers".into(),
+                "Retry-After, retry-after-ms, x-typesafe-request-id".into(),
+            ),
+        ]);
         response
     }
 
@@ -399,6 +427,7 @@ fn serve_one(stub: &Stub, mut request: tiny_http::Request) {
         method: match request.method() {
             Method::Get => "GET".into(),
             Method::Post => "POST".into(),
+            Method::Options => "OPTIONS".into(),
             other => other.as_str().to_string(),
         },
         url: request.url().to_string(),
@@ -537,6 +566,32 @@ mod tests {
             ..StubRequest::default()
         });
         assert_eq!(zstd.status, 415);
+    }
+
+    #[test]
+    fn browsers_may_call_it_from_another_origin() {
+        let stub = Stub::new(1);
+        let preflight = stub.answer(&StubRequest {
+            method: "OPTIONS".into(),
+            url: "/v1/systemone".into(),
+            ..StubRequest::default()
+        });
+        assert_eq!(preflight.status, 204);
+        let has = |r: &StubResponse, name: &str, part: &str| {
+            r.headers.iter().any(|(n, v)| n == name && v.contains(part))
+        };
+        assert!(has(
+            &preflight,
+            "Access-Control-Allow-Headers",
+            "Authorization"
+        ));
+        assert!(has(&preflight, "Access-Control-Allow-Origin", "*"));
+        let limited = post(&stub, "fault-429", &route_request().to_json());
+        assert!(has(
+            &limited,
+            "Access-Control-Expose-Headers",
+            "Retry-After"
+        ));
     }
 
     #[test]
