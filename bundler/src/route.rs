@@ -57,7 +57,16 @@ pub fn run(args: &RouteArgs, out: &mut dyn Write) -> Result<(), Failure> {
                     StrategyArg::Flat => Strategy::Flat,
                 };
                 let decider: Box<dyn Decider> = if *choice == DeciderChoice::Http {
-                    let key = std::env::var(KEY_ENV).ok();
+                    let key = std::env::var(KEY_ENV)
+                        .ok()
+                        .filter(|key| !key.trim().is_empty());
+                    if key.is_none() {
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "routelens: {KEY_ENV} is not set: sending no Authorization header \
+                             (right for a gateway that adds the key, such as routelens serve)"
+                        );
+                    }
                     let timeout = Duration::from_millis(args.timeout_ms.max(1));
                     Box::new(HttpDecider::new(&args.base, key, timeout))
                 } else {
