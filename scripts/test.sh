@@ -26,5 +26,7 @@ step "build the app and the CLI"
 trunk build index.html
 cargo build --quiet -p routelens
 
+bash tests/typesafe_sdk/run.sh
+
 step "browser end-to-end tests (headless Chromium)"
 (cd tests/e2e && node --test)

@@ -32,6 +32,111 @@ pub enum Command {
     /// Serve the built app on 127.0.0.1, with the paper's archive and the bundles mounted
     /// read-only.
     Serve(ServeArgs),
+    /// Route an issue through a bundle's folder tree (or the flat tournament) with a decider.
+    Route(RouteArgs),
+    /// A loopback server speaking TypeSafe's System One protocol, with scripted faults (tests).
+    #[command(hide = true)]
+    TypesafeStub(StubArgs),
+}
+
+/// `--decider`: who answers the router's calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeciderChoice {
+    /// The deterministic lexical scorer; needs no key.
+    Offline,
+    /// TypeSafe's API (or a gateway) over HTTP, with the key from TYPESAFE_API_KEY.
+    Http,
+    /// The exchanges of a recorded run file, with no network.
+    Replay(PathBuf),
+}
+
+/// Parses `offline`, `http` or `replay:RUN.json`.
+pub fn parse_decider(text: &str) -> Result<DeciderChoice, String> {
+    match text {
+        "offline" => Ok(DeciderChoice::Offline),
+        "http" => Ok(DeciderChoice::Http),
+        _ => match text.strip_prefix("replay:") {
+            Some(path) if !path.is_empty() => Ok(DeciderChoice::Replay(PathBuf::from(path))),
+            _ => Err("expected offline, http or replay:RUN.json".into()),
+        },
+    }
+}
+
+/// `--strategy`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum StrategyArg {
+    /// The paper's tree router.
+    #[default]
+    Tree,
+    /// The flat tournament (the paper's exploratory control).
+    Flat,
+}
+
+/// Options of `routelens route`.
+#[derive(Debug, Args)]
+pub struct RouteArgs {
+    /// The bundle folder (written by `routelens bundle` or `routelens demo`).
+    #[arg(value_name = "BUNDLE_DIR")]
+    pub bundle: PathBuf,
+
+    /// The issue to route.
+    #[command(flatten)]
+    pub query: RouteQuery,
+
+    /// Who answers: offline (lexical, no key), http (the API; key from TYPESAFE_API_KEY), or
+    /// replay:RUN.json (a recorded run, no network; its settings and strategy are used).
+    #[arg(long, value_name = "DECIDER", value_parser = parse_decider)]
+    pub decider: DeciderChoice,
+
+    /// The API's base URL for --decider http; a gateway that proxies to TypeSafe works too.
+    #[arg(long, value_name = "URL", default_value = routelens_engine::route::protocol::DEFAULT_BASE)]
+    pub base: String,
+
+    /// The model to ask.
+    #[arg(long, value_name = "NAME", default_value = routelens_engine::route::protocol::DEFAULT_MODEL)]
+    pub model: String,
+
+    /// Write the run (every request and response, never the key) to this file for replay
+    /// (default: not recorded).
+    #[arg(long, value_name = "RUN.json")]
+    pub record: Option<PathBuf>,
+
+    /// The procedure: the tree walk or the flat tournament.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Tree)]
+    pub strategy: StrategyArg,
+
+    /// Output format: the ranking and costs as text, or the run as one JSON object.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+
+    /// Give up on one HTTP request after this many milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub timeout_ms: u64,
+}
+
+/// Where `route` takes its issue from: exactly one of these.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct RouteQuery {
+    /// The issue text.
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
+
+    /// A file holding the issue text.
+    #[arg(long, value_name = "FILE")]
+    pub query_file: Option<PathBuf>,
+}
+
+/// Options of the hidden `routelens typesafe-stub`.
+#[derive(Debug, Args)]
+pub struct StubArgs {
+    /// The address to listen on; port 0 picks a free one (the first line printed names it).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:0")]
+    pub addr: String,
+
+    /// Seeds the tie-breaking jitter of the lexical probabilities (0: none).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
 }
 
 /// How `bundle`, `search` and `demo` print.
@@ -304,6 +409,11 @@ pub struct ServeArgs {
     /// /bundles.json when the folder exists.
     #[arg(long, value_name = "DIR", default_value = "target/bundles")]
     pub bundles: PathBuf,
+
+    /// Where POST /typesafe/v1/systemone is forwarded, with the key from TYPESAFE_API_KEY added
+    /// (the page never holds the key).
+    #[arg(long, value_name = "URL", default_value = routelens_engine::route::protocol::DEFAULT_BASE)]
+    pub typesafe_base: String,
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ pub const EX_USAGE: u8 = 64;
 pub const EX_DATAERR: u8 = 65;
 /// `EX_NOINPUT`: an input file or folder does not exist or cannot be read.
 pub const EX_NOINPUT: u8 = 66;
+/// `EX_UNAVAILABLE`: the decision service failed a routing run (its status is in the message).
+pub const EX_UNAVAILABLE: u8 = 69;
 /// `EX_IOERR`: writing output or serving failed.
 pub const EX_IOERR: u8 = 74;
 
@@ -68,6 +70,14 @@ pub enum Failure {
     /// The command line is wrong in a way clap cannot see (what kind of study a path is).
     #[error("{0}")]
     Usage(String),
+    /// A routing run failed part-way (the partial run was printed, and recorded when asked).
+    #[error("routing failed: {message}")]
+    Routing {
+        /// The run's error.
+        message: String,
+        /// 69 for a service failure, 65 for a replay that does not match its recording.
+        code: u8,
+    },
     /// Writing the output failed, or the server could not start.
     #[error("{context}: {source}")]
     Io {
@@ -104,6 +114,7 @@ impl Failure {
             Failure::Git { .. } => EX_DATAERR,
             Failure::Read { .. } | Failure::Missing { .. } => EX_NOINPUT,
             Failure::Usage(_) => EX_USAGE,
+            Failure::Routing { code, .. } => *code,
             Failure::Io { .. } => EX_IOERR,
         }
     }

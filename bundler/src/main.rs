@@ -12,6 +12,9 @@
 //! - `routelens search <BUNDLE_DIR> --arm <ARM>` runs the paper's lexical arms over a bundle.
 //! - `routelens demo --out <DIR>` builds the demo bundle from this repository and the crates its
 //!   Cargo.lock pins, with a question set.
+//! - `routelens route <BUNDLE_DIR> --query TEXT --decider offline|http|replay:RUN.json` walks
+//!   a bundle's folder tree (or runs the flat tournament) through a decider, prints the ranking
+//!   with its calls, tokens and cost, and can record the run for an exact replay.
 //! - `routelens serve` serves the built app (`dist/`) on 127.0.0.1 and mounts the paper's archive
 //!   and the bundles read-only beside it, so the app can open them without them entering the
 //!   repo.
@@ -27,10 +30,13 @@ mod failure;
 mod folder;
 mod input;
 mod render;
+mod route;
 mod score;
 mod search;
 mod serve;
 mod sources;
+mod stub;
+mod transport;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -66,6 +72,8 @@ fn run() -> ExitCode {
         Command::Search(args) => search::run(&args, &mut out),
         Command::Demo(args) => demo::run(&args, &mut out),
         Command::Serve(args) => serve::run(&args, &mut out),
+        Command::Route(args) => route::run(&args, &mut out),
+        Command::TypesafeStub(args) => stub::run(&args, &mut out),
     };
     let outcome = outcome.and_then(|()| out.flush().map_err(Failure::output));
     match outcome {

@@ -130,7 +130,7 @@ fn queries(args: &SearchArgs) -> Result<Vec<(Option<String>, String)>, Failure> 
     ))
 }
 
-fn read_text(path: &Path) -> Result<String, Failure> {
+pub(crate) fn read_text(path: &Path) -> Result<String, Failure> {
     let bytes = std::fs::read(path).map_err(|err| Failure::read(path, err))?;
     String::from_utf8(bytes).map_err(|err| {
         Failure::Engine(Error::Parse {

@@ -12,14 +12,25 @@
 //!   not starting with `.`). `base` is the URL prefix of its files; `questions` is the URL of its
 //!   `questions.jsonl` (a question set, JSON Lines `{"id", "question", "gold"}`) or `null`.
 //!
-//! Only GET and HEAD are answered. A path with a `..` segment (also percent-encoded) is refused
+//! - `POST /typesafe/v1/systemone`: a same-origin proxy to TypeSafe's System One API at
+//!   `--typesafe-base`, adding `Authorization: Bearer $TYPESAFE_API_KEY` from this process's
+//!   environment, so the page never holds the key. The status, body, `Retry-After` and request id
+//!   come back as the API sent them. A request from another origin (its `Origin` header names
+//!   another site) is refused with 403, so no web page can spend the key; without a key the proxy
+//!   answers 401 saying so.
+//!
+//! Only GET and HEAD are answered, except the proxy's POST. A path with a `..` segment (also percent-encoded) is refused
 //! with 400; a symlink that leads out of its folder, like any other missing file, is a 404.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use tiny_http::{Header, Method, Response, ResponseBox, Server};
+use std::io::Read;
+use std::time::Duration;
+
+use routelens_engine::route::protocol::{KEY_ENV, SYSTEMONE_PATH};
+use tiny_http::{Header, Method, Request, Response, ResponseBox, Server};
 
 use crate::cli::ServeArgs;
 use crate::failure::Failure;
@@ -73,11 +84,26 @@ enum Route {
     BadPath,
 }
 
+/// Where the decision proxy listens.
+pub const PROXY_PATH: &str = "/typesafe/v1/systemone";
+
+/// The decision proxy's upstream and key.
+struct Proxy {
+    /// `{base}/v1/systemone`.
+    url: String,
+    /// The key from the environment; never printed.
+    key: Option<String>,
+    agent: ureq::Agent,
+    /// The origins allowed to call it: this server's own.
+    origins: Vec<String>,
+}
+
 /// The folders being served, canonicalized so that symlink escapes can be recognised.
 struct Site {
     dist: PathBuf,
     data: Option<PathBuf>,
     bundles: Option<PathBuf>,
+    proxy: Proxy,
 }
 
 /// Runs the server until the process is stopped.
@@ -121,11 +147,6 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
             args.bundles.display()
         ),
     };
-    let site = Site {
-        dist,
-        data,
-        bundles,
-    };
     let server = Server::http(("127.0.0.1", args.port)).map_err(|err| Failure::Io {
         context: format!("listening on 127.0.0.1:{}", args.port),
         source: std::io::Error::other(err.to_string()),
@@ -134,6 +155,41 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .server_addr()
         .to_ip()
         .map_or(args.port, |addr| addr.port());
+    let key = std::env::var(KEY_ENV)
+        .ok()
+        .map(|key| key.trim().to_string())
+        .filter(|key| !key.is_empty());
+    let proxy_line = format!(
+        "routelens: proxying POST {PROXY_PATH} to {} ({KEY_ENV} {})",
+        args.typesafe_base,
+        if key.is_some() {
+            "set"
+        } else {
+            "not set: the proxy answers 401"
+        }
+    );
+    let proxy = Proxy {
+        url: format!(
+            "{}{SYSTEMONE_PATH}",
+            args.typesafe_base.trim_end_matches('/')
+        ),
+        key,
+        agent: ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(120)))
+            .build()
+            .into(),
+        origins: vec![
+            format!("http://127.0.0.1:{port}"),
+            format!("http://localhost:{port}"),
+        ],
+    };
+    let site = Site {
+        dist,
+        data,
+        bundles,
+        proxy,
+    };
     let mount = match &site.data {
         Some(_) => format!(
             "routelens: mounted {} read-only at {DATA_MOUNT}/",
@@ -149,22 +205,111 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     // stop the server, so write errors are ignored.
     let _ = writeln!(
         out,
-        "routelens: serving {} at http://127.0.0.1:{port}/\n{mount}\n{bundles_line}",
+        "routelens: serving {} at http://127.0.0.1:{port}/\n{mount}\n{bundles_line}\n{proxy_line}",
         args.dist.display()
     )
     .and_then(|()| out.flush());
     // One thread per request: a browser opens several connections at once, and answering them
     // one after another on this thread left some of Chromium's parallel fetches unanswered.
     let site = std::sync::Arc::new(site);
-    for request in server.incoming_requests() {
+    for mut request in server.incoming_requests() {
         let site = std::sync::Arc::clone(&site);
         std::thread::spawn(move || {
+            let path = request.url().split(['?', '#']).next().unwrap_or_default();
+            if path == PROXY_PATH && *request.method() == Method::Post {
+                let response = forward(&site.proxy, &mut request);
+                let _ = request.respond(response);
+                return;
+            }
             let response = answer(&site, request.method(), request.url());
             // A client that hung up is its own business; keep serving the others.
             let _ = request.respond(response);
         });
     }
     Ok(())
+}
+
+/// A request header's value.
+fn request_header(request: &Request, name: &str) -> Option<String> {
+    request
+        .headers()
+        .iter()
+        .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
+        .map(|h| h.value.as_str().to_string())
+}
+
+/// A JSON error body `{"error": message}` with a status.
+fn json_error(status: u16, message: &str) -> ResponseBox {
+    let body = serde_json::json!({ "error": message }).to_string();
+    Response::from_string(body)
+        .with_status_code(status)
+        .with_header(header("Content-Type", "application/json"))
+        .boxed()
+}
+
+/// Forwards a System One request upstream with the key, and the answer back.
+fn forward(proxy: &Proxy, request: &mut Request) -> ResponseBox {
+    if let Some(origin) = request_header(request, "Origin") {
+        if !proxy.origins.contains(&origin) {
+            return json_error(
+                403,
+                "the decision proxy answers only this server's own pages",
+            );
+        }
+    }
+    let Some(key) = &proxy.key else {
+        return json_error(
+            401,
+            &format!("routelens serve has no {KEY_ENV} in its environment; set it and restart"),
+        );
+    };
+    let mut body = Vec::new();
+    if request
+        .as_reader()
+        .take(64 * 1024 * 1024)
+        .read_to_end(&mut body)
+        .is_err()
+    {
+        return json_error(400, "could not read the request body");
+    }
+    let sent = proxy
+        .agent
+        .post(&proxy.url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json")
+        .header("Authorization", &format!("Bearer {key}"))
+        .send(&body[..]);
+    let mut upstream = match sent {
+        Ok(upstream) => upstream,
+        Err(err) => return json_error(502, &format!("upstream {}: {err}", proxy.url)),
+    };
+    let status = upstream.status().as_u16();
+    let copied: Vec<Header> = [
+        "content-type",
+        "retry-after",
+        "retry-after-ms",
+        "x-typesafe-request-id",
+    ]
+    .iter()
+    .filter_map(|name| {
+        let value = upstream.headers().get(*name)?.to_str().ok()?;
+        Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
+    })
+    .collect();
+    let text = match upstream
+        .body_mut()
+        .with_config()
+        .limit(64 * 1024 * 1024)
+        .read_to_vec()
+    {
+        Ok(bytes) => bytes,
+        Err(err) => return json_error(502, &format!("upstream {}: {err}", proxy.url)),
+    };
+    let mut response = Response::from_data(text).with_status_code(status);
+    for header in copied {
+        response = response.with_header(header);
+    }
+    response.boxed()
 }
 
 /// The response to one request.

@@ -16,6 +16,10 @@
 //!    terms, [`pack`] fits the blocks into the token budget (cl100k_base via [`Cl100k`], built
 //!    from a rank table loaded on first use, memoised by [`TokenCache`]), and [`score_lines`]
 //!    scores the delivered lines against gold spans.
+//! 7. **Route live**: [`route`] walks a bundle's folder tree (or runs the flat tournament) through
+//!    TypeSafe's System One choice API as a step machine the caller drives: natively with a
+//!    [`route::Decider`], in the browser with its own async transport; runs record and replay
+//!    exactly.
 //!
 //! ```
 //! use routelens_engine::{load_jsonl, score, ScoreConfig};
@@ -40,6 +44,7 @@ pub mod pack;
 pub mod paired;
 pub mod policy;
 pub mod report;
+pub mod route;
 pub mod runfile;
 pub mod select;
 pub mod stats;

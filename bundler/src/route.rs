@@ -1,0 +1,214 @@
+//! `routelens route`: route one issue through a bundle's folder tree (or the flat tournament)
+//! with the engine's step machine, driven here synchronously.
+//!
+//! Only the manifest is read: routing is name-only. The decider is the offline lexical scorer,
+//! the HTTP client (key from `TYPESAFE_API_KEY`, never printed or recorded), or a recorded run
+//! replayed with no network; `--record` writes the run file, also when the run fails part-way.
+//! A run that fails prints what it did (the ranking so far, marked) and exits 69 (65 when a
+//! replay does not match its recording).
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+use routelens_engine::route::protocol::KEY_ENV;
+use routelens_engine::route::{
+    self, Decider, OfflineDecider, Recorder, Replayer, RouteSettings, Run, RunFile, Strategy,
+};
+use routelens_engine::{Cell, Table};
+
+use crate::bundle::json_line;
+use crate::cli::{DeciderChoice, OutputFormat, RouteArgs, StrategyArg};
+use crate::failure::{Failure, EX_DATAERR, EX_UNAVAILABLE};
+use crate::folder::BundleFolder;
+use crate::render::text_table;
+use crate::search::read_text;
+use crate::transport::{HttpDecider, WallClock};
+
+/// Runs `route`.
+pub fn run(args: &RouteArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let issue = match (&args.query.query, &args.query.query_file) {
+        (Some(text), _) => text.clone(),
+        (None, Some(path)) => read_text(path)?,
+        (None, None) => {
+            return Err(Failure::Usage(
+                "give an issue: --query TEXT or --query-file FILE".into(),
+            ))
+        }
+    };
+    let folder = BundleFolder::open(&args.bundle)?;
+    let tree = folder.manifest.tree();
+
+    let (strategy, settings, mut decider): (Strategy, RouteSettings, Box<dyn Decider>) =
+        match &args.decider {
+            DeciderChoice::Replay(path) => {
+                let text = read_text(path)?;
+                let file = RunFile::from_json(&path.display().to_string(), &text)?;
+                let decider = Box::new(Replayer::new(&file));
+                (file.strategy, file.settings, decider)
+            }
+            choice => {
+                let settings = RouteSettings {
+                    model: args.model.clone(),
+                    ..RouteSettings::default()
+                };
+                let strategy = match args.strategy {
+                    StrategyArg::Tree => Strategy::Tree,
+                    StrategyArg::Flat => Strategy::Flat,
+                };
+                let decider: Box<dyn Decider> = if *choice == DeciderChoice::Http {
+                    let key = std::env::var(KEY_ENV)
+                        .ok()
+                        .filter(|key| !key.trim().is_empty());
+                    if key.is_none() {
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "routelens: {KEY_ENV} is not set: sending no Authorization header \
+                             (right for a gateway that adds the key, such as routelens serve)"
+                        );
+                    }
+                    let timeout = Duration::from_millis(args.timeout_ms.max(1));
+                    Box::new(HttpDecider::new(&args.base, key, timeout))
+                } else {
+                    Box::new(OfflineDecider::default())
+                };
+                (strategy, settings, decider)
+            }
+        };
+    settings.check()?;
+
+    let mut walk = route::walk(strategy, &tree, &issue, settings.clone());
+    let replaying = matches!(args.decider, DeciderChoice::Replay(_));
+    let mut clock = WallClock::start(!replaying);
+    let run = if let Some(path) = &args.record {
+        let mut recorder = Recorder::new(BoxedDecider(decider.as_mut()));
+        let run = route::run(walk.as_mut(), &mut recorder, &mut clock);
+        let file = recorder.into_file(&issue, &settings, &run);
+        write_run_file(path, &file)?;
+        run
+    } else {
+        route::run(walk.as_mut(), decider.as_mut(), &mut clock)
+    };
+
+    let text = match args.format {
+        OutputFormat::Json => json_line(&run)?,
+        OutputFormat::Table => table(&run),
+    };
+    out.write_all(text.as_bytes()).map_err(Failure::output)?;
+    match &run.error {
+        None => Ok(()),
+        Some(error) => {
+            out.flush().map_err(Failure::output)?;
+            let code = if replaying {
+                EX_DATAERR
+            } else {
+                EX_UNAVAILABLE
+            };
+            Err(Failure::Routing {
+                message: error.message.clone(),
+                code,
+            })
+        }
+    }
+}
+
+/// Lets a boxed decider be recorded.
+struct BoxedDecider<'a>(&'a mut dyn Decider);
+
+impl Decider for BoxedDecider<'_> {
+    fn decide(
+        &mut self,
+        request: &route::Request,
+    ) -> Result<route::Response, route::DecisionError> {
+        self.0.decide(request)
+    }
+
+    fn kind(&self) -> String {
+        self.0.kind()
+    }
+}
+
+/// Writes the run file beside, then renames it into place.
+fn write_run_file(path: &Path, file: &RunFile) -> Result<(), Failure> {
+    let temp = path.with_extension("json.tmp");
+    let io = |err| Failure::Io {
+        context: format!("writing {}", path.display()),
+        source: err,
+    };
+    std::fs::write(&temp, file.to_json()).map_err(io)?;
+    std::fs::rename(&temp, path).map_err(io)
+}
+
+/// The ranking, then one line of costs and one of how the run ended.
+fn table(run: &Run) -> String {
+    let title = format!(
+        "route ({}, decider {}, model {}): {} path{}",
+        run.strategy.name(),
+        run.decider,
+        run.model,
+        run.paths.len(),
+        if run.paths.len() == 1 { "" } else { "s" }
+    );
+    let mut table = Table::new(&title, &["rank", "path"]);
+    for (rank, path) in run.paths.iter().enumerate() {
+        table
+            .rows
+            .push(vec![Cell::count(rank + 1), Cell::text(path)]);
+    }
+    let mut text = text_table(&table);
+    text += &format!(
+        "calls {}, retries {}, input tokens {}, output tokens {}, cost ${:.6}, menus {}\n",
+        run.calls,
+        run.retries,
+        run.input_tokens,
+        run.output_tokens,
+        run.cost_usd,
+        run.menus.len()
+    );
+    text += &format!(
+        "elapsed {} ms, of which decider {} ms\n",
+        run.elapsed_ms, run.decider_ms
+    );
+    if run.truncated {
+        let cap = run
+            .stopped_by
+            .map(|cap| format!("{cap:?}").to_lowercase())
+            .unwrap_or_default();
+        text += &format!("truncated by the {cap} cap\n");
+    }
+    if let Some(error) = &run.error {
+        text += &format!("failed: {} (the ranking above is partial)\n", error.message);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use routelens_engine::Error;
+
+    #[test]
+    fn the_table_says_how_the_run_ended() {
+        let run = Run {
+            paths: vec!["a.rs".into()],
+            calls: 2,
+            truncated: true,
+            stopped_by: Some(route::Cap::Calls),
+            error: Some(route::RunError {
+                status: Some(500),
+                message: "500 server error (x)".into(),
+            }),
+            ..Run::default()
+        };
+        let text = table(&run);
+        assert!(text.contains("truncated by the calls cap"), "{text}");
+        assert!(text.contains("failed: 500 server error (x)"), "{text}");
+        assert!(text.contains("1  a.rs"), "{text}");
+    }
+
+    #[test]
+    fn engine_errors_keep_their_names() {
+        let failure = Failure::from(Error::setting("max_files", 0, "1 or more"));
+        assert!(failure.to_string().contains("max_files"));
+    }
+}

@@ -1,0 +1,360 @@
+//! `routelens route` end to end: the offline decider, record and replay, and the HTTP decider
+//! against the protocol stub (`routelens typesafe-stub`) with its scripted faults, directly and
+//! through `routelens serve`'s decision proxy. Every server is a child process on a free
+//! loopback port, killed when its test ends.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Output, Stdio};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_routelens");
+
+fn fixture_bundle() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repo.bundle")
+}
+
+/// A child server; killed on drop.
+struct Child_ {
+    child: Child,
+    base: String,
+    _stdout: BufReader<ChildStdout>,
+}
+
+impl Drop for Child_ {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts a server and reads `http://HOST:PORT` from the first line it prints that has one.
+fn start(args: &[&str], envs: &[(&str, &str)]) -> Child_ {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .env_remove("TYPESAFE_API_KEY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (name, value) in envs {
+        command.env(name, value);
+    }
+    let mut child = command.spawn().expect("the server starts");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("a first line");
+    let base = line
+        .split("http://")
+        .nth(1)
+        .map(|rest| format!("http://{}", rest.trim().trim_end_matches('/')))
+        .unwrap_or_else(|| panic!("no URL in {line:?}"));
+    Child_ {
+        child,
+        base,
+        _stdout: stdout,
+    }
+}
+
+fn stub() -> Child_ {
+    start(&["typesafe-stub", "--addr", "127.0.0.1:0"], &[])
+}
+
+/// Runs `routelens route` on the fixture bundle with extra arguments and an optional key.
+fn route(args: &[&str], key: Option<&str>) -> Output {
+    let mut command = Command::new(BIN);
+    command
+        .arg("route")
+        .arg(fixture_bundle())
+        .args(args)
+        .env_remove("TYPESAFE_API_KEY");
+    if let Some(key) = key {
+        command.env("TYPESAFE_API_KEY", key);
+    }
+    command.output().expect("routelens runs")
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "stdout is not JSON ({err}): {}\nstderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+const QUERY: &str = "The router forgets cached routes after a reload";
+
+fn http(base: &str, extra: &[&str], key: Option<&str>) -> Output {
+    let mut args = vec![
+        "--query",
+        QUERY,
+        "--decider",
+        "http",
+        "--base",
+        base,
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    route(&args, key)
+}
+
+/// The run's fields that a replay must reproduce.
+fn outcome(run: &Value) -> Value {
+    serde_json::json!({
+        "paths": run["paths"], "calls": run["calls"], "input_tokens": run["input_tokens"],
+        "output_tokens": run["output_tokens"], "cost_usd": run["cost_usd"],
+        "truncated": run["truncated"], "menus": run["menus"], "retries": run["retries"],
+    })
+}
+
+#[test]
+fn offline_routes_toward_the_issue_and_prints_the_issue_json() {
+    let output = route(
+        &["--query", QUERY, "--decider", "offline", "--format", "json"],
+        None,
+    );
+    assert!(output.status.success(), "{output:?}");
+    let run = json(&output);
+    assert_eq!(run["paths"][0], "src/router.rs");
+    assert_eq!(run["decider"], "offline");
+    assert_eq!(run["strategy"], "tree");
+    assert_eq!(run["truncated"], false);
+    for field in [
+        "paths",
+        "calls",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "truncated",
+        "elapsed_ms",
+        "menus",
+    ] {
+        assert!(run.get(field).is_some(), "missing {field}");
+    }
+    let menu = &run["menus"][0];
+    for field in ["directory", "options", "probabilities", "kept"] {
+        assert!(menu.get(field).is_some(), "menu lacks {field}");
+    }
+    assert_eq!(menu["directory"], "");
+    let flat = route(
+        &[
+            "--query",
+            QUERY,
+            "--decider",
+            "offline",
+            "--strategy",
+            "flat",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let flat = json(&flat);
+    assert_eq!(flat["strategy"], "flat");
+    assert_eq!(flat["calls"], 1);
+    assert_eq!(flat["paths"][0], "src/router.rs");
+}
+
+#[test]
+fn a_recorded_http_run_replays_identically_without_the_network() {
+    let server = stub();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("run.json");
+    let live = http(
+        &server.base,
+        &["--record", record.to_str().unwrap()],
+        Some("secret-key-123"),
+    );
+    assert!(live.status.success(), "{live:?}");
+    let live = json(&live);
+    assert_eq!(live["decider"], "http");
+    assert!(live["calls"].as_u64().unwrap() >= 1);
+    assert!(live["input_tokens"].as_u64().unwrap() > 0);
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(!text.contains("secret-key-123"), "the key was recorded");
+    drop(server);
+    let replay = format!("replay:{}", record.display());
+    let again = route(
+        &["--query", QUERY, "--decider", &replay, "--format", "json"],
+        None,
+    );
+    assert!(again.status.success(), "{again:?}");
+    let again = json(&again);
+    assert_eq!(outcome(&again), outcome(&live));
+    assert_eq!(again["decider"], "replay of http");
+    // Another question is refused, naming the request and the field.
+    let other = route(&["--query", "something else", "--decider", &replay], None);
+    assert_eq!(other.status.code(), Some(65));
+    let stderr = String::from_utf8_lossy(&other.stderr);
+    assert!(
+        stderr.contains("request 1 differs from the recorded one in state"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn rate_limits_and_overloads_are_retried() {
+    let server = stub();
+    let run = json(&http(&server.base, &[], Some("fault-429:1")));
+    assert_eq!(run["retries"], 1);
+    assert!(run["error"].is_null());
+    assert!(
+        run["elapsed_ms"].as_u64().unwrap() >= 1_000,
+        "Retry-After: 1 was not honoured"
+    );
+    let run = json(&http(&server.base, &[], Some("fault-529:1")));
+    assert_eq!(run["retries"], 1);
+    assert!(run["error"].is_null());
+}
+
+#[test]
+fn other_faults_fail_the_run_with_their_status_and_keep_it() {
+    let server = stub();
+    for (key, status, says) in [
+        ("fault-403", Some(403), "403 forbidden"),
+        ("fault-401", Some(401), "401 unauthorized"),
+        ("fault-500", Some(500), "500 server error"),
+        ("fault-malformed", None, "malformed response: not JSON"),
+        (
+            "fault-missing-key",
+            None,
+            "no probability for option option_0",
+        ),
+        (
+            "fault-out-of-range",
+            None,
+            "option_0 = 1.5 is outside [0, 1]",
+        ),
+    ] {
+        let output = http(&server.base, &[], Some(key));
+        assert_eq!(output.status.code(), Some(69), "{key}: {output:?}");
+        let run = json(&output);
+        assert_eq!(run["error"]["status"], serde_json::json!(status), "{key}");
+        let message = run["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{key}: {message}");
+        assert_eq!(run["calls"], 0, "{key}");
+        assert_eq!(run["retries"], 0, "{key}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("error: routing failed: "),
+            "{key}: {stderr}"
+        );
+        assert!(
+            !stderr.contains(key) || key.starts_with("fault-"),
+            "{stderr}"
+        );
+    }
+    // Four 429s in a row: three retries, then the run fails with 429.
+    let output = http(&server.base, &[], Some("fault-429"));
+    let run = json(&output);
+    assert_eq!(run["retries"], 3);
+    assert_eq!(run["error"]["status"], 429);
+}
+
+#[test]
+fn a_slow_server_times_out_as_a_transport_failure() {
+    let server = stub();
+    let output = http(
+        &server.base,
+        &["--timeout-ms", "300"],
+        Some("fault-slow:3000"),
+    );
+    assert_eq!(output.status.code(), Some(69));
+    let run = json(&output);
+    let message = run["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("transport: POST "), "{message}");
+    assert!(run["error"]["status"].is_null());
+    // Slow but within the timeout is fine.
+    let ok = http(
+        &server.base,
+        &["--timeout-ms", "5000"],
+        Some("fault-slow:200"),
+    );
+    assert!(ok.status.success(), "{ok:?}");
+}
+
+fn post(port_base: &str, path: &str, origin: Option<&str>, body: &str) -> (u16, String) {
+    let host = port_base.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(host).unwrap();
+    let origin = origin
+        .map(|o| format!("Origin: {o}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n{origin}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[test]
+fn the_serve_proxy_adds_the_key_so_the_client_needs_none() {
+    let server = stub();
+    let dist = tempfile::tempdir().unwrap();
+    std::fs::write(dist.path().join("index.html"), "<p>app</p>").unwrap();
+    let serve = |key: Option<&str>| {
+        let mut envs = vec![];
+        if let Some(key) = key {
+            envs.push(("TYPESAFE_API_KEY", key));
+        }
+        start(
+            &[
+                "serve",
+                "--port",
+                "0",
+                "--dist",
+                dist.path().to_str().unwrap(),
+                "--data",
+                "/nonexistent",
+                "--bundles",
+                "/nonexistent",
+                "--typesafe-base",
+                &server.base,
+            ],
+            &envs,
+        )
+    };
+    let proxy = serve(Some("k"));
+    let gateway = format!("{}/typesafe", proxy.base);
+    // No key on the client side: the proxy adds it.
+    let output = http(&gateway, &[], None);
+    assert!(output.status.success(), "{output:?}");
+    let run = json(&output);
+    assert_eq!(run["paths"][0], "src/router.rs");
+    // The upstream's faults and Retry-After come through.
+    let faulty = serve(Some("fault-403"));
+    let output = http(&format!("{}/typesafe", faulty.base), &[], None);
+    assert_eq!(json(&output)["error"]["status"], 403);
+    // Another site's page may not use the key.
+    let (status, body) = post(
+        &proxy.base,
+        "/typesafe/v1/systemone",
+        Some("https://evil.example"),
+        "{}",
+    );
+    assert_eq!(status, 403, "{body}");
+    let (status, _) = post(
+        &proxy.base,
+        "/typesafe/v1/systemone",
+        Some(&proxy.base),
+        r#"{"model":"m","state":"s","questions":{}}"#,
+    );
+    assert_eq!(status, 422);
+    // Without a key in its environment the proxy says so.
+    let keyless = serve(None);
+    let (status, body) = post(&keyless.base, "/typesafe/v1/systemone", None, "{}");
+    assert_eq!(status, 401);
+    assert!(body.contains("TYPESAFE_API_KEY"), "{body}");
+}

@@ -1,0 +1,183 @@
+//! The router's settings. Every default is the paper's; every one can be changed, and a run
+//! file records the settings it ran with.
+
+use serde::{Deserialize, Serialize};
+
+use super::protocol::{Pricing, DEFAULT_MODEL};
+
+/// The tree instruction, verbatim from the paper.
+pub const TREE_INSTRUCTIONS: &str = "Choose the best route toward answer evidence. Directory options summarize descendants, so select a directory when a descendant could answer. Choose none only when the question is unrelated to every option.";
+
+/// The none-of-these criterion, verbatim from the paper.
+pub const NONE_OF_THESE: &str = "None contains direct answer evidence";
+
+/// The flat tournament's instruction. The paper says only that it differs from the tree's and
+/// does not print it; this one is ours, and a setting.
+pub const FLAT_INSTRUCTIONS: &str = "Choose the file most likely to contain answer evidence for the question. Choose none only when the question is unrelated to every option.";
+
+/// How the router walks, talks and stops.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RouteSettings {
+    /// The model asked (default `jev-1.13.0`).
+    pub model: String,
+    /// Put before the issue in the state (default `User question: `).
+    pub state_prefix: String,
+    /// How many characters of the issue the state holds (default 500).
+    pub state_chars: usize,
+    /// The tree walk's instruction (default [`TREE_INSTRUCTIONS`]).
+    pub instructions: String,
+    /// The flat tournament's instruction (default [`FLAT_INSTRUCTIONS`]).
+    pub flat_instructions: String,
+    /// The none-of-these criterion (default [`NONE_OF_THESE`]).
+    pub none_of_these: String,
+    /// Each option is cut to this many characters (default 800).
+    pub max_option_chars: usize,
+    /// A menu with more options is split into several calls (default 254).
+    pub max_menu_options: usize,
+    /// A menu whose state plus option characters would pass this is split (default 48,000).
+    pub max_menu_chars: usize,
+    /// Descendant names a directory option lists (default 12).
+    pub subtopic_names: usize,
+    /// How many levels below a directory its names are collected from (default 3).
+    pub subtopic_depth: usize,
+    /// A child is kept when its probability is at least this (default 0.01) ...
+    pub min_probability: f64,
+    /// ... and at least this times the best child's probability (default 0.01).
+    pub relative_probability: f64,
+    /// Stop after nominating this many files (default 16).
+    pub max_files: usize,
+    /// Stop before a call beyond this many (default 32).
+    pub max_calls: usize,
+    /// Stop once this much time has passed (default 180,000 ms), as the driver measures it.
+    pub max_elapsed_ms: u64,
+    /// Retries of a call answered 429 or 529 (default 3).
+    pub max_retries: u32,
+    /// The shortest wait before a retry (default 1,000 ms).
+    pub retry_min_ms: u64,
+    /// The longest wait before a retry (default 15,000 ms).
+    pub retry_max_ms: u64,
+    /// How many paths each flat menu advances (default 16).
+    pub flat_advance: usize,
+    /// The price estimate (default $0.042 per million input tokens, output free).
+    pub pricing: Pricing,
+}
+
+impl Default for RouteSettings {
+    fn default() -> Self {
+        RouteSettings {
+            model: DEFAULT_MODEL.into(),
+            state_prefix: "User question: ".into(),
+            state_chars: 500,
+            instructions: TREE_INSTRUCTIONS.into(),
+            flat_instructions: FLAT_INSTRUCTIONS.into(),
+            none_of_these: NONE_OF_THESE.into(),
+            max_option_chars: 800,
+            max_menu_options: 254,
+            max_menu_chars: 48_000,
+            subtopic_names: 12,
+            subtopic_depth: 3,
+            min_probability: 0.01,
+            relative_probability: 0.01,
+            max_files: 16,
+            max_calls: 32,
+            max_elapsed_ms: 180_000,
+            max_retries: 3,
+            retry_min_ms: 1_000,
+            retry_max_ms: 15_000,
+            flat_advance: 16,
+            pricing: Pricing::default(),
+        }
+    }
+}
+
+impl RouteSettings {
+    /// The request state for an issue: the prefix and the issue's first `state_chars`
+    /// characters.
+    pub fn state(&self, issue: &str) -> String {
+        format!(
+            "{}{}",
+            self.state_prefix,
+            crate::terms::first_chars(issue, self.state_chars)
+        )
+    }
+
+    /// Refuses settings that cannot route: no menu room, no files, a flat round that cannot
+    /// shrink.
+    pub fn check(&self) -> crate::Result<()> {
+        use crate::Error;
+        if self.max_menu_options < 2 {
+            return Err(Error::setting(
+                "max_menu_options",
+                self.max_menu_options,
+                "2 or more",
+            ));
+        }
+        if self.max_files == 0 {
+            return Err(Error::setting("max_files", 0, "1 or more"));
+        }
+        if self.flat_advance == 0 || self.flat_advance >= self.max_menu_options {
+            return Err(Error::setting(
+                "flat_advance",
+                self.flat_advance,
+                "1 to max_menu_options - 1",
+            ));
+        }
+        if self.max_option_chars == 0 {
+            return Err(Error::setting("max_option_chars", 0, "1 or more"));
+        }
+        for (name, value) in [
+            ("min_probability", self.min_probability),
+            ("relative_probability", self.relative_probability),
+        ] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(Error::setting(name, value, "0 to 1"));
+            }
+        }
+        if self.retry_min_ms > self.retry_max_ms {
+            return Err(Error::setting(
+                "retry_min_ms",
+                self.retry_min_ms,
+                "at most retry_max_ms",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_papers_and_check() {
+        let settings = RouteSettings::default();
+        settings.check().unwrap();
+        assert_eq!(settings.model, "jev-1.13.0");
+        assert_eq!(
+            (
+                settings.max_files,
+                settings.max_calls,
+                settings.max_elapsed_ms
+            ),
+            (16, 32, 180_000)
+        );
+        let issue = "é".repeat(600);
+        let state = settings.state(&issue);
+        assert_eq!(state.chars().count(), "User question: ".len() + 500);
+        let parsed: RouteSettings = serde_json::from_str(r#"{"max_files": 8}"#).unwrap();
+        assert_eq!(parsed.max_files, 8);
+        assert_eq!(parsed.max_calls, 32);
+        let err = serde_json::from_str::<RouteSettings>(r#"{"max_file": 8}"#).unwrap_err();
+        assert!(err.to_string().contains("max_file"), "{err}");
+        let bad = RouteSettings {
+            flat_advance: 254,
+            ..RouteSettings::default()
+        };
+        assert!(bad
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("flat_advance"));
+    }
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Checks routelens' System One protocol stub (and the requests routelens sends) against the official
+# Python SDK, typesafe-sdk from PyPI. Installs the SDK into a virtual environment under
+# target/typesafe-sdk-venv the first time (quiet when it is already there), builds the CLI, and
+# runs check.py. Usage: bash tests/typesafe_sdk/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SDK_VERSION="0.7.5"
+VENV="target/typesafe-sdk-venv"
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+fi
+if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('typesafe-sdk') != '$SDK_VERSION')" 2>/dev/null; then
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "typesafe-sdk==$SDK_VERSION"
+fi
+cargo build --quiet -p routelens
+"$VENV/bin/python" tests/typesafe_sdk/check.py target/debug/routelens bundler/tests/fixtures/repo.bundle
