@@ -486,7 +486,13 @@ impl FtsIndex {
         let mut rows: Vec<(u64, f64, Vec<f64>)> = Vec::new();
         let mut hits = vec![0u64; tokens.len()];
         for segment in self.searcher.segment_readers() {
-            let mut freqs: std::collections::BTreeMap<DocId, Vec<f64>> = Default::default();
+            // Each matching document gets a row of `width` frequencies in one flat vector, found
+            // through a per-document slot: no map and no allocation per document (this loop is
+            // the query's cost), and memory grows with the matches, not with the index.
+            let width = tokens.len();
+            let mut slot = vec![u32::MAX; segment.max_doc() as usize];
+            let mut matched: Vec<DocId> = Vec::new();
+            let mut freqs: Vec<f64> = Vec::new();
             for (index, token) in tokens.iter().enumerate() {
                 for &(field, weight) in columns {
                     let inverted = segment.inverted_index(field).map_err(err)?;
@@ -499,8 +505,14 @@ impl FtsIndex {
                     };
                     let mut doc = postings.doc();
                     while doc != TERMINATED {
-                        let row = freqs.entry(doc).or_insert_with(|| vec![0.0; tokens.len()]);
-                        row[index] += f64::from(weight) * f64::from(postings.term_freq());
+                        let row = &mut slot[doc as usize];
+                        if *row == u32::MAX {
+                            *row = matched.len() as u32;
+                            matched.push(doc);
+                            freqs.resize(freqs.len() + width, 0.0);
+                        }
+                        freqs[*row as usize * width + index] +=
+                            f64::from(weight) * f64::from(postings.term_freq());
                         doc = postings.advance();
                     }
                 }
@@ -509,7 +521,8 @@ impl FtsIndex {
             let file_ids = fast.u64(FILE_ID).map_err(err)?;
             let path_tokens = fast.u64(PATH_TOKENS).map_err(err)?;
             let content_tokens = fast.u64(CONTENT_TOKENS).map_err(err)?;
-            for (doc, row) in freqs {
+            for (at, &doc) in matched.iter().enumerate() {
+                let row = freqs[at * width..(at + 1) * width].to_vec();
                 for (hit, &freq) in hits.iter_mut().zip(&row) {
                     *hit += u64::from(freq > 0.0);
                 }

@@ -1,0 +1,240 @@
+//! Writing a bundle: files into chunks, hashes, the compressed index and `manifest.json`.
+
+use std::collections::BTreeMap;
+
+use super::{
+    compress, plan_chunks, ChunkEntry, ExcludedFile, FileEntry, IndexEntry, Manifest, SourceFile,
+    DEFAULT_CHUNK_TARGET_BYTES, DEFAULT_COMPRESSION_LEVEL, FORMAT_VERSION, MANIFEST_FILE,
+};
+use crate::archive::sha256_hex;
+use crate::error::{Error, Result};
+use crate::policy::{Decision, ExclusionReason, Policy};
+
+/// What the bundler hands [`encode_bundle`].
+#[derive(Debug, Clone, Default)]
+pub struct BundleInput {
+    /// See [`Manifest::source`].
+    pub source: String,
+    /// See [`Manifest::commit`].
+    pub commit: Option<String>,
+    /// See [`Manifest::tool_version`].
+    pub tool_version: String,
+    /// The policy the files passed; [`encode_bundle`] checks every file against it.
+    pub policy: Policy,
+    /// See [`Manifest::excluded`].
+    pub excluded: BTreeMap<ExclusionReason, u64>,
+    /// See [`Manifest::excluded_files`].
+    pub excluded_files: Vec<ExcludedFile>,
+    /// The searchable files, in any order.
+    pub files: Vec<SourceFile>,
+    /// The index blob and its format string, when the bundle has an index.
+    pub index: Option<(Vec<u8>, String)>,
+}
+
+/// Packing settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BundleOptions {
+    /// Uncompressed bytes to aim for per chunk (default [`DEFAULT_CHUNK_TARGET_BYTES`], 256 KiB).
+    pub chunk_target_bytes: usize,
+    /// DEFLATE level 0–10 (default [`DEFAULT_COMPRESSION_LEVEL`], 6).
+    pub compression_level: u8,
+}
+
+impl Default for BundleOptions {
+    fn default() -> Self {
+        BundleOptions {
+            chunk_target_bytes: DEFAULT_CHUNK_TARGET_BYTES,
+            compression_level: DEFAULT_COMPRESSION_LEVEL,
+        }
+    }
+}
+
+/// One file of the bundle folder, ready to write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleFile {
+    /// The name relative to the bundle folder (`manifest.json`, `chunks/….deflate`).
+    pub name: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// A bundle as values and as files.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodedBundle {
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Every file of the folder: `manifest.json` first, then the chunks, then the index.
+    pub files: Vec<BundleFile>,
+}
+
+/// Builds a bundle from searchable files: sorts them, packs them into chunks, hashes everything
+/// and writes the manifest. Refuses a duplicate path or a file the policy excludes, naming it.
+pub fn encode_bundle(input: BundleInput, options: BundleOptions) -> Result<EncodedBundle> {
+    let BundleInput {
+        source,
+        commit,
+        tool_version,
+        policy,
+        excluded,
+        excluded_files,
+        mut files,
+        index,
+    } = input;
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    for pair in files.windows(2) {
+        if pair[0].path == pair[1].path {
+            return Err(Error::field(
+                &pair[0].path,
+                "path",
+                "listed twice in the bundle input",
+            ));
+        }
+    }
+    for file in &files {
+        if let Decision::Excluded(reason) = policy.check(&file.path, &file.bytes) {
+            return Err(Error::field(
+                &file.path,
+                "policy",
+                format!("excluded by the bundle's policy ({reason}); it cannot be bundled"),
+            ));
+        }
+    }
+    let sizes: Vec<usize> = files.iter().map(|file| file.bytes.len()).collect();
+    let placements = plan_chunks(&sizes, options.chunk_target_bytes.max(1));
+    let chunk_count = placements.last().map_or(0, |last| last.chunk + 1);
+    let mut raw_chunks: Vec<Vec<u8>> = vec![Vec::new(); chunk_count];
+    let mut entries = Vec::with_capacity(files.len());
+    for (file, placement) in files.iter().zip(&placements) {
+        raw_chunks[placement.chunk].extend_from_slice(&file.bytes);
+        entries.push(FileEntry {
+            path: file.path.clone(),
+            bytes: file.bytes.len() as u64,
+            lines: count_lines(&file.bytes),
+            sha256: sha256_hex(&file.bytes),
+            chunk: placement.chunk as u32,
+            offset: placement.offset as u64,
+        });
+    }
+    let mut out = Vec::with_capacity(chunk_count + 2);
+    let mut chunks = Vec::with_capacity(chunk_count);
+    for raw in &raw_chunks {
+        let stored = compress(raw, options.compression_level);
+        let sha256 = sha256_hex(&stored);
+        let file = format!("chunks/{sha256}.deflate");
+        chunks.push(ChunkEntry {
+            file: file.clone(),
+            sha256,
+            bytes: stored.len() as u64,
+            raw_bytes: raw.len() as u64,
+        });
+        out.push(BundleFile {
+            name: file,
+            bytes: stored,
+        });
+    }
+    let index = index.map(|(blob, format)| {
+        let stored = StoredIndex::new(&blob, format, options.compression_level);
+        out.push(stored.file);
+        stored.entry
+    });
+    let manifest = Manifest {
+        format_version: FORMAT_VERSION,
+        source,
+        commit,
+        tool_version,
+        policy,
+        excluded,
+        excluded_files,
+        files: entries,
+        chunks,
+        index,
+    };
+    out.insert(
+        0,
+        BundleFile {
+            name: MANIFEST_FILE.to_string(),
+            bytes: manifest_json(&manifest)?,
+        },
+    );
+    Ok(EncodedBundle {
+        manifest,
+        files: out,
+    })
+}
+
+/// `manifest.json`'s bytes: the manifest as compact JSON and a newline.
+fn manifest_json(manifest: &Manifest) -> Result<Vec<u8>> {
+    let mut json = serde_json::to_vec(manifest).map_err(|error| Error::Parse {
+        file: MANIFEST_FILE.to_string(),
+        message: error.to_string(),
+    })?;
+    json.push(b'\n');
+    Ok(json)
+}
+
+/// An index blob compressed for a bundle, with its manifest entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredIndex {
+    /// The manifest's `index` entry.
+    pub entry: IndexEntry,
+    /// The file to write, `index/<sha256>.tantivy.deflate`.
+    pub file: BundleFile,
+}
+
+impl StoredIndex {
+    /// Compresses `blob` at DEFLATE `level` and names it by the hash of the stored bytes.
+    pub fn new(blob: &[u8], format: String, level: u8) -> StoredIndex {
+        let stored = compress(blob, level);
+        let sha256 = sha256_hex(&stored);
+        let file = format!("index/{sha256}.tantivy.deflate");
+        StoredIndex {
+            entry: IndexEntry {
+                file: file.clone(),
+                sha256,
+                bytes: stored.len() as u64,
+                raw_bytes: Some(blob.len() as u64),
+                format,
+            },
+            file: BundleFile {
+                name: file,
+                bytes: stored,
+            },
+        }
+    }
+}
+
+impl EncodedBundle {
+    /// The same bundle with this index (replacing any it had): the manifest's `index` entry names
+    /// it and `manifest.json` is rewritten. The result equals passing the blob to
+    /// [`encode_bundle`] in [`BundleInput::index`]; this lets a caller build and compress the
+    /// index while the chunks are being compressed.
+    pub fn with_index(mut self, index: StoredIndex) -> Result<EncodedBundle> {
+        if let Some(old) = self.manifest.index.take() {
+            self.files.retain(|file| file.name != old.file);
+        }
+        self.manifest.index = Some(index.entry);
+        self.files.push(index.file);
+        let json = manifest_json(&self.manifest)?;
+        match self
+            .files
+            .iter_mut()
+            .find(|file| file.name == MANIFEST_FILE)
+        {
+            Some(manifest) => manifest.bytes = json,
+            None => self.files.insert(
+                0,
+                BundleFile {
+                    name: MANIFEST_FILE.to_string(),
+                    bytes: json,
+                },
+            ),
+        }
+        Ok(self)
+    }
+}
+
+/// Lines as the manifest counts them: newlines, plus one when the last line has no newline.
+pub fn count_lines(bytes: &[u8]) -> u64 {
+    let newlines = bytes.iter().filter(|&&byte| byte == b'\n').count() as u64;
+    newlines + u64::from(bytes.last().is_some_and(|&byte| byte != b'\n'))
+}
