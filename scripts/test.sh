@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: installs what is missing (scripts/setup.sh),
 # checks formatting and lints, runs the engine and CLI tests natively, the native/wasm parity test
-# in headless Chromium, builds the app, and runs the browser end-to-end tests against
+# in headless Chromium, checks the decision-API stub against the official Python SDK, builds the
+# app, and runs the browser end-to-end tests against
 # `routelens serve`. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,7 @@ step "build the app and the CLI"
 trunk build index.html
 cargo build --quiet -p routelens
 
+step "the protocol stub against the official typesafe-sdk (Python)"
 bash tests/typesafe_sdk/run.sh
 
 step "browser end-to-end tests (headless Chromium)"
