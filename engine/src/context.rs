@@ -352,12 +352,10 @@ pub fn recomputed_lines_table(
             .and_then(|study| study.arms.iter().find(|arm| arm.name == row.arm))
             .and_then(|arm| arm.archived_lines.get(&row.k))
             .map(|values| {
-                let got: Vec<_> = row
-                    .scores
+                row.scores
                     .iter()
                     .filter_map(|&(case, _)| values.get(case).cloned().flatten())
-                    .collect();
-                got
+                    .collect::<Vec<_>>()
             })
             .filter(|got| !got.is_empty());
         let (archived_mean, archived_complete) = match &archived_values {
