@@ -34,7 +34,8 @@
 //! `left-arm`, `right-arm`, `paired-metric`, `paired-subset`, `paired-resamples`, `paired-seed`,
 //! `arm-toggle-<arm>`, `fusion-arm-<arm>`, `fusion-rrf-k`, `fusion-depth`, `fusion-add`,
 //! `fusion-item` (with `data-fusion`), `fusion-remove-<name>`, `fusion-message`, `paired-error`,
-//! `lines-label`, `lines-none`.
+//! `lines-label`, `lines-none`, `lines-source` (`data-source` `archived` or `recomputed`: whether
+//! some issue's files are in the loaded bundle), `lines-recompute`, `table-recomputed-lines`.
 //!
 //! Plots: `plot-repo-diff` (groups carry `data-repo`, `data-mean`), `plot-operations` (groups
 //! carry `data-arm`).

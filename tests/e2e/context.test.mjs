@@ -162,3 +162,13 @@ test('comparison mode shows two arms\' delivered gold lines side by side', { ski
   assert.equal(await page.locator('[data-testid="context-compare-col"]').count(), 2);
   await screenshot(page, 'context-compare');
 });
+
+test('the paper\'s study says its line values are archived only', { skip }, async () => {
+  await page.goto(`${server.url}/?study=fastindex&view=lines`);
+  const source = byTestId('lines-source');
+  await source.waitFor({ timeout: 120000 });
+  assert.equal(await source.getAttribute('data-source'), 'archived');
+  assert.match(await source.textContent(), /Archived values only/);
+  assert.equal(await byTestId('tab-lines').textContent(), 'Line level');
+  assert.ok(await page.locator('[data-testid="table-archived-lines"] tbody tr').count() > 0);
+});
