@@ -172,3 +172,48 @@ test('the paper\'s study says its line values are archived only', { skip }, asyn
   assert.equal(await byTestId('tab-lines').textContent(), 'Line level');
   assert.ok(await page.locator('[data-testid="table-archived-lines"] tbody tr').count() > 0);
 });
+
+test('a study over the bundle\'s questions gets recomputed line values', { skip }, async () => {
+  // A JSON Lines study: two demo questions with their gold spans, and one arm ranked natively.
+  const questions = readFileSync(join(root, 'bundler/demo/questions.jsonl'), 'utf8')
+    .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
+    .filter((q) => ['routelens-pack-skip', 'routelens-terms'].includes(q.id));
+  const dir = tempDir();
+  const lines = [];
+  const natives = [];
+  for (const q of questions) {
+    lines.push(JSON.stringify({ id: q.id, repo: 'demo', gold: q.gold_lines }));
+    const issue = join(dir, `${q.id}.txt`);
+    writeFileSync(issue, q.question);
+    const search = JSON.parse(execFileSync(cli, ['search', demo, '--arm', 'rg', '--query-file', issue, '--k', '16',
+      '--format', 'json'], { encoding: 'utf8' }));
+    const paths = search.results.map((r) => r.path);
+    lines.push(JSON.stringify({ id: q.id, arm: 'rg', paths }));
+    writeFileSync(join(dir, 'ranking.txt'), paths.join('\n') + '\n');
+    writeFileSync(join(dir, 'gold.json'), JSON.stringify(q.gold_lines));
+    natives.push(JSON.parse(execFileSync(cli, ['pack', demo, '--issue-file', issue, '--ranking-file',
+      join(dir, 'ranking.txt'), '--gold-file', join(dir, 'gold.json'), '--format', 'json'], { encoding: 'utf8' })));
+  }
+  const study = join(dir, 'live.jsonl');
+  writeFileSync(study, lines.join('\n') + '\n');
+
+  await page.goto(`${server.url}/?bundle=demo`);
+  await byTestId('pick-jsonl').setInputFiles(study);
+  await byTestId('study-title').waitFor({ timeout: 60000 });
+  // Load the bundle in the Context view, then the Lines view can recompute.
+  await byTestId('tab-context').click();
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="context-progress"]')?.textContent.startsWith('loaded demo'), null, { timeout: 120000 });
+  await byTestId('tab-lines').click();
+  const source = byTestId('lines-source');
+  await source.waitFor();
+  assert.equal(await source.getAttribute('data-source'), 'recomputed');
+  await byTestId('lines-recompute').click();
+  const cell = page.locator('[data-testid="table-recomputed-lines"] tr[data-row="rg"] td[data-col="L (recomputed)"]');
+  await cell.waitFor({ timeout: 120000 });
+  const mean = natives.reduce((sum, n) => sum + n.line_recall, 0) / natives.length;
+  assert.equal(await cell.textContent(), mean.toFixed(3));
+  const archived = page.locator('[data-testid="table-recomputed-lines"] tr[data-row="rg"] td[data-col="L (archived)"]');
+  assert.equal(await archived.textContent(), '–');
+  await screenshot(page, 'lines-recomputed');
+});
