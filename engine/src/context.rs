@@ -208,9 +208,12 @@ impl ContextReport {
     }
 }
 
+/// Inclusive line ranges, sorted and disjoint.
+type Ranges = Vec<(u32, u32)>;
+
 /// Splits `gold` (sorted, disjoint) into the parts inside and outside `covered` (sorted,
 /// disjoint).
-fn split_ranges(gold: &[(u32, u32)], covered: &[(u32, u32)]) -> (Vec<(u32, u32)>, Vec<(u32, u32)>) {
+fn split_ranges(gold: &[(u32, u32)], covered: &[(u32, u32)]) -> (Ranges, Ranges) {
     let mut hit = Vec::new();
     let mut missed = Vec::new();
     for &(start, end) in gold {
