@@ -21,6 +21,9 @@ pub const RANK_TABLE_URL: &str = "/cl100k_base.tiktoken";
 /// The fusion offered beside the seven lexical arms (the Search view's default RRF).
 pub const FUSION_ARMS: [&str; 2] = ["fts5", "rg"];
 
+/// Each arm's ranking (paths, best first), by arm name, in the arms' order.
+pub type ArmRankings = Vec<(String, Vec<String>)>;
+
 /// A bundle with everything the packer and the arms need.
 pub struct LoadedBundle {
     /// Its entry in `/bundles.json`.
@@ -32,20 +35,20 @@ pub struct LoadedBundle {
     index: FtsIndex,
     corpus: TextCorpus,
     paths: Vec<String>,
-    rankings: RefCell<BTreeMap<String, Rc<Vec<(String, Vec<String>)>>>>,
+    rankings: RefCell<BTreeMap<String, Rc<ArmRankings>>>,
 }
 
 impl LoadedBundle {
     /// Every arm's ranking (top 16) for an issue text, the arms in the Search view's order and
     /// then the fusion; memoised by text.
-    pub fn rankings(&self, issue: &str) -> Rc<Vec<(String, Vec<String>)>> {
+    pub fn rankings(&self, issue: &str) -> Rc<ArmRankings> {
         if let Some(ready) = self.rankings.borrow().get(issue) {
             return ready.clone();
         }
         let sources = Sources::new(&self.paths)
             .with_index(&self.index)
             .with_texts(&self.corpus);
-        let mut arms: Vec<(String, Vec<String>)> = LexicalArm::ALL
+        let mut arms: ArmRankings = LexicalArm::ALL
             .into_iter()
             .map(|arm| {
                 let paths = run_arm(arm, &sources, issue, MAX_K)
