@@ -16,7 +16,8 @@
 //! - `study-title`, `study-source`, `study-close` (back to the home page), `permalink` (an anchor
 //!   whose `href` is the current view's link)
 //! - tabs: `tab-table2`, `tab-fusion`, `tab-paired`, `tab-repos`, `tab-operations`, `tab-lines`,
-//!   `tab-subgroups`, `tab-cases`, `tab-bench`, `tab-search`; the active one has class `active`
+//!   `tab-subgroups`, `tab-cases`, `tab-bench`, `tab-search`, `tab-context`; the active one has
+//!   class `active`
 //!
 //! Home: `studies-list`, `study-open-<id>` (e.g. `study-open-fastindex`), `studies-empty`,
 //! `studies-absent`, `study-open-pinned`, `pick-folder` (a `webkitdirectory` input),
@@ -33,7 +34,8 @@
 //! `left-arm`, `right-arm`, `paired-metric`, `paired-subset`, `paired-resamples`, `paired-seed`,
 //! `arm-toggle-<arm>`, `fusion-arm-<arm>`, `fusion-rrf-k`, `fusion-depth`, `fusion-add`,
 //! `fusion-item` (with `data-fusion`), `fusion-remove-<name>`, `fusion-message`, `paired-error`,
-//! `lines-label`, `lines-none`.
+//! `lines-label`, `lines-none`, `lines-source` (`data-source` `archived` or `recomputed`: whether
+//! some issue's files are in the loaded bundle), `lines-recompute`, `table-recomputed-lines`.
 //!
 //! Plots: `plot-repo-diff` (groups carry `data-repo`, `data-mean`), `plot-operations` (groups
 //! carry `data-arm`).
@@ -56,6 +58,24 @@
 //! a question with gold), `search-hit` (with `data-path`, `data-gold`), `search-hit-open` (the
 //! link), `file-view` (with `data-path`; matched terms in `<mark>`), `file-close`, `live-study`,
 //! `table-live-recall` (Table 2 of the live study).
+//!
+//! Context (`view=context`, no study needed; also a tab of the home and search pages):
+//! `context-bundle` (select), `context-progress` (bundle and rank-table loading: "loading 3/52
+//! files (…)", "loading the cl100k_base rank table …"), `context-error`, `context-question`
+//! (select), `context-arm`, `context-vs` (the comparison arm; empty for none), `context-k`,
+//! `context-budget-input`, `context-radius`, `context-anchors`, `context-pack` (one per packed
+//! arm, `data-arm`), inside it `context-budget` (the bar; `data-used`, `data-budget`, text
+//! "12,345 / 16,000 tokens"), `context-ms` (select + pack time), `context-missing` (ranked paths
+//! not in the bundle), `context-block` (pack order; `data-path`, `data-start`, `data-end`,
+//! `data-tokens`, `data-included`, `data-gold` = gold lines inside), `context-block-status`
+//! ("included" or "skipped: over budget: N tokens left"), `context-gold-line` (a gold line of a
+//! block, `<mark>`, `data-line`), `context-recall` (`data-recall` = the exact line recall, text
+//! "line recall 120/200 = 0.600"), `context-complete`, `context-file-recall`,
+//! `context-no-gold`; comparison: `context-compare`, `context-compare-col` (`data-arm`),
+//! `context-compare-file` (`data-path`), `context-delivered-range`, `context-missed-range`.
+//! Line level over the bundle's questions: `context-lines-run`, `table-recomputed-lines`.
+//! Benchmark: `context-bench-run`, `context-bench-ms` (median select + pack, warm token cache),
+//! `context-bench-cold-ms` (first pack, every block encoded).
 //!
 //! ## Opening the paper's study in a test
 //!
@@ -85,7 +105,7 @@ pub fn App() -> impl IntoView {
 
     let has_study = Memo::new(move |_| state.study.with(Option::is_some));
     let view_field = state.settings.view();
-    let searching = Memo::new(move |_| view_field.get() == View::Search);
+    let searching = Memo::new(move |_| matches!(view_field.get(), View::Search | View::Context));
     view! {
         <header class="top">
             <h1>"routelens"</h1>
@@ -120,15 +140,36 @@ fn HomeTabs() -> impl IntoView {
             >
                 {View::Search.label()}
             </button>
+            <button
+                class="tab"
+                data-testid="tab-context"
+                on:click=move |_| state.settings.view().set(View::Context)
+            >
+                {View::Context.label()}
+            </button>
         </nav>
     }
 }
 
-/// The Search view without a study open: a way back to the home page, and the view.
+/// The Search and Context views without a study open: a way back to the home page, the two
+/// tabs, and the active view.
 #[component]
 fn SearchPage() -> impl IntoView {
     let state = AppState::get();
+    let view_field = state.settings.view();
     let link = move || format!("?{}", permalink::to_query(&state.settings.get()));
+    let tab = move |view: View| {
+        view! {
+            <button
+                class="tab"
+                class:active=move || view_field.get() == view
+                data-testid=format!("tab-{}", view.name())
+                on:click=move |_| view_field.set(view)
+            >
+                {view.label()}
+            </button>
+        }
+    };
     view! {
         <nav class="tabs">
             <button
@@ -138,16 +179,18 @@ fn SearchPage() -> impl IntoView {
             >
                 "Studies"
             </button>
-            <button class="tab active" data-testid="tab-search">
-                {View::Search.label()}
-            </button>
+            {tab(View::Search)}
+            {tab(View::Context)}
             " "
             <a data-testid="permalink" href=link>
                 "permalink"
             </a>
         </nav>
         <div class="view">
-            <views::SearchView />
+            {move || match view_field.get() {
+                View::Context => view! { <views::ContextView /> }.into_any(),
+                _ => view! { <views::SearchView /> }.into_any(),
+            }}
         </div>
     }
 }
@@ -229,6 +272,7 @@ fn StudyPage() -> impl IntoView {
         View::Cases => view! { <views::CasesView /> }.into_any(),
         View::Bench => view! { <views::BenchView /> }.into_any(),
         View::Search => view! { <views::SearchView /> }.into_any(),
+        View::Context => view! { <views::ContextView /> }.into_any(),
     };
     view! {
         <section class="study-head">

@@ -7,7 +7,9 @@
 //! single-k views), `fuse=tree+fts5,rg+fts5`, `rrfk=60`, `depth=16`, `seed=0`, `resamples=10000`,
 //! `left=tree`, `right=fts5`, `metric=file|lines`, `subset=all|aligned`, `arms=tree,fts5`,
 //! `case=<case id>` (the issue open in the drill-down; `issue=` is read as the same),
-//! `bundle=<name>` and `q=<question id or issue text>` (the Search view).
+//! `bundle=<name>` and `q=<question id or issue text>` (the Search and Context views), and for the
+//! Context view `arm=fts5`, `vs=<arm>` (comparison), `budget=16000`, `radius=200`, `anchors=4`
+//! (written only when not the default).
 //!
 //! Arm names never contain spaces or `+` except as the fusion separator, so `+` is read literally
 //! here (not as a space, as form encoding would), which keeps `fuse=tree+fts5` readable.
@@ -128,6 +130,23 @@ pub fn to_query(settings: &Settings) -> String {
     if let Some(query) = &settings.query {
         pairs.push(("q", query.clone()));
     }
+    // The Context view's settings, only when they differ from the paper's.
+    let defaults = Settings::default();
+    if settings.pack_arm != defaults.pack_arm {
+        pairs.push(("arm", settings.pack_arm.clone()));
+    }
+    if let Some(vs) = &settings.pack_vs {
+        pairs.push(("vs", vs.clone()));
+    }
+    for (key, value, default) in [
+        ("budget", settings.budget, defaults.budget),
+        ("radius", settings.radius, defaults.radius),
+        ("anchors", settings.anchors, defaults.anchors),
+    ] {
+        if value != default {
+            pairs.push((key, value.to_string()));
+        }
+    }
     pairs
         .into_iter()
         .map(|(key, value)| format!("{key}={}", encode(&value)))
@@ -226,6 +245,20 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
             "case" | "issue" if !value.is_empty() => settings.issue = Some(value.clone()),
             "bundle" if !value.is_empty() => settings.bundle = Some(value.clone()),
             "q" if !value.is_empty() => settings.query = Some(value.clone()),
+            "arm" if !value.is_empty() => settings.pack_arm = value.clone(),
+            "vs" if !value.is_empty() => settings.pack_vs = Some(value.clone()),
+            "budget" => match value.parse::<usize>() {
+                Ok(budget) => settings.budget = budget,
+                Err(_) => refuse("expected a whole number of tokens".into()),
+            },
+            "radius" => match value.parse::<usize>() {
+                Ok(radius) => settings.radius = radius,
+                Err(_) => refuse("expected a whole number of lines".into()),
+            },
+            "anchors" => match value.parse::<usize>() {
+                Ok(anchors) if anchors >= 1 => settings.anchors = anchors,
+                _ => refuse("expected a whole number of at least 1".into()),
+            },
             _ => refuse("unknown parameter".into()),
         }
     }
@@ -279,6 +312,11 @@ mod tests {
             issue: Some("SWE-PolyBench__python__x y&z".into()),
             bundle: Some("demo".into()),
             query: Some("where is the json! macro?".into()),
+            pack_arm: "rg".into(),
+            pack_vs: Some("fts5+rg".into()),
+            budget: 4000,
+            radius: 50,
+            anchors: 2,
         };
         let query = to_query(&settings);
         assert!(query.contains("fuse=tree+fts5,rg+fts5+basename"), "{query}");

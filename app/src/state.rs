@@ -59,11 +59,13 @@ pub enum View {
     Bench,
     /// Live lexical search over an index bundle.
     Search,
+    /// The delivered context of one issue and arm over a bundle.
+    Context,
 }
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 10] = [
+    pub const ALL: [View; 11] = [
         View::Table2,
         View::Fusion,
         View::Paired,
@@ -74,6 +76,7 @@ impl View {
         View::Cases,
         View::Bench,
         View::Search,
+        View::Context,
     ];
 
     /// The name used in the permalink (`view=`) and in the tab's `data-testid` (`tab-<name>`).
@@ -89,6 +92,7 @@ impl View {
             View::Cases => "cases",
             View::Bench => "bench",
             View::Search => "search",
+            View::Context => "context",
         }
     }
 
@@ -100,11 +104,12 @@ impl View {
             View::Paired => "Table 4: paired",
             View::Repos => "Per repository",
             View::Operations => "Operating points",
-            View::Lines => "Line level (archived)",
+            View::Lines => "Line level",
             View::Subgroups => "Subgroups",
             View::Cases => "Per issue",
             View::Bench => "Re-score benchmark",
             View::Search => "Search a bundle",
+            View::Context => "Delivered context",
         }
     }
 
@@ -154,6 +159,16 @@ pub struct Settings {
     pub bundle: Option<String>,
     /// The Search view's query: a question id of the bundle's set, or issue text (default none).
     pub query: Option<String>,
+    /// The Context view's arm (default `fts5`).
+    pub pack_arm: String,
+    /// The Context view's second arm, for the side-by-side comparison (default none).
+    pub pack_vs: Option<String>,
+    /// The Context view's token budget (default 16,000).
+    pub budget: usize,
+    /// The Context view's lines around each anchor (default 200).
+    pub radius: usize,
+    /// The Context view's anchor lines per file (default 4).
+    pub anchors: usize,
 }
 
 impl Default for Settings {
@@ -178,6 +193,11 @@ impl Default for Settings {
             issue: None,
             bundle: None,
             query: None,
+            pack_arm: "fts5".into(),
+            pack_vs: None,
+            budget: routelens_engine::pack::DEFAULT_BUDGET_TOKENS,
+            radius: routelens_engine::select::DEFAULT_RADIUS_LINES,
+            anchors: routelens_engine::select::DEFAULT_ANCHORS_PER_FILE,
         }
     }
 }

@@ -6,7 +6,10 @@ use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use routelens_engine::bundle::DEFAULT_COMPRESSION_LEVEL;
 use routelens_engine::lexical::fts::Tokenizer;
+use routelens_engine::context::DEFAULT_CONTEXT_K;
+use routelens_engine::pack::DEFAULT_BUDGET_TOKENS;
 use routelens_engine::policy::DEFAULT_MAX_FILE_BYTES;
+use routelens_engine::select::{DEFAULT_ANCHORS_PER_FILE, DEFAULT_RADIUS_LINES};
 use routelens_engine::LexicalArm;
 
 /// Re-score code-retrieval studies, build and search index bundles, and serve the routelens app.
@@ -18,7 +21,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands. Later ones (`pack`, `route`) join this enum.
+/// The subcommands. Later ones (`route`) join this enum.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Re-score a study: Table 2 (file recall), Table 4 (paired differences) and sign-flip tests.
@@ -27,6 +30,9 @@ pub enum Command {
     Bundle(BundleArgs),
     /// Run a lexical arm (or all of them) over a bundle.
     Search(SearchArgs),
+    /// Select and pack a ranking's files of a bundle into the token budget, and score the
+    /// delivered lines against gold spans.
+    Pack(PackArgs),
     /// Build the demo bundle: this repository and its pinned dependencies, with a question set.
     Demo(DemoArgs),
     /// Serve the built app on 127.0.0.1, with the paper's archive and the bundles mounted
@@ -139,7 +145,7 @@ pub struct StubArgs {
     pub seed: u64,
 }
 
-/// How `bundle`, `search` and `demo` print.
+/// How `bundle`, `search`, `pack` and `demo` print.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     /// Aligned plain text.
@@ -268,6 +274,48 @@ pub struct QueryInput {
     /// A question set, JSON Lines {"id", "question", "gold"}: every question is searched.
     #[arg(long, value_name = "FILE")]
     pub queries: Option<PathBuf>,
+}
+
+/// Options of `routelens pack`.
+#[derive(Debug, Args)]
+pub struct PackArgs {
+    /// The bundle folder whose files are packed (written by `routelens bundle` or `routelens
+    /// demo`).
+    #[arg(value_name = "BUNDLE_DIR")]
+    pub bundle: PathBuf,
+
+    /// A file holding the issue text (its terms choose the lines).
+    #[arg(long, value_name = "FILE")]
+    pub issue_file: PathBuf,
+
+    /// The ranking: one bundle path per line, best first.
+    #[arg(long, value_name = "FILE")]
+    pub ranking_file: PathBuf,
+
+    /// How many ranked paths are packed, from the top (the paper's 8).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CONTEXT_K)]
+    pub k: usize,
+
+    /// The token budget, in cl100k_base tokens (the paper's 16,000).
+    #[arg(long, value_name = "TOKENS", default_value_t = DEFAULT_BUDGET_TOKENS)]
+    pub budget: usize,
+
+    /// Lines kept before and after each anchor line (the paper's 200).
+    #[arg(long, value_name = "LINES", default_value_t = DEFAULT_RADIUS_LINES)]
+    pub radius: usize,
+
+    /// Anchor lines per file: its best-scoring lines (the paper's 4).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_ANCHORS_PER_FILE)]
+    pub anchors: usize,
+
+    /// Gold spans, JSON [{"path", "start_line", "end_line"}...]: adds line recall (default:
+    /// none, no scores).
+    #[arg(long, value_name = "FILE")]
+    pub gold_file: Option<PathBuf>,
+
+    /// Output format: a table of blocks and the scores, or one JSON object.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
 }
 
 /// Options of `routelens demo`.

@@ -434,6 +434,23 @@ name = "not-a-package"
                 );
             }
         }
+        // Gold lines only on this repository's files (third-party spans would not be checked
+        // against the sources they were written from); bundler/tests/bundle.rs checks each span
+        // against the built bundle.
+        let with_lines: Vec<_> = questions
+            .iter()
+            .filter(|q| !q.gold_lines.is_empty())
+            .collect();
+        assert!(
+            with_lines.len() >= 10,
+            "{} with gold lines",
+            with_lines.len()
+        );
+        for question in with_lines {
+            for span in &question.gold_lines {
+                assert!(span.path.starts_with("routelens/"), "{}", question.id);
+            }
+        }
         assert_eq!(
             parse_crate_list("# c\nserde # the core\n\n tantivy \n"),
             ["serde", "tantivy"]

@@ -15,6 +15,7 @@
 //! verified against the manifest's SHA-256, and an error names the file inside the folder
 //! (`demo/chunks/….deflate: SHA-256 mismatch: …`).
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -97,6 +98,39 @@ impl BundleFolder {
             .read_all(&chunks)
             .map_err(|source| self_error(&self.dir, source))?;
         Ok(TextCorpus::new(texts))
+    }
+
+    /// Reads and verifies the texts of those of `paths` the bundle holds, opening only the chunks
+    /// they are stored in; paths it does not hold are left out of the map.
+    pub fn read_files<'p>(
+        &self,
+        paths: impl IntoIterator<Item = &'p str>,
+    ) -> Result<BTreeMap<String, String>, Failure> {
+        let mut by_chunk: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+        for path in paths {
+            if let Some(entry) = self.manifest.file(path) {
+                by_chunk.entry(entry.chunk as usize).or_default().push(path);
+            }
+        }
+        let mut texts = BTreeMap::new();
+        for (index, paths) in by_chunk {
+            let Some(entry) = self.manifest.chunks.get(index) else {
+                continue;
+            };
+            let stored = self.read(&entry.file)?;
+            let chunk = self
+                .manifest
+                .open_chunk(index, &stored)
+                .map_err(|source| self_error(&self.dir, source))?;
+            for path in paths {
+                let text = self
+                    .manifest
+                    .file_text(&chunk, path)
+                    .map_err(|source| self_error(&self.dir, source))?;
+                texts.insert(path.to_string(), text.to_string());
+            }
+        }
+        Ok(texts)
     }
 
     /// Whether every chunk and the index exist with the sizes the manifest lists (a quick check,

@@ -10,6 +10,9 @@
 //!   commit) through the searchable-file policy and writes an index bundle folder;
 //!   `--explain PATH` says why one file is in or out.
 //! - `routelens search <BUNDLE_DIR> --arm <ARM>` runs the paper's lexical arms over a bundle.
+//! - `routelens pack <BUNDLE_DIR> --issue-file F --ranking-file R` selects and packs a ranking's
+//!   files into the token budget (cl100k_base) and, with `--gold-file`, scores the delivered
+//!   lines.
 //! - `routelens demo --out <DIR>` builds the demo bundle from this repository and the crates its
 //!   Cargo.lock pins, with a question set.
 //! - `routelens route <BUNDLE_DIR> --query TEXT --decider offline|http|replay:RUN.json` walks
@@ -29,6 +32,7 @@ mod demo;
 mod failure;
 mod folder;
 mod input;
+mod pack;
 mod render;
 mod route;
 mod score;
@@ -70,6 +74,7 @@ fn run() -> ExitCode {
         Command::Score(args) => score::run(&args, &mut out),
         Command::Bundle(args) => bundle::run(&args, &mut out),
         Command::Search(args) => search::run(&args, &mut out),
+        Command::Pack(args) => pack::run(&args, &mut out),
         Command::Demo(args) => demo::run(&args, &mut out),
         Command::Serve(args) => serve::run(&args, &mut out),
         Command::Route(args) => route::run(&args, &mut out),

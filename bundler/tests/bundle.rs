@@ -304,6 +304,7 @@ fn the_demo_holds_every_gold_file() {
         "{text}"
     );
     assert!(summary["crates"].as_array().unwrap().len() >= 10);
+    gold_lines_are_current(&out);
     let files = paths(&manifest(&out));
     assert!(files
         .iter()
@@ -328,6 +329,64 @@ fn the_demo_holds_every_gold_file() {
     assert_eq!(
         answers.lines().count() as u64,
         summary["questions"].as_u64().unwrap() * 7
+    );
+}
+
+/// The demo's gold line spans name lines of this repository's own files, which move when the
+/// files change: every span must lie inside its file as the bundle holds it, and its first and
+/// last lines must not be blank (a span that slid onto blank lines or past the end fails here;
+/// re-read the file and fix the span in `bundler/demo/questions.jsonl`). At least ten questions
+/// carry spans.
+fn gold_lines_are_current(bundle: &Path) {
+    let manifest_bytes = std::fs::read(bundle.join("manifest.json")).unwrap();
+    let manifest = routelens_engine::decode_manifest(&manifest_bytes).unwrap();
+    let chunks: Vec<Vec<u8>> = manifest
+        .chunks
+        .iter()
+        .map(|chunk| std::fs::read(bundle.join(&chunk.file)).unwrap())
+        .collect();
+    let texts: std::collections::BTreeMap<String, String> =
+        manifest.read_all(&chunks).unwrap().into_iter().collect();
+    let questions = routelens_engine::lexical::live::parse_questions(
+        "demo/questions.jsonl",
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/questions.jsonl"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut with_lines = 0;
+    for question in &questions {
+        with_lines += usize::from(!question.gold_lines.is_empty());
+        for span in &question.gold_lines {
+            let place = format!(
+                "question {}: {}:{}-{}",
+                question.id, span.path, span.start_line, span.end_line
+            );
+            assert!(
+                span.path.starts_with("routelens/"),
+                "{place}: not this repository's file"
+            );
+            let text = texts
+                .get(&span.path)
+                .unwrap_or_else(|| panic!("{place}: the file is not in the bundle"));
+            let lines: Vec<&str> = routelens_engine::select::split_lines(text).collect();
+            assert!(
+                span.start_line >= 1 && span.end_line as usize <= lines.len(),
+                "{place}: outside the file's {} lines",
+                lines.len()
+            );
+            for end in [span.start_line, span.end_line] {
+                assert!(
+                    !lines[end as usize - 1].trim().is_empty(),
+                    "{place}: line {end} is blank; the span is stale"
+                );
+            }
+        }
+    }
+    assert!(
+        with_lines >= 10,
+        "only {with_lines} questions have gold lines"
     );
 }
 

@@ -15,7 +15,8 @@
 //! 6. **Deliver context**: [`select_files`] picks each ranked file's lines around the issue's
 //!    terms, [`pack`] fits the blocks into the token budget (cl100k_base via [`Cl100k`], built
 //!    from a rank table loaded on first use, memoised by [`TokenCache`]), and [`score_lines`]
-//!    scores the delivered lines against gold spans.
+//!    scores the delivered lines against gold spans; [`context::build_context`] does all three
+//!    for one issue and ranking (the `routelens pack` command and the app's Context view).
 //! 7. **Route live**: [`route`] walks a bundle's folder tree (or runs the flat tournament) through
 //!    TypeSafe's System One choice API as a step machine the caller drives: natively with a
 //!    [`route::Decider`], in the browser with its own async transport; runs record and replay
@@ -34,6 +35,7 @@
 
 pub mod archive;
 pub mod bundle;
+pub mod context;
 pub mod error;
 pub mod fusion;
 pub mod issue_text;
@@ -50,6 +52,7 @@ pub mod select;
 pub mod stats;
 pub mod study;
 pub mod subset;
+pub mod synthetic;
 pub mod table;
 pub mod tables;
 pub mod terms;

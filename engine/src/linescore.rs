@@ -115,7 +115,7 @@ pub fn clip_gold(
 }
 
 /// Sorted, disjoint, non-adjacent inclusive ranges covering the same lines as `ranges`.
-fn union(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+pub(crate) fn union(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
     ranges.retain(|&(start, end)| start <= end);
     ranges.sort_unstable();
     let mut merged: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
@@ -136,7 +136,7 @@ fn line_total(ranges: &[(u32, u32)]) -> u64 {
 }
 
 /// Lines in both unions (each sorted and disjoint).
-fn overlap(a: &[(u32, u32)], b: &[(u32, u32)]) -> u64 {
+pub(crate) fn overlap(a: &[(u32, u32)], b: &[(u32, u32)]) -> u64 {
     let (mut i, mut j, mut total) = (0, 0, 0u64);
     while i < a.len() && j < b.len() {
         let start = a[i].0.max(b[j].0);

@@ -1,13 +1,19 @@
 //! Line level: the archived delivered-line recall under the 16K-token budget, per arm, on all
-//! issues and on the fully aligned ones. These are the archive's numbers, not recomputed here.
+//! issues and on the fully aligned ones, and the values recomputed by the engine's selector and
+//! packer for every issue whose files are in the loaded bundle (the Context view loads one),
+//! shown beside the archived values where both exist. The paper's fastindex study names
+//! repositories no bundle holds, so it shows archived values only, and says so.
 
 use leptos::prelude::*;
 use routelens_engine::{tables::archived_lines_table, Subset};
 
 use std::collections::BTreeSet;
 
+use leptos::task::spawn_local;
+
+use super::context::{lines as recomputed, load};
 use crate::components::TableView;
-use crate::state::AppState;
+use crate::state::{AppState, SettingsStoreFields};
 
 /// The archived line-level view.
 #[component]
@@ -45,16 +51,73 @@ pub fn LinesView() -> impl IntoView {
             }
         })
     };
+    // Which issues can be recomputed: those whose files are in the loaded bundle.
+    let bundle_name = state.settings.bundle();
+    let available = move || {
+        let bundle = bundle_name.get().and_then(|name| load::loaded(&name))?;
+        let cases = state.with_study(|study| recomputed::available_cases(study, &bundle).len())?;
+        Some((bundle.entry.name.clone(), cases))
+    };
+    let recomputed_table = RwSignal::new(None::<Result<routelens_engine::Table, String>>);
+    let progress = RwSignal::new(None::<String>);
+    let recompute = move |_| {
+        let Some(bundle) = bundle_name
+            .get_untracked()
+            .and_then(|name| load::loaded(&name))
+        else {
+            return;
+        };
+        let Some(study) = state.study.get_untracked().map(|loaded| loaded.study) else {
+            return;
+        };
+        let settings = recomputed::settings_now(state);
+        spawn_local(async move {
+            let result =
+                recomputed::recompute_study(&study, &bundle, settings, |t| progress.set(Some(t)))
+                    .await;
+            progress.set(None);
+            recomputed_table.set(Some(result));
+        });
+    };
+    let source = move || {
+        match available() {
+        Some((name, cases)) if cases > 0 => view! {
+            <p class="banner" data-testid="lines-source" data-source="recomputed">
+                {format!(
+                    "{cases} issues have their files in the loaded bundle {name:?}: their values are \
+                     recomputed (beside the archived ones where the study has both)."
+                )}
+                " "
+                <button data-testid="lines-recompute" on:click=recompute>"Recompute"</button>
+            </p>
+        }
+        .into_any(),
+        _ => view! {
+            <p class="banner" data-testid="lines-source" data-source="archived">
+                "Archived values only: none of this study's issues has its repository files in a "
+                "loaded bundle (the paper's repositories are not available here), so nothing can be "
+                "recomputed. A study over a bundle's questions (open it in the Context view first) "
+                "is recomputed."
+            </p>
+        }
+        .into_any(),
+    }
+    };
     view! {
         <section>
             <p class="banner" data-testid="lines-label">
-                "Archived values (recomputed once the line selector exists): delivered annotated-line "
-                "recall under the 16K-token budget, as stored in study.json and poststudy.json, at every k "
-                "the archive has them for (8 and 16 for the paper). Arms the archive has no line values "
-                "for are left out."
+                "Archived values: delivered annotated-line recall under the 16K-token budget, as "
+                "stored in study.json and poststudy.json, at every k the archive has them for (8 and "
+                "16 for the paper). Arms the archive has no line values for are left out."
             </p>
+            {source}
             <p>{counts}</p>
             {table}
+            {move || progress.get().map(|p| view! { <p class="progress">{p}</p> })}
+            {move || recomputed_table.get().map(|result| match result {
+                Ok(table) => view! { <TableView table testid="table-recomputed-lines" /> }.into_any(),
+                Err(err) => view! { <p class="error">{err}</p> }.into_any(),
+            })}
         </section>
     }
 }

@@ -3,6 +3,7 @@
 
 mod bench;
 mod cases;
+mod context;
 mod fusion;
 mod home;
 mod lines;
@@ -16,6 +17,7 @@ mod table2;
 
 pub use bench::BenchView;
 pub use cases::CasesView;
+pub use context::ContextView;
 pub use fusion::FusionView;
 pub use home::HomeView;
 pub use lines::LinesView;

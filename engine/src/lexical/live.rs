@@ -1,15 +1,17 @@
 //! The app's live search session over a bundle: its question set as a study (so live arms can be
 //! scored by the same tables as archived ones) and TREC run export of live results.
 //!
-//! - [`parse_questions`] reads a question set, JSON Lines `{"id", "question", "gold": [paths]}`.
-//! - [`live_study`] makes a study whose cases are the questions with their gold files, all in one
-//!   repository (the bundle's name); [`add_live_arm`] adds one arm's rankings over every question.
+//! - [`parse_questions`] reads a question set, JSON Lines `{"id", "question", "gold": [paths]}`,
+//!   optionally with gold line spans `"gold_lines": [{"path", "start_line", "end_line"}]` (each
+//!   on a gold file; lines 1-based, inclusive) for line-level scoring of delivered context.
+//! - [`live_study`] makes a study whose cases are the questions with their gold files and spans,
+//!   all in one repository (the bundle's name); [`add_live_arm`] adds one arm's rankings over every question.
 //! - [`trec_run`] writes `qid Q0 path rank score tag` lines, ranks from 1, in the order given.
 
 use std::collections::BTreeSet;
 
 use crate::error::{Error, Result};
-use crate::study::{Arm, ArmOrigin, Case, Study};
+use crate::study::{Arm, ArmOrigin, Case, GoldSpan, Study};
 
 /// One question of a bundle's question set.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
@@ -22,6 +24,9 @@ pub struct Question {
     /// Gold file paths (may be empty for an unscored question).
     #[serde(default)]
     pub gold: Vec<String>,
+    /// Gold line spans on gold files (default none: the question is scored by files only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gold_lines: Vec<GoldSpan>,
 }
 
 /// Parses a question set (JSON Lines; blank lines skipped). Errors name `file`, the line and field;
@@ -39,6 +44,24 @@ pub fn parse_questions(file: &str, text: &str) -> Result<Vec<Question>> {
                 let field = err.path().to_string();
                 Error::line(file, number, format!("field {field}: {}", err.into_inner()))
             })?;
+        for (index, span) in question.gold_lines.iter().enumerate() {
+            let bad = |message: String| {
+                Error::line(
+                    file,
+                    number,
+                    format!("field gold_lines[{index}]: {message}"),
+                )
+            };
+            if !question.gold.contains(&span.path) {
+                return Err(bad(format!("{:?} is not one of the gold files", span.path)));
+            }
+            if span.start_line == 0 || span.end_line < span.start_line {
+                return Err(bad(format!(
+                    "lines {}-{}: expected 1 <= start_line <= end_line",
+                    span.start_line, span.end_line
+                )));
+            }
+        }
         if !seen.insert(question.id.clone()) {
             return Err(Error::line(
                 file,
@@ -57,7 +80,11 @@ pub fn live_study(repo: &str, questions: &[Question]) -> Study {
     let cases = questions
         .iter()
         .map(|question| {
-            let mut case = Case::from_spans(question.id.clone(), repo.to_string(), Vec::new());
+            let mut case = Case::from_spans(
+                question.id.clone(),
+                repo.to_string(),
+                question.gold_lines.clone(),
+            );
             let gold: BTreeSet<String> = question.gold.iter().cloned().collect();
             case.gold_files = gold.into_iter().collect();
             case
@@ -99,6 +126,7 @@ pub fn study_case_questions(
                 id: case.id.clone(),
                 question: texts.get(&case.id)?.clone(),
                 gold: case.gold_files.clone(),
+                gold_lines: case.gold_spans.clone(),
             })
         })
         .collect()
@@ -246,6 +274,37 @@ mod tests {
         let twice = "{\"id\":\"a\",\"question\":\"x\"}\n{\"id\":\"a\",\"question\":\"y\"}\n";
         let error = parse_questions("q.jsonl", twice).unwrap_err().to_string();
         assert!(error.contains("line 2") || error.contains(":2"), "{error}");
+    }
+
+    #[test]
+    fn gold_lines_are_read_checked_and_become_case_spans() {
+        let text = r#"{"id":"a","question":"q","gold":["x.rs"],"gold_lines":[{"path":"x.rs","start_line":3,"end_line":9}]}"#;
+        let questions = parse_questions("q.jsonl", text).unwrap();
+        assert_eq!(questions[0].gold_lines[0].end_line, 9);
+        let study = live_study("demo", &questions);
+        assert_eq!(study.cases[0].gold_spans, questions[0].gold_lines);
+        assert_eq!(study.cases[0].gold_files, ["x.rs"]);
+        let elsewhere = text.replace(r#""path":"x.rs""#, r#""path":"y.rs""#);
+        let error = parse_questions("q.jsonl", &elsewhere)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            "q.jsonl:1: field gold_lines[0]: \"y.rs\" is not one of the gold files"
+        );
+        let backwards = text.replace("\"end_line\":9", "\"end_line\":2");
+        let error = parse_questions("q.jsonl", &backwards)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("lines 3-2"), "{error}");
+        let unknown = text.replace("\"end_line\":9", "\"end_line\":9,\"note\":1");
+        let error = parse_questions("q.jsonl", &unknown)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("gold_lines[0]") && error.contains("note"),
+            "{error}"
+        );
     }
 
     #[test]

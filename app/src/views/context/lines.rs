@@ -1,0 +1,209 @@
+//! Line level recomputed: delivered-line recall of every arm over every issue whose files are in
+//! the loaded bundle, at the Context view's settings (k, budget, radius, anchors). For the
+//! bundle's own questions (the live study) the arms are the live ones; for an open study, its
+//! arms over those of its cases the bundle has (see [`recompute_study`], used by the Lines view).
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use routelens_engine::context::{
+    build_context, recomputed_lines_table, ContextSettings, RecomputedLines,
+};
+use routelens_engine::{GoldSpan, Study, Table};
+
+use super::load::{self, LoadedBundle};
+use crate::api;
+use crate::components::TableView;
+use crate::state::{AppState, SettingsStoreFields};
+
+/// The Context view's settings.
+pub fn settings_now(app: AppState) -> ContextSettings {
+    let s = app.settings;
+    ContextSettings {
+        k: s.k().get_untracked(),
+        anchors_per_file: s.anchors().get_untracked(),
+        radius_lines: s.radius().get_untracked(),
+        budget_tokens: s.budget().get_untracked(),
+    }
+}
+
+/// One issue to pack: its index (case or question), text, gold spans and each arm's ranking.
+struct Job {
+    index: usize,
+    text: String,
+    gold: Vec<GoldSpan>,
+    rankings: Vec<(String, Vec<String>)>,
+}
+
+/// Packs every job for every arm and scores it; yields to the page between issues.
+async fn run_jobs(
+    bundle: &LoadedBundle,
+    jobs: Vec<Job>,
+    settings: ContextSettings,
+    progress: impl Fn(String),
+) -> Result<Vec<RecomputedLines>, String> {
+    let counter = load::load_counter(&progress).await?;
+    let mut rows: Vec<RecomputedLines> = Vec::new();
+    let total = jobs.len();
+    for (done, job) in jobs.into_iter().enumerate() {
+        progress(format!("packing issue {}/{total}", done + 1));
+        api::next_tick().await;
+        let mut counter = counter
+            .try_borrow_mut()
+            .map_err(|_| "the token counter is busy".to_string())?;
+        for (arm, ranking) in &job.rankings {
+            let report = build_context(
+                &job.text,
+                ranking,
+                &settings,
+                |path| bundle.texts.get(path).map(String::as_str),
+                Some(&job.gold),
+                &mut *counter,
+            )
+            .map_err(|e| e.to_string())?;
+            let Some(score) = report.score else { continue };
+            match rows.iter_mut().find(|row| row.arm == *arm) {
+                Some(row) => row.scores.push((job.index, score)),
+                None => rows.push(RecomputedLines {
+                    arm: arm.clone(),
+                    k: settings.k,
+                    scores: vec![(job.index, score)],
+                }),
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Whether every gold span's file is in the bundle.
+fn files_available(bundle: &LoadedBundle, gold: &[GoldSpan]) -> bool {
+    !gold.is_empty()
+        && gold
+            .iter()
+            .all(|span| bundle.texts.contains_key(&span.path))
+}
+
+/// The cases of `study` whose files are in `bundle`: the bundle has a question with the case's id
+/// (its issue text) and every gold span's file. Gold spans are the case's, else the question's.
+pub fn available_cases(
+    study: &Study,
+    bundle: &LoadedBundle,
+) -> Vec<(usize, String, Vec<GoldSpan>)> {
+    study
+        .cases
+        .iter()
+        .enumerate()
+        .filter_map(|(index, case)| {
+            let question = bundle.questions.iter().find(|q| q.id == case.id)?;
+            let gold = if case.gold_spans.is_empty() {
+                question.gold_lines.clone()
+            } else {
+                case.gold_spans.clone()
+            };
+            files_available(bundle, &gold).then(|| (index, question.question.clone(), gold))
+        })
+        .collect()
+}
+
+/// Recomputes the study's arms over its available cases (see [`available_cases`]).
+pub async fn recompute_study(
+    study: &Study,
+    bundle: &LoadedBundle,
+    settings: ContextSettings,
+    progress: impl Fn(String),
+) -> Result<Table, String> {
+    let jobs = available_cases(study, bundle)
+        .into_iter()
+        .map(|(index, text, gold)| Job {
+            index,
+            text,
+            gold,
+            rankings: study
+                .arms
+                .iter()
+                .map(|arm| {
+                    let ranking = arm.rankings.get(index).cloned().unwrap_or_default();
+                    (arm.name.clone(), ranking)
+                })
+                .collect(),
+        })
+        .collect();
+    let rows = run_jobs(bundle, jobs, settings, progress).await?;
+    Ok(recomputed_lines_table(
+        &format!("Delivered lines at k = {} (recomputed)", settings.k),
+        &rows,
+        Some(study),
+    ))
+}
+
+/// The live study's line level: the bundle's questions with gold lines, every live arm.
+#[component]
+pub fn LineLevel(
+    /// The loaded bundle's name.
+    bundle: String,
+) -> impl IntoView {
+    let app = AppState::get();
+    let table = RwSignal::new(None::<Result<Table, String>>);
+    let progress = RwSignal::new(None::<String>);
+    let start = move |_| {
+        let Some(bundle) = load::loaded(&bundle) else {
+            return;
+        };
+        let settings = settings_now(app);
+        spawn_local(async move {
+            let result = live_lines(bundle, settings, |text| progress.set(Some(text))).await;
+            progress.set(None);
+            table.set(Some(result));
+        });
+    };
+    view! {
+        <section class="line-level">
+            <h3>"Line level over the bundle's questions (recomputed)"</h3>
+            <p class="muted">
+                "Every question with gold line spans, every live arm, at this view's k, budget, "
+                "radius and anchors. These issues' files are in the loaded bundle, so the values "
+                "are recomputed here; there are no archived values for a live study."
+            </p>
+            <button data-testid="context-lines-run" on:click=start>
+                "Recompute line level"
+            </button>
+            {move || progress.get().map(|p| view! { <p class="progress">{p}</p> })}
+            {move || table.get().map(|result| match result {
+                Ok(table) => view! { <TableView table testid="table-recomputed-lines" /> }.into_any(),
+                Err(err) => view! { <p class="error">{err}</p> }.into_any(),
+            })}
+        </section>
+    }
+}
+
+async fn live_lines(
+    bundle: Rc<LoadedBundle>,
+    settings: ContextSettings,
+    progress: impl Fn(String),
+) -> Result<Table, String> {
+    let jobs: Vec<Job> = bundle
+        .questions
+        .iter()
+        .enumerate()
+        .filter(|(_, q)| files_available(&bundle, &q.gold_lines))
+        .map(|(index, q)| Job {
+            index,
+            text: q.question.clone(),
+            gold: q.gold_lines.clone(),
+            rankings: bundle.rankings(&q.question).as_ref().clone(),
+        })
+        .collect();
+    if jobs.is_empty() {
+        return Err("no question of this bundle has gold line spans on its files".into());
+    }
+    let rows = run_jobs(&bundle, jobs, settings, progress).await?;
+    Ok(recomputed_lines_table(
+        &format!(
+            "{}: delivered lines at k = {} (recomputed)",
+            bundle.entry.name, settings.k
+        ),
+        &rows,
+        None,
+    ))
+}

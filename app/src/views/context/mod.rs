@@ -1,0 +1,401 @@
+//! The Context view: what an agent would receive for one issue from one arm's ranking over a
+//! bundle: the selector's windows packed into the token budget, every block with its cl100k_base
+//! cost, skipped blocks with the reason, gold lines highlighted, and the line-recall figures.
+//! A second arm can be packed beside the first, with both arms' delivered gold lines side by side.
+//!
+//! The issue is a question of the bundle's set (or typed issue text, without gold); the arms are
+//! the seven lexical arms run live over the bundle (the same rankings as the Search view), the
+//! fusion of fts5 and rg, and, when a study is open whose case has the question's id, that
+//! study's arms. Every control (arm, comparison arm, k, budget, radius, anchors) is a permalinked
+//! setting, and changing one re-packs at once: the engine's [`build_context`] does the work, and
+//! its token memo means only blocks never seen before are encoded.
+//!
+//! Loading: the bundle (manifest, questions, index, chunks) when the view opens with a bundle
+//! chosen; the cl100k_base rank table (1.7 MB, `/cl100k_base.tiktoken`) on the first pack, with
+//! progress, so the app itself never carries the vocabulary.
+
+mod bench;
+pub(crate) mod lines;
+pub(crate) mod load;
+mod render;
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use routelens_engine::context::{build_context, ContextReport, ContextSettings};
+use routelens_engine::lexical::live::Question;
+use routelens_engine::GoldSpan;
+
+use crate::api::{self, BundleEntry};
+use crate::components::{KSelect, NumberInput};
+use crate::state::{AppState, SettingsStoreFields};
+
+pub use load::LoadedBundle;
+
+/// One packed arm: its name and report, or why it could not be packed.
+#[derive(Clone)]
+pub struct Packed {
+    /// The arm.
+    pub arm: String,
+    /// The report and the select + pack time in ms.
+    pub result: Result<(Rc<ContextReport>, f64), String>,
+}
+
+/// The issue of the view: text and, for a question, its id and gold spans.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Issue {
+    /// The question id, or `None` for typed text.
+    pub id: Option<String>,
+    /// The issue text.
+    pub text: String,
+    /// Gold line spans (empty: no line scores).
+    pub gold_lines: Vec<GoldSpan>,
+}
+
+/// The view's loading state, kept in signals (the data itself lives in [`load`]).
+#[derive(Clone, Copy)]
+struct ContextState {
+    bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
+    /// The name of the loaded bundle (its data: [`load::loaded`]).
+    loaded: RwSignal<Option<String>>,
+    /// Whether the cl100k_base counter is built.
+    counter_ready: RwSignal<bool>,
+    counter_loading: RwSignal<bool>,
+    progress: RwSignal<Option<String>>,
+    error: RwSignal<Option<String>>,
+}
+
+/// The Context view.
+#[component]
+pub fn ContextView() -> impl IntoView {
+    let app = AppState::get();
+    let s = app.settings;
+    let c = ContextState {
+        bundles: RwSignal::new(None),
+        loaded: RwSignal::new(None),
+        counter_ready: RwSignal::new(load::counter().is_some()),
+        counter_loading: RwSignal::new(false),
+        progress: RwSignal::new(None),
+        error: RwSignal::new(None),
+    };
+    spawn_local(async move {
+        let list = api::fetch_bundles().await;
+        c.bundles.set(Some(list.clone()));
+        if let (Ok(list), Some(name)) = (list, s.bundle().get_untracked()) {
+            match list.into_iter().find(|entry| entry.name == name) {
+                Some(entry) => open_bundle(c, entry).await,
+                None => c.error.set(Some(format!(
+                    "bundle {name:?} is not in this server's {}",
+                    api::BUNDLES_URL
+                ))),
+            }
+        }
+    });
+
+    let bundle = move || c.loaded.get().and_then(|name| load::loaded(&name));
+    let issue = Memo::new(move |_| {
+        let query = s.query().get()?;
+        c.loaded.get()?;
+        let bundle = bundle()?;
+        Some(match bundle.questions.iter().find(|q| q.id == query) {
+            Some(q) => question_issue(q),
+            None => Issue {
+                id: None,
+                text: query,
+                gold_lines: Vec::new(),
+            },
+        })
+    });
+    // The first pack needs the counter: fetch the rank table once an issue is chosen.
+    Effect::new(move |_| {
+        if issue.get().is_some() && !c.counter_ready.get() && !c.counter_loading.get_untracked() {
+            c.counter_loading.set(true);
+            spawn_local(async move {
+                match load::load_counter(|text| c.progress.set(Some(text))).await {
+                    Ok(_) => c.counter_ready.set(true),
+                    Err(err) => c.error.set(Some(err)),
+                }
+                c.counter_loading.set(false);
+            });
+        }
+    });
+
+    let arm_names = move || -> Vec<String> {
+        let (Some(bundle), Some(issue)) = (bundle(), issue.get()) else {
+            return Vec::new();
+        };
+        arms_for(app, &bundle, &issue)
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect()
+    };
+
+    let packs = move || -> Vec<Packed> {
+        let (Some(bundle), Some(issue)) = (bundle(), issue.get()) else {
+            return Vec::new();
+        };
+        if !c.counter_ready.get() {
+            return Vec::new();
+        }
+        let settings = ContextSettings {
+            k: s.k().get(),
+            anchors_per_file: s.anchors().get(),
+            radius_lines: s.radius().get(),
+            budget_tokens: s.budget().get(),
+        };
+        let arms = arms_for(app, &bundle, &issue);
+        let mut wanted = vec![s.pack_arm().get()];
+        if let Some(vs) = s.pack_vs().get().filter(|vs| *vs != wanted[0]) {
+            wanted.push(vs);
+        }
+        wanted
+            .into_iter()
+            .map(|arm| {
+                let result = match arms.iter().find(|(name, _)| *name == arm) {
+                    None => Err(format!("no arm {arm:?} for this issue")),
+                    Some((_, ranking)) => pack_one(&bundle, &issue, ranking, &settings),
+                };
+                Packed { arm, result }
+            })
+            .collect()
+    };
+
+    let bundle_select = move || match c.bundles.get() {
+        None => view! { <p>"Asking this server which bundles it serves…"</p> }.into_any(),
+        Some(Err(err)) => {
+            view! { <p class="error" data-testid="context-error">{err}</p> }.into_any()
+        }
+        Some(Ok(list)) => {
+            let chosen = s.bundle().get_untracked().unwrap_or_default();
+            let options = list
+                .iter()
+                .map(|entry| {
+                    let name = entry.name.clone();
+                    let selected = name == chosen;
+                    view! { <option value=name.clone() selected=selected>{name.clone()}</option> }
+                })
+                .collect_view();
+            view! {
+                <label class="control">
+                    "bundle "
+                    <select
+                        data-testid="context-bundle"
+                        on:change=move |ev| {
+                            let name = event_target_value(&ev);
+                            if let Some(entry) = list.iter().find(|e| e.name == name).cloned() {
+                                s.bundle().set(Some(entry.name.clone()));
+                                spawn_local(open_bundle(c, entry));
+                            }
+                        }
+                    >
+                        <option value="" selected=chosen.is_empty()>"(choose a bundle)"</option>
+                        {options}
+                    </select>
+                </label>
+            }
+            .into_any()
+        }
+    };
+
+    let question_select = move || {
+        let bundle = bundle()?;
+        let options = bundle
+            .questions
+            .iter()
+            .map(|q| {
+                let id = q.id.clone();
+                let label = if q.gold_lines.is_empty() {
+                    id.clone()
+                } else {
+                    format!("{id} (gold lines)")
+                };
+                view! {
+                    <option value=id.clone() prop:selected=move || s.query().get().as_deref() == Some(id.as_str())>
+                        {label}
+                    </option>
+                }
+            })
+            .collect_view();
+        Some(view! {
+            <label class="control">
+                "issue "
+                <select
+                    data-testid="context-question"
+                    on:change=move |ev| {
+                        let id = event_target_value(&ev);
+                        s.query().set((!id.is_empty()).then_some(id));
+                    }
+                >
+                    <option value="" prop:selected=move || s.query().get().is_none()>
+                        "(choose a question)"
+                    </option>
+                    {options}
+                </select>
+            </label>
+        })
+    };
+
+    let arm_select = move |testid: &'static str, label: &'static str, optional: bool| {
+        let names = arm_names();
+        let current = move || {
+            if optional {
+                s.pack_vs().get().unwrap_or_default()
+            } else {
+                s.pack_arm().get()
+            }
+        };
+        let options = names
+            .into_iter()
+            .map(|name| {
+                let selected = {
+                    let name = name.clone();
+                    move || current() == name
+                };
+                view! { <option value=name.clone() prop:selected=selected>{name.clone()}</option> }
+            })
+            .collect_view();
+        view! {
+            <label class="control">
+                {label}
+                <select
+                    data-testid=testid
+                    on:change=move |ev| {
+                        let name = event_target_value(&ev);
+                        if optional {
+                            s.pack_vs().set((!name.is_empty()).then_some(name));
+                        } else {
+                            s.pack_arm().set(name);
+                        }
+                    }
+                >
+                    {optional.then(|| view! { <option value="" prop:selected=move || current().is_empty()>"(none)"</option> })}
+                    {options}
+                </select>
+            </label>
+        }
+    };
+
+    view! {
+        <section class="context">
+            <p class="muted">
+                "The lines an agent would receive: each ranked file's best lines (the issue's terms) "
+                "widened into windows, packed in rank order into the token budget (cl100k_base). "
+                "Gold lines are marked; line recall counts the gold lines inside included blocks."
+            </p>
+            <div class="controls">{bundle_select} {question_select}</div>
+            {move || c.progress.get().map(|p| view! { <p class="progress" data-testid="context-progress">{p}</p> })}
+            {move || c.error.get().map(|e| view! { <p class="error" data-testid="context-error">{e}</p> })}
+            {move || issue.get().is_some().then(|| view! {
+                <div class="controls">
+                    {arm_select("context-arm", "arm ", false)}
+                    {arm_select("context-vs", "compare with ", true)}
+                    <KSelect value=s.k() label="k " testid="context-k" />
+                    <NumberInput
+                        value=Signal::derive(move || s.budget().get())
+                        set=Callback::new(move |v| s.budget().set(v))
+                        label="budget (tokens) "
+                        testid="context-budget-input"
+                    />
+                    <NumberInput
+                        value=Signal::derive(move || s.radius().get())
+                        set=Callback::new(move |v| s.radius().set(v))
+                        label="radius (lines) "
+                        testid="context-radius"
+                    />
+                    <NumberInput
+                        value=Signal::derive(move || s.anchors().get())
+                        set=Callback::new(move |v: usize| s.anchors().set(v.max(1)))
+                        label="anchors "
+                        testid="context-anchors"
+                    />
+                </div>
+            })}
+            {move || {
+                let packs = packs();
+                let bundle = bundle()?;
+                (!packs.is_empty()).then(|| render::packs_view(&bundle, packs))
+            }}
+            {move || c.loaded.get().map(|name| view! { <lines::LineLevel bundle=name /> })}
+            <bench::PackBench />
+        </section>
+    }
+}
+
+/// The issue of a question.
+fn question_issue(q: &Question) -> Issue {
+    Issue {
+        id: Some(q.id.clone()),
+        text: q.question.clone(),
+        gold_lines: q.gold_lines.clone(),
+    }
+}
+
+/// The arms offered for an issue: the live arms over the bundle (and their fusion), then the
+/// open study's arms when it has a case with the question's id.
+fn arms_for(app: AppState, bundle: &LoadedBundle, issue: &Issue) -> Vec<(String, Vec<String>)> {
+    let mut arms: Vec<(String, Vec<String>)> = bundle.rankings(&issue.text).as_ref().clone();
+    if let Some(id) = &issue.id {
+        let study_arms = app
+            .with_study(|study| {
+                study
+                    .cases
+                    .iter()
+                    .position(|case| case.id == *id)
+                    .map(|case| {
+                        study
+                            .arms
+                            .iter()
+                            .map(|arm| {
+                                (
+                                    format!("study:{}", arm.name),
+                                    arm.rankings.get(case).cloned().unwrap_or_default(),
+                                )
+                            })
+                            .collect::<Vec<_>>()
+                    })
+            })
+            .flatten()
+            .unwrap_or_default();
+        arms.extend(study_arms);
+    }
+    arms
+}
+
+/// Selects and packs one ranking, timed.
+fn pack_one(
+    bundle: &LoadedBundle,
+    issue: &Issue,
+    ranking: &[String],
+    settings: &ContextSettings,
+) -> Result<(Rc<ContextReport>, f64), String> {
+    let counter = load::counter().ok_or("the cl100k_base rank table is not loaded yet")?;
+    let mut counter = counter
+        .try_borrow_mut()
+        .map_err(|_| "the token counter is busy".to_string())?;
+    let gold = (!issue.gold_lines.is_empty()).then_some(issue.gold_lines.as_slice());
+    let started = api::now_ms();
+    let report = build_context(
+        &issue.text,
+        ranking,
+        settings,
+        |path| bundle.texts.get(path).map(String::as_str),
+        gold,
+        &mut *counter,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok((Rc::new(report), api::now_ms() - started))
+}
+
+/// Loads a bundle, reporting progress; the view re-renders when it is in.
+async fn open_bundle(c: ContextState, entry: BundleEntry) {
+    c.error.set(None);
+    c.loaded.set(None);
+    match load::load_bundle(entry, |text| c.progress.set(Some(text))).await {
+        Ok(bundle) => c.loaded.set(Some(bundle.entry.name.clone())),
+        Err(err) => {
+            c.progress.set(None);
+            c.error.set(Some(err));
+        }
+    }
+}
