@@ -345,7 +345,7 @@ mod tests {
             ..Settings::default()
         };
         let query = to_query(&settings);
-        assert!(query.contains("study=live%3Ademo%20bundle"), "{query}");
+        assert!(query.contains("study=live:demo%20bundle"), "{query}");
         assert_eq!(from_query(&format!("?{query}")), (settings, Vec::new()));
     }
 
