@@ -16,7 +16,8 @@
 //! - `study-title`, `study-source`, `study-close` (back to the home page), `permalink` (an anchor
 //!   whose `href` is the current view's link)
 //! - tabs: `tab-table2`, `tab-fusion`, `tab-paired`, `tab-repos`, `tab-operations`, `tab-lines`,
-//!   `tab-subgroups`, `tab-cases`, `tab-bench`, `tab-search`; the active one has class `active`
+//!   `tab-subgroups`, `tab-cases`, `tab-bench`, `tab-search`, `tab-route`; the active one has class
+//!   `active`
 //!
 //! Home: `studies-list`, `study-open-<id>` (e.g. `study-open-fastindex`), `studies-empty`,
 //! `studies-absent`, `study-open-pinned`, `pick-folder` (a `webkitdirectory` input),
@@ -57,6 +58,20 @@
 //! link), `file-view` (with `data-path`; matched terms in `<mark>`), `file-close`, `live-study`,
 //! `table-live-recall` (Table 2 of the live study).
 //!
+//! Route (`view=route`, no study needed): `route-bundle-select`, `route-bundle-summary`,
+//! `route-question-select`, `route-query`, `route-strategy`, `route-decider-select` (offline,
+//! http, proxy, replay), `route-model`, `route-max-files`, `route-max-calls`, `route-base`,
+//! `route-key` (a password field), `route-remember`, `route-replay-file`,
+//! `route-replay-summary`, `route-run-button`, `route-cancel`, `route-k`, `route-download`,
+//! `route-add-arm`, `route-open-live`, `route-progress` (ends "… done: …" when a run ends),
+//! `route-error`, `route-run` (with `data-decider`), `route-decider` (which decider produced the
+//! run), `route-counters` holding `route-count-calls` (`calls: 7`), `route-count-input-tokens`,
+//! `route-count-output-tokens`, `route-count-cost`, `route-count-elapsed`,
+//! `route-count-waiting-for-the-decider`, `route-count-retries`; `route-state` (truncated or
+//! failed), `route-recall`, `route-paths` with `route-path` items (`data-path`, `data-gold`),
+//! `route-menus` with `route-menu` (`data-directory`) holding `route-option` rows (`data-path`,
+//! `data-kept`), `route-live-study`, `table-route-live-recall`.
+//!
 //! ## Opening the paper's study in a test
 //!
 //! Against `routelens serve`: `/?study=fastindex` (add `&view=table2&ks=8,16` and so on; see
@@ -85,7 +100,7 @@ pub fn App() -> impl IntoView {
 
     let has_study = Memo::new(move |_| state.study.with(Option::is_some));
     let view_field = state.settings.view();
-    let searching = Memo::new(move |_| view_field.get() == View::Search);
+    let searching = Memo::new(move |_| view_field.get().needs_no_study());
     view! {
         <header class="top">
             <h1>"routelens"</h1>
@@ -106,29 +121,48 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The home page's way into the Search view, which needs no study.
+/// The tabs of the views that need no study (Search, Route).
+fn bundle_tabs(state: AppState) -> impl IntoView {
+    let view_field = state.settings.view();
+    [View::Search, View::Route]
+        .into_iter()
+        .map(|view| {
+            view! {
+                <button
+                    class="tab"
+                    class:active=move || view_field.get() == view
+                    data-testid=format!("tab-{}", view.name())
+                    on:click=move |_| view_field.set(view)
+                >
+                    {view.label()}
+                </button>
+            }
+        })
+        .collect_view()
+}
+
+/// The home page's way into the Search and Route views, which need no study.
 #[component]
 fn HomeTabs() -> impl IntoView {
     let state = AppState::get();
     view! {
         <nav class="tabs">
             <button class="tab active">"Studies"</button>
-            <button
-                class="tab"
-                data-testid="tab-search"
-                on:click=move |_| state.settings.view().set(View::Search)
-            >
-                {View::Search.label()}
-            </button>
+            {bundle_tabs(state)}
         </nav>
     }
 }
 
-/// The Search view without a study open: a way back to the home page, and the view.
+/// The Search or Route view without a study open: a way back to the home page, and the view.
 #[component]
 fn SearchPage() -> impl IntoView {
     let state = AppState::get();
     let link = move || format!("?{}", permalink::to_query(&state.settings.get()));
+    let view_field = state.settings.view();
+    let active = move || match view_field.get() {
+        View::Route => view! { <views::RouteView /> }.into_any(),
+        _ => view! { <views::SearchView /> }.into_any(),
+    };
     view! {
         <nav class="tabs">
             <button
@@ -138,17 +172,13 @@ fn SearchPage() -> impl IntoView {
             >
                 "Studies"
             </button>
-            <button class="tab active" data-testid="tab-search">
-                {View::Search.label()}
-            </button>
+            {bundle_tabs(state)}
             " "
             <a data-testid="permalink" href=link>
                 "permalink"
             </a>
         </nav>
-        <div class="view">
-            <views::SearchView />
-        </div>
+        <div class="view">{active}</div>
     }
 }
 
@@ -229,6 +259,7 @@ fn StudyPage() -> impl IntoView {
         View::Cases => view! { <views::CasesView /> }.into_any(),
         View::Bench => view! { <views::BenchView /> }.into_any(),
         View::Search => view! { <views::SearchView /> }.into_any(),
+        View::Route => view! { <views::RouteView /> }.into_any(),
     };
     view! {
         <section class="study-head">
