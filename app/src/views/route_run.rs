@@ -172,7 +172,7 @@ pub(super) async fn drive(
         session.answer(&call.request, outcome, elapsed(), decider_ms);
         shown(session.run());
         steps += 1;
-        if transport.is_remote() || steps % 4 == 0 {
+        if transport.is_remote() || steps.is_multiple_of(4) {
             api::next_tick().await;
         }
     }
