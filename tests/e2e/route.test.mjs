@@ -167,6 +167,31 @@ test('the proxy decider routes through routelens serve with no key in the page',
   assert.equal(await byTestId('route-count-calls').textContent(), `calls: ${native.calls}`);
 });
 
+test('a run recorded natively replays in the browser to the same paths', { skip }, async () => {
+  const recordedFile = join(tempDir(), 'native-run.json');
+  const native = routeNatively('--decider', 'http', '--base', stub.url, '--record', recordedFile);
+  await byTestId('route-decider-select').selectOption('replay');
+  await byTestId('route-replay-file').setInputFiles(recordedFile);
+  await byTestId('route-replay-summary').waitFor();
+  await byTestId('route-run-button').click();
+  await waitDone();
+  assert.deepEqual(await shownPaths(), native.paths);
+  assert.match(await byTestId('route-decider').textContent(), /decider replay of http/);
+});
+
+test('Cancel stops a live run and keeps the partial walk', { skip }, async () => {
+  await byTestId('route-decider-select').selectOption('http');
+  await byTestId('route-key').fill('fault-slow:400');
+  await byTestId('route-run-button').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="route-menu"]').length >= 1, null, { timeout: 30000 });
+  await byTestId('route-cancel').click();
+  await waitDone();
+  assert.match(await byTestId('route-state').textContent(), /cancelled by the user/);
+  const menus = await byTestId('route-menu').count();
+  assert.ok(menus >= 1 && menus < 7, `partial run kept (${menus} menus)`);
+  assert.equal(await byTestId('route-download').isDisabled(), false);
+});
+
 test('the offline router over every question becomes an arm of the live study', { skip }, async () => {
   await byTestId('route-decider-select').selectOption('offline');
   await byTestId('route-add-arm').click();

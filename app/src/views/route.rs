@@ -560,6 +560,7 @@ async fn run_single(app: AppState, rs: RouteState) {
     rs.busy.set(true);
     rs.cancel.set(false);
     rs.file.set(None);
+    rs.shown.set(None);
     rs.progress.set(Some(format!(
         "routing with the {} decider…",
         setup.decider.name()
