@@ -192,6 +192,19 @@ test('Cancel stops a live run and keeps the partial walk', { skip }, async () =>
   assert.equal(await byTestId('route-download').isDisabled(), false);
 });
 
+test('"remember on this device" keeps the key in local storage only while ticked', { skip }, async () => {
+  await byTestId('route-decider-select').selectOption('http');
+  await byTestId('route-key').fill(KEY);
+  await byTestId('route-remember').check();
+  assert.equal(await page.evaluate(() => localStorage.getItem('routelens.typesafe_key')), KEY);
+  await page.reload();
+  await byTestId('route-bundle-summary').waitFor({ timeout: 30000 });
+  assert.equal(await byTestId('route-key').inputValue(), KEY);
+  assert.ok(!page.url().includes('fault'), page.url());
+  await byTestId('route-remember').uncheck();
+  assert.equal(await page.evaluate(() => localStorage.getItem('routelens.typesafe_key')), null);
+});
+
 test('the offline router over every question becomes an arm of the live study', { skip }, async () => {
   await byTestId('route-decider-select').selectOption('offline');
   await byTestId('route-add-arm').click();
