@@ -16,8 +16,8 @@
 //! - `study-title`, `study-source`, `study-close` (back to the home page), `permalink` (an anchor
 //!   whose `href` is the current view's link)
 //! - tabs: `tab-table2`, `tab-fusion`, `tab-paired`, `tab-repos`, `tab-operations`, `tab-lines`,
-//!   `tab-subgroups`, `tab-cases`, `tab-bench`, `tab-search`, `tab-context`; the active one has
-//!   class `active`
+//!   `tab-subgroups`, `tab-cases`, `tab-bench`, `tab-search`, `tab-context`, `tab-route`; the active one
+//!   has class `active`
 //!
 //! Home: `studies-list`, `study-open-<id>` (e.g. `study-open-fastindex`), `studies-empty`,
 //! `studies-absent`, `study-open-pinned`, `pick-folder` (a `webkitdirectory` input),
@@ -76,6 +76,19 @@
 //! Line level over the bundle's questions: `context-lines-run`, `table-recomputed-lines`.
 //! Benchmark: `context-bench-run`, `context-bench-ms` (median select + pack, warm token cache),
 //! `context-bench-cold-ms` (first pack, every block encoded).
+//! Route (`view=route`, no study needed): `route-bundle-select`, `route-bundle-summary`,
+//! `route-question-select`, `route-query`, `route-strategy`, `route-decider-select` (offline,
+//! http, proxy, replay), `route-model`, `route-max-files`, `route-max-calls`, `route-base`,
+//! `route-key` (a password field), `route-remember`, `route-replay-file`,
+//! `route-replay-summary`, `route-run-button`, `route-cancel`, `route-k`, `route-download`,
+//! `route-add-arm`, `route-open-live`, `route-progress` (ends "… done: …" when a run ends),
+//! `route-error`, `route-run` (with `data-decider`), `route-decider` (which decider produced the
+//! run), `route-counters` holding `route-count-calls` (`calls: 7`), `route-count-input-tokens`,
+//! `route-count-output-tokens`, `route-count-cost`, `route-count-elapsed`,
+//! `route-count-waiting-for-the-decider`, `route-count-retries`; `route-state` (truncated or
+//! failed), `route-recall`, `route-paths` with `route-path` items (`data-path`, `data-gold`),
+//! `route-menus` with `route-menu` (`data-directory`) holding `route-option` rows (`data-path`,
+//! `data-kept`), `route-live-study`, `table-route-live-recall`.
 //!
 //! ## Opening the paper's study in a test
 //!
@@ -105,7 +118,7 @@ pub fn App() -> impl IntoView {
 
     let has_study = Memo::new(move |_| state.study.with(Option::is_some));
     let view_field = state.settings.view();
-    let searching = Memo::new(move |_| matches!(view_field.get(), View::Search | View::Context));
+    let searching = Memo::new(move |_| view_field.get().needs_no_study());
     view! {
         <header class="top">
             <h1>"routelens"</h1>
@@ -126,49 +139,49 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The home page's way into the Search view, which needs no study.
+/// The tabs of the views that need no study (Search, Route).
+fn bundle_tabs(state: AppState) -> impl IntoView {
+    let view_field = state.settings.view();
+    [View::Search, View::Context, View::Route]
+        .into_iter()
+        .map(|view| {
+            view! {
+                <button
+                    class="tab"
+                    class:active=move || view_field.get() == view
+                    data-testid=format!("tab-{}", view.name())
+                    on:click=move |_| view_field.set(view)
+                >
+                    {view.label()}
+                </button>
+            }
+        })
+        .collect_view()
+}
+
+/// The home page's way into the Search, Context and Route views, which need no study.
 #[component]
 fn HomeTabs() -> impl IntoView {
     let state = AppState::get();
     view! {
         <nav class="tabs">
             <button class="tab active">"Studies"</button>
-            <button
-                class="tab"
-                data-testid="tab-search"
-                on:click=move |_| state.settings.view().set(View::Search)
-            >
-                {View::Search.label()}
-            </button>
-            <button
-                class="tab"
-                data-testid="tab-context"
-                on:click=move |_| state.settings.view().set(View::Context)
-            >
-                {View::Context.label()}
-            </button>
+            {bundle_tabs(state)}
         </nav>
     }
 }
 
-/// The Search and Context views without a study open: a way back to the home page, the two
-/// tabs, and the active view.
+/// The Search, Context or Route view without a study open: a way back to the home page, the
+/// three tabs, and the view.
 #[component]
 fn SearchPage() -> impl IntoView {
     let state = AppState::get();
-    let view_field = state.settings.view();
     let link = move || format!("?{}", permalink::to_query(&state.settings.get()));
-    let tab = move |view: View| {
-        view! {
-            <button
-                class="tab"
-                class:active=move || view_field.get() == view
-                data-testid=format!("tab-{}", view.name())
-                on:click=move |_| view_field.set(view)
-            >
-                {view.label()}
-            </button>
-        }
+    let view_field = state.settings.view();
+    let active = move || match view_field.get() {
+        View::Context => view! { <views::ContextView /> }.into_any(),
+        View::Route => view! { <views::RouteView /> }.into_any(),
+        _ => view! { <views::SearchView /> }.into_any(),
     };
     view! {
         <nav class="tabs">
@@ -179,19 +192,13 @@ fn SearchPage() -> impl IntoView {
             >
                 "Studies"
             </button>
-            {tab(View::Search)}
-            {tab(View::Context)}
+            {bundle_tabs(state)}
             " "
             <a data-testid="permalink" href=link>
                 "permalink"
             </a>
         </nav>
-        <div class="view">
-            {move || match view_field.get() {
-                View::Context => view! { <views::ContextView /> }.into_any(),
-                _ => view! { <views::SearchView /> }.into_any(),
-            }}
-        </div>
+        <div class="view">{active}</div>
     }
 }
 
@@ -273,6 +280,7 @@ fn StudyPage() -> impl IntoView {
         View::Bench => view! { <views::BenchView /> }.into_any(),
         View::Search => view! { <views::SearchView /> }.into_any(),
         View::Context => view! { <views::ContextView /> }.into_any(),
+        View::Route => view! { <views::RouteView /> }.into_any(),
     };
     view! {
         <section class="study-head">

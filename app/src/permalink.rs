@@ -10,13 +10,19 @@
 //! `bundle=<name>` and `q=<question id or issue text>` (the Search and Context views), and for the
 //! Context view `arm=fts5`, `vs=<arm>` (comparison), `budget=16000`, `radius=200`, `anchors=4`
 //! (written only when not the default).
+//! `bundle=<name>` and `q=<question id or issue text>` (the Search and Route views);
+//! the Route view's `strategy=tree|flat`, `decider=offline|http|proxy|replay`, `base=<URL>`,
+//! `model=jev-1.13.0`, `max_files=16`, `max_calls=32` (written only when not the default). The
+//! API key is never in the link.
 //!
 //! Arm names never contain spaces or `+` except as the fusion separator, so `+` is read literally
 //! here (not as a space, as form encoding would), which keeps `fuse=tree+fts5` readable.
 
 use routelens_engine::{BootstrapConfig, PairedMetric, RrfConfig, Study, Subset};
 
-use crate::state::{Settings, StudyRef, View};
+use routelens_engine::route::Strategy;
+
+use crate::state::{DeciderKind, RouteSetup, Settings, StudyRef, View};
 
 /// Bytes kept as they are in a query value; everything else is percent-encoded.
 fn keep(byte: u8) -> bool {
@@ -147,6 +153,26 @@ pub fn to_query(settings: &Settings) -> String {
             pairs.push((key, value.to_string()));
         }
     }
+    // The Route view's settings, likewise.
+    let (route, defaults) = (&settings.route, RouteSetup::default());
+    if route.strategy != defaults.strategy {
+        pairs.push(("strategy", route.strategy.name().into()));
+    }
+    if route.decider != defaults.decider {
+        pairs.push(("decider", route.decider.name().into()));
+    }
+    if route.base != defaults.base {
+        pairs.push(("base", route.base.clone()));
+    }
+    if route.model != defaults.model {
+        pairs.push(("model", route.model.clone()));
+    }
+    if route.max_files != defaults.max_files {
+        pairs.push(("max_files", route.max_files.to_string()));
+    }
+    if route.max_calls != defaults.max_calls {
+        pairs.push(("max_calls", route.max_calls.to_string()));
+    }
     pairs
         .into_iter()
         .map(|(key, value)| format!("{key}={}", encode(&value)))
@@ -259,6 +285,30 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
                 Ok(anchors) if anchors >= 1 => settings.anchors = anchors,
                 _ => refuse("expected a whole number of at least 1".into()),
             },
+            "strategy" => match value.as_str() {
+                "tree" => settings.route.strategy = Strategy::Tree,
+                "flat" => settings.route.strategy = Strategy::Flat,
+                _ => refuse("expected tree or flat".into()),
+            },
+            "decider" => match DeciderKind::from_name(&value) {
+                Some(kind) => settings.route.decider = kind,
+                None => refuse("expected offline, http, proxy or replay".into()),
+            },
+            "base" if value.starts_with("http://") || value.starts_with("https://") => {
+                settings.route.base = value.trim_end_matches('/').to_string()
+            }
+            "base" => refuse("expected an http:// or https:// URL".into()),
+            "model" if !value.is_empty() => settings.route.model = value.clone(),
+            "max_files" | "max_calls" => match value.parse::<usize>() {
+                Ok(n) if (1..=10_000).contains(&n) => {
+                    if key == "max_files" {
+                        settings.route.max_files = n
+                    } else {
+                        settings.route.max_calls = n
+                    }
+                }
+                _ => refuse("expected a whole number from 1 to 10000".into()),
+            },
             _ => refuse("unknown parameter".into()),
         }
     }
@@ -317,6 +367,14 @@ mod tests {
             budget: 4000,
             radius: 50,
             anchors: 2,
+            route: RouteSetup {
+                strategy: Strategy::Flat,
+                decider: DeciderKind::Http,
+                base: "http://127.0.0.1:9/gw".into(),
+                model: "jev-2".into(),
+                max_files: 8,
+                max_calls: 4,
+            },
         };
         let query = to_query(&settings);
         assert!(query.contains("fuse=tree+fts5,rg+fts5+basename"), "{query}");
@@ -326,6 +384,7 @@ mod tests {
         );
         assert_eq!(from_query(&format!("?{query}")), (settings, Vec::new()));
         assert_eq!(from_query(""), (Settings::default(), Vec::new()));
+        assert!(!query.contains("key"), "{query}");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use reactive_stores::Store;
+use routelens_engine::route::{RouteSettings, Strategy};
 use routelens_engine::{
     add_fusion, stats::DEFAULT_RESAMPLES, stats::DEFAULT_SEED, PairedMetric, RrfConfig, Study,
     Subset,
@@ -61,11 +62,13 @@ pub enum View {
     Search,
     /// The delivered context of one issue and arm over a bundle.
     Context,
+    /// Live tree routing (or the flat tournament) over an index bundle.
+    Route,
 }
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 11] = [
+    pub const ALL: [View; 12] = [
         View::Table2,
         View::Fusion,
         View::Paired,
@@ -77,6 +80,7 @@ impl View {
         View::Bench,
         View::Search,
         View::Context,
+        View::Route,
     ];
 
     /// The name used in the permalink (`view=`) and in the tab's `data-testid` (`tab-<name>`).
@@ -93,6 +97,7 @@ impl View {
             View::Bench => "bench",
             View::Search => "search",
             View::Context => "context",
+            View::Route => "route",
         }
     }
 
@@ -110,12 +115,93 @@ impl View {
             View::Bench => "Re-score benchmark",
             View::Search => "Search a bundle",
             View::Context => "Delivered context",
+            View::Route => "Route a bundle",
         }
     }
 
     /// The view with this permalink name.
     pub fn from_name(name: &str) -> Option<View> {
         View::ALL.into_iter().find(|view| view.name() == name)
+    }
+
+    /// Whether the view works without a study (it reads a bundle instead).
+    pub fn needs_no_study(self) -> bool {
+        matches!(self, View::Search | View::Context | View::Route)
+    }
+}
+
+/// Who answers the Route view's calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeciderKind {
+    /// The engine's lexical scorer: no key, no network.
+    #[default]
+    Offline,
+    /// The decision API (or a gateway) from the browser, with a key typed into the page.
+    Http,
+    /// `routelens serve`'s same-origin proxy, which adds the key; the page holds none.
+    Proxy,
+    /// A recorded run file, replayed exactly with no network.
+    Replay,
+}
+
+impl DeciderKind {
+    /// Every kind, in menu order.
+    pub const ALL: [DeciderKind; 4] = [
+        DeciderKind::Offline,
+        DeciderKind::Http,
+        DeciderKind::Proxy,
+        DeciderKind::Replay,
+    ];
+
+    /// The name used in the permalink (`decider=`) and in runs.
+    pub fn name(self) -> &'static str {
+        match self {
+            DeciderKind::Offline => "offline",
+            DeciderKind::Http => "http",
+            DeciderKind::Proxy => "proxy",
+            DeciderKind::Replay => "replay",
+        }
+    }
+
+    /// The kind with this name.
+    pub fn from_name(name: &str) -> Option<DeciderKind> {
+        DeciderKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == name)
+    }
+}
+
+/// The Route view's settings (all in the permalink; never the key).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteSetup {
+    /// Tree walk or flat tournament (default tree).
+    pub strategy: Strategy,
+    /// Who answers (default offline, which works on a fresh machine).
+    pub decider: DeciderKind,
+    /// The API's base URL for the http decider (default `https://api.typesafe.ai`).
+    pub base: String,
+    /// The model asked (default `jev-1.13.0`).
+    pub model: String,
+    /// Stop after this many files (default 16).
+    pub max_files: usize,
+    /// Stop before a call beyond this many (default 32).
+    pub max_calls: usize,
+}
+
+/// The decision API's public base URL, the http decider's default.
+pub const DEFAULT_API_BASE: &str = "https://api.typesafe.ai";
+
+impl Default for RouteSetup {
+    fn default() -> Self {
+        let defaults = RouteSettings::default();
+        RouteSetup {
+            strategy: Strategy::Tree,
+            decider: DeciderKind::Offline,
+            base: DEFAULT_API_BASE.into(),
+            model: defaults.model,
+            max_files: defaults.max_files,
+            max_calls: defaults.max_calls,
+        }
     }
 }
 
@@ -169,6 +255,8 @@ pub struct Settings {
     pub radius: usize,
     /// The Context view's anchor lines per file (default 4).
     pub anchors: usize,
+    /// The Route view's strategy, decider and caps.
+    pub route: RouteSetup,
 }
 
 impl Default for Settings {
@@ -198,6 +286,7 @@ impl Default for Settings {
             budget: routelens_engine::pack::DEFAULT_BUDGET_TOKENS,
             radius: routelens_engine::select::DEFAULT_RADIUS_LINES,
             anchors: routelens_engine::select::DEFAULT_ANCHORS_PER_FILE,
+            route: RouteSetup::default(),
         }
     }
 }

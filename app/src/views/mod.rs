@@ -2,6 +2,7 @@
 //! active view alone is mounted, so only its computations run.
 
 mod bench;
+mod bundle_open;
 mod cases;
 mod context;
 mod fusion;
@@ -10,6 +11,9 @@ mod lines;
 mod operations;
 mod paired;
 mod repos;
+mod route;
+mod route_run;
+mod route_walk;
 mod search;
 mod search_arms;
 mod subgroups;
@@ -24,6 +28,7 @@ pub use lines::LinesView;
 pub use operations::OperationsView;
 pub use paired::PairedView;
 pub use repos::ReposView;
+pub use route::RouteView;
 pub use search::SearchView;
 pub use subgroups::SubgroupsView;
 pub use table2::Table2View;

@@ -19,16 +19,15 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::bundle::{decode_manifest, Manifest};
-use routelens_engine::lexical::live::{
-    parse_questions, study_case_questions, term_spans, Question,
-};
+use routelens_engine::bundle::Manifest;
+use routelens_engine::lexical::live::{term_spans, Question};
 use routelens_engine::lexical::FtsIndex;
 use routelens_engine::tables::file_recall_table;
 use routelens_engine::{
     rrf, run_arm, score_ranking, LexicalArm, RrfConfig, Sources, Study, TextCorpus, MAX_K,
 };
 
+use super::bundle_open::{fetch_bundle, FetchedBundle};
 use super::search_arms::{export_trec, open_live_study, run_all};
 use crate::api::{self, BundleEntry};
 use crate::components::TableView;
@@ -390,45 +389,20 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
     s.live.set(None);
     s.all.set(None);
     s.error.set(None);
-    let base = entry.base.trim_end_matches('/').to_string();
-    s.progress
-        .set(Some(format!("{}: fetching manifest.json", entry.name)));
-    let manifest_bytes = match api::fetch_required(&format!("{base}/manifest.json")).await {
-        Ok(bytes) => bytes,
+    let fetched = fetch_bundle(app, &entry, |p| s.progress.set(Some(p))).await;
+    let FetchedBundle {
+        manifest,
+        manifest_bytes,
+        questions,
+    } = match fetched {
+        Ok(fetched) => fetched,
         Err(err) => return fail(s, err),
     };
-    let manifest = match decode_manifest(&manifest_bytes) {
-        Ok(manifest) => manifest,
-        Err(err) => return fail(s, err.to_string()),
-    };
-    let questions = match &entry.questions {
-        None => Vec::new(),
-        Some(url) => {
-            s.progress
-                .set(Some(format!("{}: fetching the question set", entry.name)));
-            let parsed = api::fetch_required(url).await.and_then(|bytes| {
-                parse_questions(url, &String::from_utf8_lossy(&bytes)).map_err(|e| e.to_string())
-            });
-            match parsed {
-                Ok(questions) => questions,
-                Err(err) => return fail(s, err),
-            }
-        }
-    };
-    // The open study's cases of this bundle's repository, when their issue texts are loaded.
-    let mut questions = questions;
-    if let Some(study) = app.base.get_untracked() {
-        let texts = app.issue_texts.get_untracked();
-        for repo in [manifest.source.as_str(), entry.name.as_str()] {
-            let cases = study_case_questions(&study, &texts, repo, &questions);
-            questions.extend(cases);
-        }
-    }
     s.progress.set(Some(format!(
         "{}: manifest loaded ({} bytes, {} files, {} questions); the index loads on the first \
          search",
         entry.name,
-        manifest_bytes.len(),
+        manifest_bytes,
         manifest.files.len(),
         questions.len()
     )));
@@ -446,7 +420,7 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
         paths: manifest.paths(),
         entry,
         manifest,
-        manifest_bytes: manifest_bytes.len(),
+        manifest_bytes,
         questions,
     })));
 }

@@ -13,7 +13,7 @@
 //! - [`decider::run`] with a [`Decider`]: [`OfflineDecider`] (a lexical scorer, no key),
 //!   [`Recorder`] / [`Replayer`] (run files that replay exactly), or the command line's HTTP
 //!   client;
-//! - the browser's async transport, calling [`Walk::next_call`] and [`Walk::answer`] itself.
+//! - the browser's async transport, through a [`Session`] (the walk plus its recording).
 //!
 //! ```
 //! use routelens_engine::route::{self, OfflineDecider, ManualClock, RouteSettings, TreeWalk, Walk};
@@ -33,6 +33,7 @@ pub mod protocol;
 pub mod replay;
 pub mod router;
 pub mod run;
+pub mod session;
 pub mod settings;
 
 #[cfg(test)]
@@ -50,6 +51,7 @@ pub use protocol::{
 pub use replay::{Exchange, Outcome, Recorder, Replayer, RunFile, RUN_FILE_FORMAT};
 pub use router::TreeWalk;
 pub use run::{Cap, MenuRecord, Run, RunError, Strategy};
+pub use session::Session;
 pub use settings::RouteSettings;
 
 /// A walk of either strategy, for drivers that choose at run time.

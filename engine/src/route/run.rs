@@ -61,6 +61,40 @@ pub struct MenuRecord {
     pub calls: usize,
 }
 
+impl MenuRecord {
+    /// The tree walk's keep threshold for this menu, `max(min_probability, relative_probability
+    /// × best child)` (the best over all parts), or `None` when the menu had no answers.
+    pub fn keep_threshold(&self, settings: &super::RouteSettings) -> Option<f64> {
+        if self.probabilities.is_empty() {
+            return None;
+        }
+        let best = self.probabilities.iter().copied().fold(0.0_f64, f64::max);
+        Some(
+            settings
+                .min_probability
+                .max(settings.relative_probability * best),
+        )
+    }
+
+    /// Each option's path with whether it was kept, its probability (when asked) and its rank
+    /// among the kept (0 is visited first), in menu order.
+    pub fn rows(&self) -> Vec<(String, bool, Option<f64>, Option<usize>)> {
+        self.paths
+            .iter()
+            .enumerate()
+            .map(|(i, path)| {
+                let rank = self.kept.iter().position(|k| k == path);
+                (
+                    path.clone(),
+                    rank.is_some(),
+                    self.probabilities.get(i).copied(),
+                    rank,
+                )
+            })
+            .collect()
+    }
+}
+
 /// Why a run failed: the call's status (when it had one) and the error's message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunError {

@@ -22,11 +22,13 @@ export function missing() {
 }
 
 /** Starts the server; resolves to { url, stop } once it prints the address it listens on.
- * `bundles`: a folder of bundle folders to serve at /bundles/ (default: the CLI's own default). */
-export function startServer({ bundles } = {}) {
+ * `bundles`: a folder of bundle folders to serve at /bundles/ (default: the CLI's own default);
+ * `args`: more `serve` options; `env`: more environment (e.g. TYPESAFE_API_KEY for the proxy). */
+export function startServer({ bundles, args = [], env = {} } = {}) {
   const extra = bundles ? ['--bundles', bundles] : [];
-  const child = spawn(cli, ['serve', '--port', '0', '--dist', join(root, 'dist'), '--data', archive, ...extra], {
+  const child = spawn(cli, ['serve', '--port', '0', '--dist', join(root, 'dist'), '--data', archive, ...extra, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   return new Promise((resolvePromise, reject) => {
     let seen = '';

@@ -1,0 +1,585 @@
+//! The Route view: the paper's tree router (or the flat tournament) walking a bundle's folder
+//! tree live, through the engine's step machine ([`Session`]).
+//!
+//! Choose a bundle (as in the Search view), type an issue or pick a question, choose the decider
+//! (`offline`: the engine's lexical scorer, no key; `http`: the decision API or a gateway from
+//! the browser, with a key typed into the page; `proxy`: `routelens serve`'s same-origin proxy,
+//! which adds the key itself; `replay`: a recorded run file), and run. The walk fills in as each
+//! answer arrives ([`super::route_walk`]); "Cancel" stops it after the call in flight, keeping the
+//! partial run. The run is scored against the question's gold, downloads as a run file (every
+//! request and response, never the key), and a downloaded file replays to the same walk.
+//! "Add as arm" routes every question of the set and adds the rankings as an arm of the live
+//! study (as the Search view's "Add as arm" does), shown as Table 2.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use routelens_engine::lexical::live::Question;
+use routelens_engine::route::{Replayer, RouteSettings, Run, RunFile, Session, Strategy};
+use routelens_engine::tables::file_recall_table;
+use routelens_engine::{DirTree, MAX_K};
+use web_sys::HtmlInputElement;
+
+use super::bundle_open::fetch_bundle;
+use super::route_run::{self, Transport};
+use super::route_walk::walk_view;
+use crate::api::{self, BundleEntry};
+use crate::components::TableView;
+use crate::state::{AppState, DeciderKind, SettingsStoreFields};
+
+/// A bundle's tree and questions.
+pub(super) struct RouteBundle {
+    pub(super) entry: BundleEntry,
+    pub(super) tree: DirTree,
+    pub(super) files: usize,
+    pub(super) questions: Vec<Question>,
+}
+
+/// A run as the view shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Shown {
+    pub(super) run: Run,
+    pub(super) settings: RouteSettings,
+    pub(super) qid: Option<String>,
+    pub(super) gold: Option<Vec<String>>,
+    /// `live run`, `replay`, `recorded run (not replayed)`.
+    pub(super) source: String,
+}
+
+/// The view's own state.
+#[derive(Clone, Copy)]
+pub(super) struct RouteState {
+    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
+    pub(super) open: RwSignal<Option<Arc<RouteBundle>>>,
+    pub(super) text: RwSignal<String>,
+    pub(super) question: RwSignal<Option<String>>,
+    /// The API key, in memory only (local storage only when `remember`).
+    pub(super) key: RwSignal<String>,
+    pub(super) remember: RwSignal<bool>,
+    pub(super) replay: RwSignal<Option<Arc<RunFile>>>,
+    pub(super) shown: RwSignal<Option<Shown>>,
+    pub(super) file: RwSignal<Option<Arc<RunFile>>>,
+    pub(super) busy: RwSignal<bool>,
+    pub(super) cancel: RwSignal<bool>,
+    pub(super) progress: RwSignal<Option<String>>,
+    pub(super) error: RwSignal<Option<String>>,
+    pub(super) live: RwSignal<Option<Arc<routelens_engine::Study>>>,
+    pub(super) k: RwSignal<usize>,
+}
+
+/// The Route view.
+#[component]
+pub fn RouteView() -> impl IntoView {
+    let app = AppState::get();
+    let remembered = route_run::remembered_key();
+    let rs = RouteState {
+        bundles: RwSignal::new(None),
+        open: RwSignal::new(None),
+        text: RwSignal::new(String::new()),
+        question: RwSignal::new(None),
+        remember: RwSignal::new(remembered.is_some()),
+        key: RwSignal::new(remembered.unwrap_or_default()),
+        replay: RwSignal::new(None),
+        shown: RwSignal::new(None),
+        file: RwSignal::new(None),
+        busy: RwSignal::new(false),
+        cancel: RwSignal::new(false),
+        progress: RwSignal::new(None),
+        error: RwSignal::new(None),
+        live: RwSignal::new(None),
+        k: RwSignal::new(8),
+    };
+    spawn_local(async move {
+        let list = api::fetch_bundles().await;
+        rs.bundles.set(Some(list.clone()));
+        if let (Ok(list), Some(name)) = (list, app.settings.bundle().get_untracked()) {
+            match list.into_iter().find(|entry| entry.name == name) {
+                Some(entry) => open_bundle(app, rs, entry).await,
+                None => rs.error.set(Some(format!(
+                    "bundle {name:?} is not in this server's {}",
+                    api::BUNDLES_URL
+                ))),
+            }
+        }
+    });
+    let route = app.settings.route();
+
+    let bundle_select = move || match rs.bundles.get() {
+        None => view! { <p>"Asking this server which bundles it serves…"</p> }.into_any(),
+        Some(Err(err)) => {
+            view! { <p class="error" data-testid="bundles-absent">{err}</p> }.into_any()
+        }
+        Some(Ok(list)) => {
+            let chosen = app.settings.bundle().get_untracked().unwrap_or_default();
+            let options = list
+                .iter()
+                .map(|e| {
+                    let selected = e.name == chosen;
+                    view! { <option value=e.name.clone() selected=selected>{e.name.clone()}</option> }
+                })
+                .collect_view();
+            view! {
+                <label class="control">
+                    "bundle "
+                    <select
+                        data-testid="route-bundle-select"
+                        on:change=move |ev| {
+                            let name = event_target_value(&ev);
+                            if let Some(entry) = list.iter().find(|e| e.name == name).cloned() {
+                                spawn_local(open_bundle(app, rs, entry));
+                            }
+                        }
+                    >
+                        <option value="" selected=chosen.is_empty()>"(choose a bundle)"</option>
+                        {options}
+                    </select>
+                </label>
+            }
+            .into_any()
+        }
+    };
+
+    let question_select = move || {
+        let open = rs.open.get().filter(|o| !o.questions.is_empty())?;
+        let options = open
+            .questions
+            .iter()
+            .map(|q| {
+                let id = q.id.clone();
+                let selected = move || rs.question.get().as_deref() == Some(id.as_str());
+                view! { <option value=q.id.clone() prop:selected=selected>{q.id.clone()}</option> }
+            })
+            .collect_view();
+        let questions = open.questions.clone();
+        Some(view! {
+            <label class="control">
+                "question "
+                <select
+                    data-testid="route-question-select"
+                    on:change=move |ev| {
+                        let id = event_target_value(&ev);
+                        match questions.iter().find(|q| q.id == id) {
+                            Some(q) => {
+                                rs.text.set(q.question.clone());
+                                rs.question.set(Some(q.id.clone()));
+                                app.settings.query().set(Some(q.id.clone()));
+                            }
+                            None => rs.question.set(None),
+                        }
+                    }
+                >
+                    <option value="" prop:selected=move || rs.question.get().is_none()>
+                        "(type an issue)"
+                    </option>
+                    {options}
+                </select>
+            </label>
+        })
+    };
+
+    let decider_options = DeciderKind::ALL
+        .into_iter()
+        .map(|kind| {
+            view! {
+                <option value=kind.name() prop:selected=move || route.get().decider == kind>
+                    {kind.name()}
+                </option>
+            }
+        })
+        .collect_view();
+    let http_fields = move || {
+        (route.get().decider == DeciderKind::Http).then(|| {
+            view! {
+                <label class="control">
+                    "base URL "
+                    <input
+                        data-testid="route-base"
+                        size="32"
+                        prop:value=move || route.get().base
+                        on:change=move |ev| {
+                            let base = event_target_value(&ev).trim().trim_end_matches('/').to_string();
+                            route.update(|r| r.base = base);
+                        }
+                    />
+                </label>
+                <label class="control">
+                    "API key "
+                    <input
+                        type="password"
+                        autocomplete="off"
+                        data-testid="route-key"
+                        prop:value=move || rs.key.get()
+                        on:input=move |ev| rs.key.set(event_target_value(&ev))
+                    />
+                </label>
+                <label class="toggle">
+                    <input
+                        type="checkbox"
+                        data-testid="route-remember"
+                        prop:checked=move || rs.remember.get()
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            rs.remember.set(on);
+                            route_run::remember_key(&rs.key.get_untracked(), on);
+                        }
+                    />
+                    "remember on this device"
+                </label>
+            }
+        })
+    };
+    let replay_field = move || {
+        (route.get().decider == DeciderKind::Replay).then(|| {
+            view! {
+                <label class="control">
+                    "run file "
+                    <input
+                        type="file"
+                        accept=".json,application/json"
+                        data-testid="route-replay-file"
+                        on:change=move |ev| {
+                            let input: HtmlInputElement = event_target(&ev);
+                            if let Some(file) = input.files().and_then(|l| l.item(0)) {
+                                spawn_local(read_run_file(rs, file));
+                            }
+                        }
+                    />
+                </label>
+                {move || rs.replay.get().map(|f| view! {
+                    <span class="muted" data-testid="route-replay-summary">
+                        {format!(
+                            "recorded by {}: {} exchanges, {} paths",
+                            f.decider,
+                            f.exchanges.len(),
+                            f.run.paths.len()
+                        )}
+                    </span>
+                })}
+            }
+        })
+    };
+    let number = move |testid: &'static str,
+                       get: fn(&crate::state::RouteSetup) -> usize,
+                       set: fn(&mut crate::state::RouteSetup, usize)| {
+        view! {
+            <input
+                type="number"
+                min="1"
+                max="10000"
+                data-testid=testid
+                prop:value=move || get(&route.get()).to_string()
+                on:change=move |ev| {
+                    if let Ok(n @ 1..=10_000) = event_target_value(&ev).parse::<usize>() {
+                        route.update(|r| set(r, n));
+                    }
+                }
+            />
+        }
+    };
+    let k_options = (1..=MAX_K)
+        .map(|k| view! { <option value=k.to_string() prop:selected=move || rs.k.get() == k>{k}</option> })
+        .collect_view();
+    let download = move |_| {
+        let Some(file) = rs.file.get_untracked() else {
+            return;
+        };
+        let name = format!(
+            "route-{}-{}.json",
+            file.strategy.name(),
+            file.decider.replace(' ', "-")
+        );
+        rs.error
+            .set(api::download_text(&name, "application/json", &file.to_json()).err());
+    };
+
+    view! {
+        <section class="route">
+            <div class="controls">{bundle_select} {question_select}</div>
+            {move || rs.open.get().map(|o| view! {
+                <p class="muted" data-testid="route-bundle-summary">
+                    {format!("{}: {} files, {} questions", o.entry.name, o.files, o.questions.len())}
+                </p>
+            })}
+            <textarea
+                data-testid="route-query"
+                rows="4"
+                cols="100"
+                placeholder="Type or paste an issue"
+                prop:value=move || rs.text.get()
+                on:input=move |ev| {
+                    rs.text.set(event_target_value(&ev));
+                    rs.question.set(None);
+                }
+            ></textarea>
+            <div class="controls">
+                <label class="control">
+                    "strategy "
+                    <select
+                        data-testid="route-strategy"
+                        on:change=move |ev| {
+                            let flat = event_target_value(&ev) == "flat";
+                            route.update(|r| r.strategy = if flat { Strategy::Flat } else { Strategy::Tree });
+                        }
+                    >
+                        <option value="tree" prop:selected=move || route.get().strategy == Strategy::Tree>"tree"</option>
+                        <option value="flat" prop:selected=move || route.get().strategy == Strategy::Flat>"flat"</option>
+                    </select>
+                </label>
+                <label class="control">
+                    "decider "
+                    <select
+                        data-testid="route-decider-select"
+                        on:change=move |ev| {
+                            if let Some(kind) = DeciderKind::from_name(&event_target_value(&ev)) {
+                                route.update(|r| r.decider = kind);
+                            }
+                        }
+                    >
+                        {decider_options}
+                    </select>
+                </label>
+                <label class="control">
+                    "model "
+                    <input
+                        data-testid="route-model"
+                        size="12"
+                        prop:value=move || route.get().model
+                        on:change=move |ev| {
+                            let model = event_target_value(&ev).trim().to_string();
+                            if !model.is_empty() {
+                                route.update(|r| r.model = model);
+                            }
+                        }
+                    />
+                </label>
+                <label class="control">"max files " {number("route-max-files", |r| r.max_files, |r, n| r.max_files = n)}</label>
+                <label class="control">"max calls " {number("route-max-calls", |r| r.max_calls, |r, n| r.max_calls = n)}</label>
+            </div>
+            <div class="controls">{http_fields} {replay_field}</div>
+            {move || (route.get().decider == DeciderKind::Proxy).then(|| view! {
+                <p class="muted">
+                    {format!("Calls go to this server's {} (routelens serve adds TYPESAFE_API_KEY from its environment); the page holds no key.", route_run::PROXY_URL)}
+                </p>
+            })}
+            <div class="controls">
+                <button
+                    data-testid="route-run-button"
+                    disabled=move || rs.open.with(Option::is_none) || rs.busy.get()
+                    on:click=move |_| spawn_local(run_single(app, rs))
+                >
+                    "Route"
+                </button>
+                <button
+                    data-testid="route-cancel"
+                    disabled=move || !rs.busy.get()
+                    on:click=move |_| rs.cancel.set(true)
+                >
+                    "Cancel"
+                </button>
+                <label class="control">
+                    "k "
+                    <select
+                        data-testid="route-k"
+                        on:change=move |ev| {
+                            if let Ok(k) = event_target_value(&ev).parse() {
+                                rs.k.set(k);
+                            }
+                        }
+                    >
+                        {k_options}
+                    </select>
+                </label>
+                <button
+                    data-testid="route-download"
+                    disabled=move || rs.file.with(Option::is_none)
+                    on:click=download
+                >
+                    "Download run file"
+                </button>
+                <button
+                    data-testid="route-add-arm"
+                    disabled=move || {
+                        rs.open.with(|o| o.as_ref().is_none_or(|o| o.questions.is_empty())) || rs.busy.get()
+                    }
+                    title="Route every question of the bundle's set with this decider and add the rankings as an arm of the live study"
+                    on:click=move |_| spawn_local(route_run::run_all(app, rs))
+                >
+                    "Add as arm (all questions)"
+                </button>
+                <button
+                    data-testid="route-open-live"
+                    disabled=move || rs.live.with(Option::is_none) || rs.busy.get()
+                    on:click=move |_| route_run::open_live_study(app, rs)
+                >
+                    "Open as study"
+                </button>
+            </div>
+            {move || rs.progress.get().map(|p| view! { <p class="progress" data-testid="route-progress">{p}</p> })}
+            {move || rs.error.get().map(|e| view! { <p class="error" data-testid="route-error">{e}</p> })}
+            {move || rs.shown.get().map(|shown| walk_view(shown, rs.k.get()))}
+            {move || rs.live.get().map(|study| {
+                let table = file_recall_table(&study, &[rs.k.get(), MAX_K]);
+                view! {
+                    <div data-testid="route-live-study">
+                        <p class="muted">
+                            {format!("Live study {:?}: {} questions, {} arms", study.title, study.cases.len(), study.arms.len())}
+                        </p>
+                        <TableView table testid="table-route-live-recall" />
+                    </div>
+                }
+            })}
+        </section>
+    }
+}
+
+/// Fetches a bundle's manifest and question set and builds its tree.
+async fn open_bundle(app: AppState, rs: RouteState, entry: BundleEntry) {
+    app.settings.bundle().set(Some(entry.name.clone()));
+    rs.open.set(None);
+    rs.live.set(None);
+    rs.error.set(None);
+    let fetched = match fetch_bundle(app, &entry, |p| rs.progress.set(Some(p))).await {
+        Ok(fetched) => fetched,
+        Err(err) => {
+            rs.progress.set(None);
+            rs.error.set(Some(err));
+            return;
+        }
+    };
+    let paths = fetched.manifest.paths();
+    rs.progress.set(Some(format!(
+        "{}: manifest loaded ({} files, {} questions)",
+        entry.name,
+        paths.len(),
+        fetched.questions.len()
+    )));
+    if let Some(query) = app.settings.query().get_untracked() {
+        match fetched.questions.iter().find(|q| q.id == query) {
+            Some(q) => {
+                rs.text.set(q.question.clone());
+                rs.question.set(Some(q.id.clone()));
+            }
+            None => rs.text.set(query),
+        }
+    }
+    rs.open.set(Some(Arc::new(RouteBundle {
+        entry,
+        tree: DirTree::from_paths(&paths),
+        files: paths.len(),
+        questions: fetched.questions,
+    })));
+}
+
+/// Reads a picked run file and shows the run it recorded (replaying it is "Route").
+async fn read_run_file(rs: RouteState, file: web_sys::File) {
+    let name = file.name();
+    let parsed = api::read_text(&file)
+        .await
+        .and_then(|text| RunFile::from_json(&name, &text).map_err(|e| e.to_string()));
+    match parsed {
+        Ok(run_file) => {
+            rs.error.set(None);
+            rs.shown.set(Some(Shown {
+                run: run_file.run.clone(),
+                settings: run_file.settings.clone(),
+                qid: None,
+                gold: None,
+                source: format!("recorded run in {name} (not replayed yet)"),
+            }));
+            rs.replay.set(Some(Arc::new(run_file)));
+        }
+        Err(err) => {
+            rs.replay.set(None);
+            rs.error.set(Some(err));
+        }
+    }
+}
+
+/// Routes the shown issue (or replays the picked run file) and shows it live.
+async fn run_single(app: AppState, rs: RouteState) {
+    let Some(open) = rs.open.get_untracked() else {
+        return;
+    };
+    let setup = app.settings.route().get_untracked();
+    let key = rs.key.get_untracked();
+    rs.error.set(None);
+    let prepared = if setup.decider == DeciderKind::Replay {
+        match rs.replay.get_untracked() {
+            None => Err("pick a recorded run file to replay".to_string()),
+            Some(file) => Session::replay(&file, &open.tree)
+                .map(|session| {
+                    let transport = Transport::Replay(Box::new(Replayer::new(&file)));
+                    (
+                        session,
+                        transport,
+                        file.issue.clone(),
+                        file.settings.clone(),
+                    )
+                })
+                .map_err(|e| e.to_string()),
+        }
+    } else {
+        let issue = rs.text.get_untracked();
+        let settings = route_run::settings_of(&setup);
+        Transport::for_setup(&setup, &key).and_then(|transport| {
+            Session::new(
+                setup.strategy,
+                &open.tree,
+                &issue,
+                settings.clone(),
+                setup.decider.name(),
+            )
+            .map(|session| (session, transport, issue, settings))
+            .map_err(|e| e.to_string())
+        })
+    };
+    let (mut session, mut transport, issue, settings) = match prepared {
+        Ok(prepared) => prepared,
+        Err(err) => return rs.error.set(Some(err)),
+    };
+    if setup.decider == DeciderKind::Http {
+        route_run::remember_key(&key, rs.remember.get_untracked());
+    }
+    let question = open
+        .questions
+        .iter()
+        .find(|q| Some(&q.id) == rs.question.get_untracked().as_ref() || q.question == issue)
+        .cloned();
+    if setup.decider != DeciderKind::Replay {
+        app.settings.query().set(Some(match &question {
+            Some(q) => q.id.clone(),
+            None => issue.clone(),
+        }));
+    }
+    let source = if setup.decider == DeciderKind::Replay {
+        "replay"
+    } else {
+        "live run"
+    };
+    rs.busy.set(true);
+    rs.cancel.set(false);
+    rs.file.set(None);
+    rs.shown.set(None);
+    rs.progress.set(Some(format!(
+        "routing with the {} decider…",
+        setup.decider.name()
+    )));
+    let show = |run: &Run| {
+        rs.shown.set(Some(route_run::shown(
+            run,
+            &settings,
+            question.as_ref(),
+            source,
+        )));
+    };
+    route_run::drive(rs, &mut session, &mut transport, show).await;
+    let run = session.run();
+    rs.progress.set(Some(format!(
+        "{source} done: {} files nominated in {} calls",
+        run.paths.len(),
+        run.calls
+    )));
+    rs.file.set(Some(Arc::new(session.file())));
+    rs.busy.set(false);
+}

@@ -1,0 +1,383 @@
+//! The Route view's driver: the browser transport for the decision API (gloo-net), the loop that
+//! steps an engine [`Session`], the key's storage, and "Add as arm".
+//!
+//! The loop asks the session for the next call, waits the call's `wait_ms` (a retry after 429 or
+//! 529), sends it through the chosen transport, hands the outcome back and shows the run after
+//! every answer, so the menus fill in live. The key lives in a signal (and in local storage only
+//! when the user ticks "remember"); it goes into the `Authorization` header and nowhere else: not
+//! the URL, not the console, not the run file (a session never sees it).
+
+use std::sync::Arc;
+
+use gloo_net::http::Request as HttpRequest;
+use leptos::prelude::*;
+use routelens_engine::lexical::live::{add_live_arm, live_study, merge_live_arms, Question};
+use routelens_engine::route::protocol::parse_response;
+use routelens_engine::route::{
+    Decider, DecisionError, OfflineDecider, Replayer, Request, Response, RouteSettings, Run,
+    Session, Strategy,
+};
+use routelens_engine::DirTree;
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::route::{RouteState, Shown};
+use crate::api;
+use crate::state::{AppState, DeciderKind, RouteSetup, SettingsStoreFields, StudyRef, View};
+
+/// Where a remembered key is kept (only when the user ticks the box).
+const KEY_STORAGE: &str = "routelens.typesafe_key";
+
+/// The same-origin proxy of `routelens serve` (it adds the key from its environment).
+pub(super) const PROXY_URL: &str = "/typesafe/v1/systemone";
+
+/// The decision API's path under a base URL.
+const SYSTEMONE_PATH: &str = "/v1/systemone";
+
+/// Who answers one run's calls.
+pub(super) enum Transport {
+    /// The engine's lexical scorer, in the page.
+    Offline(OfflineDecider),
+    /// A recorded run file.
+    Replay(Box<Replayer>),
+    /// HTTP to `url`, with the key when there is one (none through the proxy).
+    Http { url: String, key: Option<String> },
+}
+
+impl Transport {
+    /// The transport for the view's settings; the error says what is missing.
+    pub(super) fn for_setup(setup: &RouteSetup, key: &str) -> Result<Transport, String> {
+        match setup.decider {
+            DeciderKind::Offline => Ok(Transport::Offline(OfflineDecider::default())),
+            DeciderKind::Proxy => Ok(Transport::Http {
+                url: PROXY_URL.into(),
+                key: None,
+            }),
+            DeciderKind::Http => {
+                let base = setup.base.trim().trim_end_matches('/');
+                if !(base.starts_with("http://") || base.starts_with("https://")) {
+                    return Err(format!(
+                        "the base URL {base:?} is not an http:// or https:// URL"
+                    ));
+                }
+                if key.trim().is_empty() {
+                    return Err(
+                        "the http decider needs an API key: type it into the key field \
+                                (or use the proxy decider of routelens serve, or offline)"
+                            .into(),
+                    );
+                }
+                Ok(Transport::Http {
+                    url: format!("{base}{SYSTEMONE_PATH}"),
+                    key: Some(key.trim().to_string()),
+                })
+            }
+            DeciderKind::Replay => Err("pick a recorded run file to replay".into()),
+        }
+    }
+
+    /// Whether calls go over the network (then retries wait for real).
+    fn is_remote(&self) -> bool {
+        matches!(self, Transport::Http { .. })
+    }
+
+    /// The outcome of one request.
+    async fn send(&mut self, request: &Request) -> Result<Response, DecisionError> {
+        match self {
+            Transport::Offline(decider) => decider.decide(request),
+            Transport::Replay(replayer) => replayer.decide(request),
+            Transport::Http { url, key } => post(url, key.as_deref(), request).await,
+        }
+    }
+}
+
+/// POSTs one request; a reply becomes a checked response or a typed error.
+async fn post(url: &str, key: Option<&str>, request: &Request) -> Result<Response, DecisionError> {
+    let mut builder = HttpRequest::post(url).header("Content-Type", "application/json");
+    if let Some(key) = key {
+        builder = builder.header("Authorization", &format!("Bearer {key}"));
+    }
+    let transport = |what: &str, err: gloo_net::Error| DecisionError::Transport {
+        message: format!(
+            "{url}: {what}: {err} (a browser may be refused a cross-origin call: the proxy \
+             decider of routelens serve avoids it)"
+        ),
+    };
+    let response = builder
+        .body(request.to_json())
+        .map_err(|err| transport("could not build the request", err))?
+        .send()
+        .await
+        .map_err(|err| transport("fetch failed", err))?;
+    let status = response.status();
+    let headers = response.headers();
+    let (retry_after, retry_after_ms) = (headers.get("retry-after"), headers.get("retry-after-ms"));
+    let body = response
+        .text()
+        .await
+        .map_err(|err| transport("reading the reply failed", err))?;
+    if (200..300).contains(&status) {
+        parse_response(request, &body)
+    } else {
+        Err(DecisionError::from_status(
+            status,
+            retry_after.as_deref(),
+            retry_after_ms.as_deref(),
+            &body,
+        ))
+    }
+}
+
+/// Waits `ms` milliseconds on the page's timer.
+async fn sleep_ms(ms: u64) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = leptos::prelude::window().set_timeout_with_callback_and_timeout_and_arguments_0(
+            &resolve,
+            ms.min(i32::MAX as u64) as i32,
+        );
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Steps `session` to its end (or the user's cancel), calling `shown` with the run after every
+/// answer. Local deciders yield to the page every few calls so it paints.
+pub(super) async fn drive(
+    rs: RouteState,
+    session: &mut Session,
+    transport: &mut Transport,
+    shown: impl Fn(&Run),
+) {
+    let start = api::now_ms();
+    let elapsed = move || (api::now_ms() - start).max(0.0) as u64;
+    let mut steps = 0usize;
+    loop {
+        if rs.cancel.get_untracked() {
+            session.cancel("cancelled by the user");
+            break;
+        }
+        let Some(call) = session.next_call(elapsed()) else {
+            break;
+        };
+        if call.wait_ms > 0 && transport.is_remote() {
+            rs.progress.set(Some(format!(
+                "call {}: retry {} in {} ms",
+                call.index + 1,
+                call.attempt,
+                call.wait_ms
+            )));
+            sleep_ms(call.wait_ms).await;
+        }
+        let asked = api::now_ms();
+        let outcome = transport.send(&call.request).await;
+        let decider_ms = (api::now_ms() - asked).max(0.0) as u64;
+        session.answer(&call.request, outcome, elapsed(), decider_ms);
+        shown(session.run());
+        steps += 1;
+        if transport.is_remote() || steps.is_multiple_of(4) {
+            api::next_tick().await;
+        }
+    }
+    shown(session.run());
+}
+
+/// The engine settings for the view's setup.
+pub(super) fn settings_of(setup: &RouteSetup) -> RouteSettings {
+    RouteSettings {
+        model: setup.model.clone(),
+        max_files: setup.max_files,
+        max_calls: setup.max_calls,
+        ..RouteSettings::default()
+    }
+}
+
+/// `window.localStorage`, through reflection (the app's web-sys build has no `Storage` binding).
+fn local_storage() -> Option<JsValue> {
+    let storage = js_sys::Reflect::get(
+        &leptos::prelude::window(),
+        &JsValue::from_str("localStorage"),
+    )
+    .ok()?;
+    (!storage.is_undefined() && !storage.is_null()).then_some(storage)
+}
+
+/// Calls `localStorage.<method>(args…)`.
+fn storage_call(method: &str, args: &[&str]) -> Option<JsValue> {
+    let storage = local_storage()?;
+    let function: js_sys::Function = js_sys::Reflect::get(&storage, &JsValue::from_str(method))
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let args: js_sys::Array = args.iter().map(|a| JsValue::from_str(a)).collect();
+    function.apply(&storage, &args).ok()
+}
+
+/// The key remembered on this device, if the user asked for that.
+pub(super) fn remembered_key() -> Option<String> {
+    storage_call("getItem", &[KEY_STORAGE])?
+        .as_string()
+        .filter(|key| !key.is_empty())
+}
+
+/// Keeps the key in local storage when `remember`, else removes any kept copy.
+pub(super) fn remember_key(key: &str, remember: bool) {
+    if remember && !key.trim().is_empty() {
+        storage_call("setItem", &[KEY_STORAGE, key.trim()]);
+    } else {
+        storage_call("removeItem", &[KEY_STORAGE]);
+    }
+}
+
+/// The arm name of a route run: `route-<strategy>-<decider>`.
+pub(super) fn arm_name(strategy: Strategy, decider: DeciderKind) -> String {
+    format!("route-{}-{}", strategy.name(), decider.name())
+}
+
+/// Routes every question of the open bundle's set with the chosen decider and adds the rankings
+/// as one arm of the live study (and of the open study, when it is this question set).
+pub(super) async fn run_all(app: AppState, rs: RouteState) {
+    let Some(open) = rs.open.get_untracked() else {
+        return;
+    };
+    let setup = app.settings.route().get_untracked();
+    if setup.decider == DeciderKind::Replay {
+        rs.error.set(Some(
+            "a run file replays one question; choose offline, http or proxy to add an arm".into(),
+        ));
+        return;
+    }
+    rs.busy.set(true);
+    rs.cancel.set(false);
+    rs.error.set(None);
+    let settings = settings_of(&setup);
+    let mut rankings = Vec::new();
+    let mut failed = Vec::new();
+    for (done, q) in open.questions.iter().enumerate() {
+        rs.progress.set(Some(format!(
+            "routing question {}/{} ({})",
+            done + 1,
+            open.questions.len(),
+            q.id
+        )));
+        let run = match route_one(
+            rs,
+            &open.tree,
+            q,
+            &settings,
+            &setup,
+            &rs.key.get_untracked(),
+        )
+        .await
+        {
+            Ok(run) => run,
+            Err(err) => {
+                rs.busy.set(false);
+                rs.error.set(Some(err));
+                return;
+            }
+        };
+        if let Some(error) = &run.error {
+            failed.push(format!("{}: {}", q.id, error.message));
+        }
+        rankings.push(run.paths);
+        if rs.cancel.get_untracked() {
+            rs.busy.set(false);
+            rs.progress.set(Some("cancelled; no arm added".into()));
+            return;
+        }
+    }
+    let name = arm_name(setup.strategy, setup.decider);
+    let label = format!(
+        "{} router, {} decider",
+        setup.strategy.name(),
+        setup.decider.name()
+    );
+    let mut study = rs
+        .live
+        .get_untracked()
+        .map(|study| (*study).clone())
+        .unwrap_or_else(|| live_study(&open.entry.name, &open.questions));
+    if let Err(err) = add_live_arm(&mut study, &name, &label, rankings) {
+        rs.error.set(Some(format!("{name}: {err}")));
+    }
+    let merged = app
+        .base
+        .get_untracked()
+        .and_then(|base| merge_live_arms(&base, &study));
+    rs.progress.set(Some(format!(
+        "routed {} questions; arm {name} added to {}{}",
+        open.questions.len(),
+        if merged.is_some() {
+            "the open study"
+        } else {
+            "the live study"
+        },
+        if failed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} runs failed and count as partial: {}",
+                failed.len(),
+                failed.join("; ")
+            )
+        }
+    )));
+    if let Some(merged) = merged {
+        app.base.set(Some(Arc::new(merged)));
+    }
+    rs.live.set(Some(Arc::new(study)));
+    rs.busy.set(false);
+}
+
+/// One question's run with a fresh transport (the live view is not touched).
+async fn route_one(
+    rs: RouteState,
+    tree: &DirTree,
+    question: &Question,
+    settings: &RouteSettings,
+    setup: &RouteSetup,
+    key: &str,
+) -> Result<Run, String> {
+    let mut transport = Transport::for_setup(setup, key)?;
+    let mut session = Session::new(
+        setup.strategy,
+        tree,
+        &question.question,
+        settings.clone(),
+        setup.decider.name(),
+    )
+    .map_err(|err| format!("{}: {err}", question.id))?;
+    drive(rs, &mut session, &mut transport, |_| {}).await;
+    Ok(session.run().clone())
+}
+
+/// Makes the live study the open study, so every study view shows the route arm.
+pub(super) fn open_live_study(app: AppState, rs: RouteState) {
+    let (Some(study), Some(open)) = (rs.live.get_untracked(), rs.open.get_untracked()) else {
+        return;
+    };
+    let bundle = open.entry.name.clone();
+    let label = format!(
+        "live runs over bundle {bundle:?}: {} questions, {} arms",
+        study.cases.len(),
+        study.arms.len()
+    );
+    app.settings.fusions().set(Vec::new());
+    let generation = app.begin_load(StudyRef::Live(bundle), &label, 1);
+    app.finish_load(generation, label, Ok((*study).clone()));
+    app.settings.view().set(View::Table2);
+}
+
+/// What the view shows of a finished or running run.
+pub(super) fn shown(
+    run: &Run,
+    settings: &RouteSettings,
+    question: Option<&Question>,
+    source: &str,
+) -> Shown {
+    Shown {
+        run: run.clone(),
+        settings: settings.clone(),
+        qid: question.map(|q| q.id.clone()),
+        gold: question.map(|q| q.gold.clone()).filter(|g| !g.is_empty()),
+        source: source.to_string(),
+    }
+}

@@ -1,0 +1,233 @@
+//! A routing run driven from outside, one call at a time, recorded as it goes.
+//!
+//! The browser cannot use the synchronous [`super::decider::run`]: its transport is async. A
+//! [`Session`] wraps a [`Walk`] with the recording a run file needs, so the app's loop stays
+//! thin: ask [`Session::next_call`], send the request however it can (HTTP, the offline decider,
+//! a replayer), hand the outcome to [`Session::answer`], and at any point show
+//! [`Session::run`] or download [`Session::file`]. The key is the transport's business and never
+//! reaches a session.
+//!
+//! ```
+//! use routelens_engine::route::{OfflineDecider, Decider, RouteSettings, Session, Strategy};
+//! use routelens_engine::DirTree;
+//! let tree = DirTree::from_paths(&["src/parser.rs", "src/lexer.rs", "docs/guide.md"]);
+//! let mut session =
+//!     Session::new(Strategy::Tree, &tree, "the parser panics", RouteSettings::default(), "offline")
+//!         .unwrap();
+//! let mut decider = OfflineDecider::default();
+//! while let Some(call) = session.next_call(0) {
+//!     let outcome = decider.decide(&call.request);
+//!     session.answer(&call.request, outcome, 0, 0);
+//! }
+//! assert_eq!(session.run().paths[0], "src/parser.rs");
+//! assert_eq!(session.file().exchanges.len(), session.run().calls);
+//! ```
+
+use super::calls::{Call, Walk};
+use super::protocol::{DecisionError, Request, Response};
+use super::replay::{Exchange, Outcome, RunFile, RUN_FILE_FORMAT};
+use super::run::{Run, RunError, Strategy};
+use super::settings::RouteSettings;
+use crate::DirTree;
+
+/// A walk, its settings and issue, and every exchange so far.
+pub struct Session {
+    walk: Box<dyn Walk>,
+    strategy: Strategy,
+    issue: String,
+    settings: RouteSettings,
+    decider: String,
+    exchanges: Vec<Exchange>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("strategy", &self.strategy)
+            .field("decider", &self.decider)
+            .field("exchanges", &self.exchanges.len())
+            .finish()
+    }
+}
+
+impl Session {
+    /// A run of `strategy` over `tree` for `issue`, answered by `decider` (`offline`, `http`,
+    /// `proxy`, `replay of http`, …: what the run records). Refuses settings that cannot route.
+    pub fn new(
+        strategy: Strategy,
+        tree: &DirTree,
+        issue: &str,
+        settings: RouteSettings,
+        decider: &str,
+    ) -> crate::Result<Session> {
+        settings.check()?;
+        if issue.trim().is_empty() {
+            return Err(crate::Error::setting("issue", "\"\"", "some text to route"));
+        }
+        let mut walk = super::walk(strategy, tree, issue, settings.clone());
+        walk.run_mut().decider = decider.to_string();
+        Ok(Session {
+            walk,
+            strategy,
+            issue: issue.to_string(),
+            settings,
+            decider: decider.to_string(),
+            exchanges: Vec::new(),
+        })
+    }
+
+    /// The replay of a run file: its strategy, issue and settings over `tree`.
+    pub fn replay(file: &RunFile, tree: &DirTree) -> crate::Result<Session> {
+        Session::new(
+            file.strategy,
+            tree,
+            &file.issue,
+            file.settings.clone(),
+            &format!("replay of {}", file.decider),
+        )
+    }
+
+    /// The call to send next (the same one until answered), or `None` when the run is over.
+    pub fn next_call(&mut self, elapsed_ms: u64) -> Option<Call> {
+        self.walk.next_call(elapsed_ms)
+    }
+
+    /// Records the outcome of `request` and hands it to the walk. A response goes through its
+    /// JSON text, as the recorder does, so a replay sees the same bits. `decider_ms` is the time
+    /// this call spent waiting for the decider.
+    pub fn answer(
+        &mut self,
+        request: &Request,
+        outcome: Result<Response, DecisionError>,
+        elapsed_ms: u64,
+        decider_ms: u64,
+    ) {
+        let outcome = outcome.and_then(|response| {
+            let text = serde_json::to_string(&response).unwrap_or_default();
+            serde_json::from_str::<Response>(&text)
+                .map(|response| (response, text))
+                .map_err(|err| DecisionError::Malformed {
+                    message: format!("the response does not survive a round trip: {err}"),
+                })
+        });
+        let (outcome, kept) = match outcome {
+            Ok((response, text)) => (Ok(response), Outcome::Response(text)),
+            Err(error) => (Err(error.clone()), Outcome::Error(error)),
+        };
+        self.exchanges.push(Exchange {
+            request: request.clone(),
+            outcome: kept,
+        });
+        self.walk.answer(outcome, elapsed_ms);
+        self.walk.run_mut().decider_ms += decider_ms;
+    }
+
+    /// Ends the run by the user's hand: the partial run is kept and marked with the reason.
+    pub fn cancel(&mut self, reason: &str) {
+        let run = self.walk.run_mut();
+        if run.error.is_none() {
+            run.error = Some(RunError {
+                status: None,
+                message: reason.to_string(),
+            });
+        }
+    }
+
+    /// The run so far.
+    pub fn run(&self) -> &Run {
+        self.walk.run()
+    }
+
+    /// Whether the walk is over (a cancelled run may still have had work left).
+    pub fn is_done(&self) -> bool {
+        self.walk.is_done()
+    }
+
+    /// The run file of the run so far: every request and outcome, no key.
+    pub fn file(&self) -> RunFile {
+        RunFile {
+            format: RUN_FILE_FORMAT.into(),
+            strategy: self.strategy,
+            issue: self.issue.clone(),
+            settings: self.settings.clone(),
+            decider: self.decider.clone(),
+            exchanges: self.exchanges.clone(),
+            run: self.walk.run().clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::route::{
+        decider, Decider, ManualClock, OfflineDecider, Recorder, Replayer, TreeWalk,
+    };
+
+    fn tree() -> DirTree {
+        DirTree::from_paths(&[
+            "src/parser/mod.rs",
+            "src/parser/lists.rs",
+            "src/lexer.rs",
+            "docs/guide.md",
+            "README.md",
+        ])
+    }
+
+    #[test]
+    fn a_session_matches_the_native_driver_and_replays_exactly() {
+        let issue = "nested lists make the parser panic";
+        let settings = RouteSettings::default();
+        let mut walk = TreeWalk::new(&tree(), issue, settings.clone());
+        // The recorder hands the walk the response parsed from its recorded text, as a session
+        // does (a float may land one unit in the last place away from the unrecorded value).
+        let native = decider::run(
+            &mut walk,
+            &mut Recorder::new(OfflineDecider::default()),
+            &mut ManualClock::default(),
+        );
+        let mut session =
+            Session::new(Strategy::Tree, &tree(), issue, settings, "offline").unwrap();
+        let mut offline = OfflineDecider::default();
+        while let Some(call) = session.next_call(0) {
+            let outcome = offline.decide(&call.request);
+            session.answer(&call.request, outcome, 0, 1);
+        }
+        assert_eq!(session.run().paths, native.paths);
+        assert_eq!(session.run().menus, native.menus);
+        assert_eq!(session.run().decider_ms, session.run().calls as u64);
+        let file = RunFile::from_json("run.json", &session.file().to_json()).unwrap();
+        let mut replay = Session::replay(&file, &tree()).unwrap();
+        let mut replayer = Replayer::new(&file);
+        while let Some(call) = replay.next_call(0) {
+            let outcome = replayer.decide(&call.request);
+            replay.answer(&call.request, outcome, 0, 0);
+        }
+        assert_eq!(replay.run().paths, native.paths);
+        assert_eq!(replay.run().decider, "replay of offline");
+        assert_eq!(replayer.remaining(), 0);
+    }
+
+    #[test]
+    fn refuses_an_empty_issue_and_keeps_a_cancelled_run() {
+        let err = Session::new(
+            Strategy::Tree,
+            &tree(),
+            "  ",
+            RouteSettings::default(),
+            "offline",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("issue"), "{err}");
+        let mut session = Session::new(
+            Strategy::Flat,
+            &tree(),
+            "parser",
+            RouteSettings::default(),
+            "offline",
+        )
+        .unwrap();
+        session.cancel("cancelled");
+        assert_eq!(session.run().error.as_ref().unwrap().message, "cancelled");
+    }
+}
