@@ -25,7 +25,7 @@ use super::bundle_open::fetch_bundle;
 use super::route_run::{self, Transport};
 use super::route_walk::walk_view;
 use crate::api::{self, BundleEntry};
-use crate::components::TableView;
+use crate::components::{bundle_select, question_select, TableView};
 use crate::state::{AppState, DeciderKind, SettingsStoreFields};
 
 /// A bundle's tree and questions.
@@ -105,77 +105,34 @@ pub fn RouteView() -> impl IntoView {
     });
     let route = app.settings.route();
 
-    let bundle_select = move || match rs.bundles.get() {
-        None => view! { <p>"Asking this server which bundles it serves…"</p> }.into_any(),
-        Some(Err(err)) => {
-            view! { <p class="error" data-testid="bundles-absent">{err}</p> }.into_any()
-        }
-        Some(Ok(list)) => {
-            let chosen = app.settings.bundle().get_untracked().unwrap_or_default();
-            let options = list
-                .iter()
-                .map(|e| {
-                    let selected = e.name == chosen;
-                    view! { <option value=e.name.clone() selected=selected>{e.name.clone()}</option> }
-                })
-                .collect_view();
-            view! {
-                <label class="control">
-                    "bundle "
-                    <select
-                        data-testid="route-bundle-select"
-                        on:change=move |ev| {
-                            let name = event_target_value(&ev);
-                            if let Some(entry) = list.iter().find(|e| e.name == name).cloned() {
-                                spawn_local(open_bundle(app, rs, entry));
-                            }
-                        }
-                    >
-                        <option value="" selected=chosen.is_empty()>"(choose a bundle)"</option>
-                        {options}
-                    </select>
-                </label>
-            }
-            .into_any()
-        }
+    let bundle_select = move || {
+        let chosen = app.settings.bundle().get_untracked().unwrap_or_default();
+        let pick = move |entry| spawn_local(open_bundle(app, rs, entry));
+        bundle_select(
+            rs.bundles.get(),
+            chosen,
+            "route-bundle-select",
+            "bundles-absent",
+            pick,
+        )
     };
 
     let question_select = move || {
         let open = rs.open.get().filter(|o| !o.questions.is_empty())?;
-        let options = open
-            .questions
-            .iter()
-            .map(|q| {
-                let id = q.id.clone();
-                let selected = move || rs.question.get().as_deref() == Some(id.as_str());
-                view! { <option value=q.id.clone() prop:selected=selected>{q.id.clone()}</option> }
-            })
-            .collect_view();
-        let questions = open.questions.clone();
-        Some(view! {
-            <label class="control">
-                "question "
-                <select
-                    data-testid="route-question-select"
-                    on:change=move |ev| {
-                        let id = event_target_value(&ev);
-                        match questions.iter().find(|q| q.id == id) {
-                            Some(q) => {
-                                rs.text.set(q.question.clone());
-                                rs.question.set(Some(q.id.clone()));
-                                app.settings.query().set(Some(q.id.clone()));
-                            }
-                            None => rs.question.set(None),
-                        }
-                    }
-                >
-                    <option value="" prop:selected=move || rs.question.get().is_none()>
-                        "(type an issue)"
-                    </option>
-                    {options}
-                </select>
-            </label>
-        })
+        let pick = move |q: Option<&Question>| match q {
+            Some(q) => {
+                rs.text.set(q.question.clone());
+                rs.question.set(Some(q.id.clone()));
+                app.settings.query().set(Some(q.id.clone()));
+            }
+            None => rs.question.set(None),
+        };
+        Some(question_select(
+            open.questions.clone(),
+            rs.question.into(),
+            "route-question-select",
+            pick,
+        ))
     };
 
     let decider_options = DeciderKind::ALL

@@ -30,7 +30,7 @@ use routelens_engine::{
 use super::bundle_open::{fetch_bundle, FetchedBundle};
 use super::search_arms::{export_trec, open_live_study, run_all};
 use crate::api::{self, BundleEntry};
-use crate::components::TableView;
+use crate::components::{bundle_select, question_select, TableView};
 use crate::state::{AppState, SettingsStoreFields};
 
 /// Lines of a file shown at most (a larger file is cut, saying so).
@@ -136,40 +136,16 @@ pub fn SearchView() -> impl IntoView {
         }
     });
 
-    let bundle_select = move || match s.bundles.get() {
-        None => view! { <p>"Asking this server which bundles it serves…"</p> }.into_any(),
-        Some(Err(err)) => {
-            view! { <p class="error" data-testid="bundles-absent">{err}</p> }.into_any()
-        }
-        Some(Ok(list)) => {
-            let chosen = app.settings.bundle().get_untracked().unwrap_or_default();
-            let options = list
-                .iter()
-                .map(|entry| {
-                    let name = entry.name.clone();
-                    let selected = name == chosen;
-                    view! { <option value=name.clone() selected=selected>{name.clone()}</option> }
-                })
-                .collect_view();
-            view! {
-                <label class="control">
-                    "bundle "
-                    <select
-                        data-testid="bundle-select"
-                        on:change=move |ev| {
-                            let name = event_target_value(&ev);
-                            if let Some(entry) = list.iter().find(|e| e.name == name).cloned() {
-                                spawn_local(open_bundle(app, s, entry));
-                            }
-                        }
-                    >
-                        <option value="" selected=chosen.is_empty()>"(choose a bundle)"</option>
-                        {options}
-                    </select>
-                </label>
-            }
-            .into_any()
-        }
+    let bundle_select = move || {
+        let chosen = app.settings.bundle().get_untracked().unwrap_or_default();
+        let pick = move |entry| spawn_local(open_bundle(app, s, entry));
+        bundle_select(
+            s.bundles.get(),
+            chosen,
+            "bundle-select",
+            "bundles-absent",
+            pick,
+        )
     };
 
     let summary = move || {
@@ -196,44 +172,20 @@ pub fn SearchView() -> impl IntoView {
             .get()
             .filter(|open| !open.questions.is_empty())
             .map(|open| {
-                let options = open
-                    .questions
-                    .iter()
-                    .map(|q| {
-                        let id = q.id.clone();
-                        let selected = move || s.question.get().as_deref() == Some(id.as_str());
-                        view! {
-                            <option value=q.id.clone() prop:selected=selected>
-                                {q.id.clone()}
-                            </option>
-                        }
-                    })
-                    .collect_view();
-                let questions = open.questions.clone();
-                view! {
-                    <label class="control">
-                        "question "
-                        <select
-                            data-testid="question-select"
-                            on:change=move |ev| {
-                                let id = event_target_value(&ev);
-                                match questions.iter().find(|q| q.id == id) {
-                                    Some(q) => {
-                                        s.text.set(q.question.clone());
-                                        s.question.set(Some(q.id.clone()));
-                                        app.settings.query().set(Some(q.id.clone()));
-                                    }
-                                    None => s.question.set(None),
-                                }
-                            }
-                        >
-                            <option value="" prop:selected=move || s.question.get().is_none()>
-                                "(type an issue)"
-                            </option>
-                            {options}
-                        </select>
-                    </label>
-                }
+                let pick = move |q: Option<&Question>| match q {
+                    Some(q) => {
+                        s.text.set(q.question.clone());
+                        s.question.set(Some(q.id.clone()));
+                        app.settings.query().set(Some(q.id.clone()));
+                    }
+                    None => s.question.set(None),
+                };
+                question_select(
+                    open.questions.clone(),
+                    s.question.into(),
+                    "question-select",
+                    pick,
+                )
             })
     };
 

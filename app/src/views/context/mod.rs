@@ -28,7 +28,7 @@ use routelens_engine::lexical::live::Question;
 use routelens_engine::GoldSpan;
 
 use crate::api::{self, BundleEntry};
-use crate::components::{KSelect, NumberInput};
+use crate::components::{bundle_select, KSelect, NumberInput};
 use crate::state::{AppState, SettingsStoreFields};
 
 pub use load::LoadedBundle;
@@ -161,41 +161,19 @@ pub fn ContextView() -> impl IntoView {
             .collect()
     };
 
-    let bundle_select = move || match c.bundles.get() {
-        None => view! { <p>"Asking this server which bundles it serves…"</p> }.into_any(),
-        Some(Err(err)) => {
-            view! { <p class="error" data-testid="context-error">{err}</p> }.into_any()
-        }
-        Some(Ok(list)) => {
-            let chosen = s.bundle().get_untracked().unwrap_or_default();
-            let options = list
-                .iter()
-                .map(|entry| {
-                    let name = entry.name.clone();
-                    let selected = name == chosen;
-                    view! { <option value=name.clone() selected=selected>{name.clone()}</option> }
-                })
-                .collect_view();
-            view! {
-                <label class="control">
-                    "bundle "
-                    <select
-                        data-testid="context-bundle"
-                        on:change=move |ev| {
-                            let name = event_target_value(&ev);
-                            if let Some(entry) = list.iter().find(|e| e.name == name).cloned() {
-                                s.bundle().set(Some(entry.name.clone()));
-                                spawn_local(open_bundle(c, entry));
-                            }
-                        }
-                    >
-                        <option value="" selected=chosen.is_empty()>"(choose a bundle)"</option>
-                        {options}
-                    </select>
-                </label>
-            }
-            .into_any()
-        }
+    let bundle_select = move || {
+        let chosen = s.bundle().get_untracked().unwrap_or_default();
+        let pick = move |entry: BundleEntry| {
+            s.bundle().set(Some(entry.name.clone()));
+            spawn_local(open_bundle(c, entry));
+        };
+        bundle_select(
+            c.bundles.get(),
+            chosen,
+            "context-bundle",
+            "context-error",
+            pick,
+        )
     };
 
     let question_select = move || {
