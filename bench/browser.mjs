@@ -4,21 +4,13 @@
 // Build the release app first: trunk build index.html --release --dist dist-release
 // Prints `browser_ms=<median ms per re-score>` and the time to open the study.
 import { resolve } from 'node:path';
-import { launchBrowser, root } from '../tests/e2e/lib/harness.mjs';
-import { spawn } from 'node:child_process';
+import { launchBrowser, root, startCli } from '../tests/e2e/lib/harness.mjs';
 
 const dist = resolve(process.argv[2] ?? 'dist');
 const runs = process.argv[3] ?? '20';
-const server = spawn(resolve(root, 'target/debug/routelens'), ['serve', '--port', '0', '--dist', dist,
-  '--data', resolve(root, '../shared/data/fastindex')], { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((ok) => {
-  let seen = '';
-  server.stdout.on('data', (chunk) => {
-    seen += chunk;
-    const match = seen.match(/http:\/\/127\.0\.0\.1:\d+/);
-    if (match) ok(match[0]);
-  });
-});
+const server = await startCli(['serve', '--port', '0', '--dist', dist,
+  '--data', resolve(root, '../shared/data/fastindex')]);
+const { url } = server;
 const browser = await launchBrowser();
 try {
   const page = await browser.newPage();
@@ -35,5 +27,5 @@ try {
   console.log(`open_study_ms=${openMs} (page load, fetch and load of the archive)`);
 } finally {
   await browser.close();
-  server.kill();
+  server.stop();
 }

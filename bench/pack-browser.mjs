@@ -6,20 +6,11 @@
 // Prints `pack_warm_ms=` (re-pack after a budget change: token counts from the memo) and
 // `pack_cold_ms=` (the first pack: every block encoded with cl100k_base), medians.
 import { resolve } from 'node:path';
-import { launchBrowser, root } from '../tests/e2e/lib/harness.mjs';
-import { spawn } from 'node:child_process';
+import { launchBrowser, root, startCli } from '../tests/e2e/lib/harness.mjs';
 
 const dist = resolve(process.argv[2] ?? 'dist');
-const server = spawn(resolve(root, 'target/debug/routelens'), ['serve', '--port', '0', '--dist', dist],
-  { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((ok) => {
-  let seen = '';
-  server.stdout.on('data', (chunk) => {
-    seen += chunk;
-    const match = seen.match(/http:\/\/127\.0\.0\.1:\d+/);
-    if (match) ok(match[0]);
-  });
-});
+const server = await startCli(['serve', '--port', '0', '--dist', dist]);
+const { url } = server;
 const browser = await launchBrowser();
 try {
   const page = await browser.newPage();
@@ -32,5 +23,5 @@ try {
   console.log(`pack_cold_ms=${(await page.locator('[data-testid="context-bench-cold-ms"]').textContent()).trim()}`);
 } finally {
   await browser.close();
-  server.kill();
+  server.stop();
 }

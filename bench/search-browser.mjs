@@ -11,8 +11,7 @@
 // routelens demo --out target/bundles/demo.
 import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
-import { launchBrowser, root } from '../tests/e2e/lib/harness.mjs';
+import { launchBrowser, root, startCli } from '../tests/e2e/lib/harness.mjs';
 
 const dist = resolve(process.argv[2] ?? 'dist-release');
 const bundles = resolve(process.argv[3] ?? resolve(root, 'target/bundles'));
@@ -23,16 +22,9 @@ const manifest = JSON.parse(readFileSync(resolve(bundles, 'demo/manifest.json'),
 const bundleBytes = readFileSync(resolve(bundles, 'demo/manifest.json')).length
   + manifest.chunks.reduce((sum, chunk) => sum + chunk.bytes, 0) + (manifest.index?.bytes ?? 0);
 
-const server = spawn(resolve(root, 'target/debug/routelens'), ['serve', '--port', '0', '--dist', dist,
-  '--bundles', bundles], { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((ok) => {
-  let seen = '';
-  server.stdout.on('data', (chunk) => {
-    seen += chunk;
-    const match = seen.match(/http:\/\/127\.0\.0\.1:\d+/);
-    if (match) ok(match[0]);
-  });
-});
+const server = await startCli(['serve', '--port', '0', '--dist', dist,
+  '--bundles', bundles]);
+const { url } = server;
 
 const percentile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -93,5 +85,5 @@ try {
   console.log(`first_result_bytes=${first} (manifest ${firstBytes.manifest}, index ${firstBytes.index}) = ${(first / bundleBytes).toFixed(3)} of the bundle's ${bundleBytes} bytes`);
 } finally {
   await browser.close();
-  server.kill();
+  server.stop();
 }

@@ -445,6 +445,21 @@ impl AppState {
         generation
     }
 
+    /// Makes a live study (a bundle's question set with arms run live in the Search or Route
+    /// view) the open study, so every study view shows it; the permalink names it
+    /// `live:<bundle>`, which cannot carry the runs.
+    pub fn open_live_study(&self, study: Study, bundle: String) {
+        let label = format!(
+            "live runs over bundle {bundle:?}: {} questions, {} arms",
+            study.cases.len(),
+            study.arms.len()
+        );
+        self.settings.fusions().set(Vec::new());
+        let generation = self.begin_load(StudyRef::Live(bundle), &label, 1);
+        self.finish_load(generation, label, Ok(study));
+        self.settings.view().set(View::Table2);
+    }
+
     /// Reports progress of the load `generation`, unless a later load replaced it.
     pub fn progress(&self, generation: u64, done: usize) {
         if self.generation.get_untracked() == generation {

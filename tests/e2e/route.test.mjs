@@ -7,10 +7,10 @@
 // arm of the live study, and times rendering a synthetic 1,000-option walk.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { missing, root, startServer, launchBrowser, buildDemoBundle, screenshot, tempDir } from './lib/harness.mjs';
+import { missing, root, startServer, startCli, launchBrowser, buildDemoBundle, screenshot, tempDir } from './lib/harness.mjs';
 
 const skip = missing() || false;
 const cli = join(root, 'target/debug/routelens');
@@ -21,23 +21,7 @@ const KEY = 'fault-slow:150';
 let server, stub, browser, page, demo, questionText, downloaded;
 
 /** Starts `routelens typesafe-stub` on a free loopback port; resolves to { url, stop }. */
-function startStub() {
-  const child = spawn(cli, ['typesafe-stub', '--addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolvePromise, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`stub did not start: ${seen}`)), 20000);
-    const onData = (chunk) => {
-      seen += chunk;
-      const match = seen.match(/http:\/\/127\.0\.0\.1:(\d+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolvePromise({ url: `http://127.0.0.1:${match[1]}`, stop: () => child.kill() });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-  });
-}
+const startStub = () => startCli(['typesafe-stub', '--addr', '127.0.0.1:0']);
 
 /** `routelens route <demo> --query TEXT ... --format json`, parsed. */
 function routeNatively(...args) {

@@ -22,7 +22,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::route::{RouteState, Shown};
 use crate::api;
-use crate::state::{AppState, DeciderKind, RouteSetup, SettingsStoreFields, StudyRef, View};
+use crate::state::{AppState, DeciderKind, RouteSetup, SettingsStoreFields};
 
 /// Where a remembered key is kept (only when the user ticks the box).
 const KEY_STORAGE: &str = "routelens.typesafe_key";
@@ -351,19 +351,9 @@ async fn route_one(
 
 /// Makes the live study the open study, so every study view shows the route arm.
 pub(super) fn open_live_study(app: AppState, rs: RouteState) {
-    let (Some(study), Some(open)) = (rs.live.get_untracked(), rs.open.get_untracked()) else {
-        return;
-    };
-    let bundle = open.entry.name.clone();
-    let label = format!(
-        "live runs over bundle {bundle:?}: {} questions, {} arms",
-        study.cases.len(),
-        study.arms.len()
-    );
-    app.settings.fusions().set(Vec::new());
-    let generation = app.begin_load(StudyRef::Live(bundle), &label, 1);
-    app.finish_load(generation, label, Ok((*study).clone()));
-    app.settings.view().set(View::Table2);
+    if let (Some(study), Some(open)) = (rs.live.get_untracked(), rs.open.get_untracked()) {
+        app.open_live_study((*study).clone(), open.entry.name.clone());
+    }
 }
 
 /// What the view shows of a finished or running run.

@@ -11,7 +11,7 @@ use routelens_engine::lexical::live::{
 
 use super::search::{fail, fuse, load_all, run_arms, AllRuns, SearchState};
 use crate::api;
-use crate::state::{AppState, SettingsStoreFields, StudyRef, View};
+use crate::state::AppState;
 
 /// Runs every question through every arm and the fusion, adds them to the live study, and, when
 /// the open study is this question set, to the open study too.
@@ -133,17 +133,7 @@ pub(super) fn export_trec(s: SearchState) -> String {
 /// Makes the live study the open study: every view (Table 2, fusion, paired tests, cases) then
 /// shows the live arms. The permalink names it `live:<bundle>`; it cannot carry the runs.
 pub(super) fn open_live_study(app: AppState, s: SearchState) {
-    let (Some(study), Some(open)) = (s.live.get_untracked(), s.open.get_untracked()) else {
-        return;
-    };
-    let bundle = open.entry.name.clone();
-    let label = format!(
-        "live runs over bundle {bundle:?}: {} questions, {} arms",
-        study.cases.len(),
-        study.arms.len()
-    );
-    app.settings.fusions().set(Vec::new());
-    let generation = app.begin_load(StudyRef::Live(bundle), &label, 1);
-    app.finish_load(generation, label, Ok((*study).clone()));
-    app.settings.view().set(View::Table2);
+    if let (Some(study), Some(open)) = (s.live.get_untracked(), s.open.get_untracked()) {
+        app.open_live_study((*study).clone(), open.entry.name.clone());
+    }
 }

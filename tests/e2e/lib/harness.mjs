@@ -26,13 +26,16 @@ export function missing() {
  * `args`: more `serve` options; `env`: more environment (e.g. TYPESAFE_API_KEY for the proxy). */
 export function startServer({ bundles, args = [], env = {} } = {}) {
   const extra = bundles ? ['--bundles', bundles] : [];
-  const child = spawn(cli, ['serve', '--port', '0', '--dist', join(root, 'dist'), '--data', archive, ...extra, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+  return startCli(['serve', '--port', '0', '--dist', join(root, 'dist'), '--data', archive, ...extra, ...args], env);
+}
+
+/** Starts `routelens <args>` (a server that prints its loopback URL) with more environment `env`;
+ * resolves to { url, stop } once the URL is printed. Used by the tests and the bench scripts. */
+export function startCli(args, env = {}) {
+  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   return new Promise((resolvePromise, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 20000);
+    const timer = setTimeout(() => reject(new Error(`routelens ${args[0]} did not start: ${seen}`)), 20000);
     const onData = (chunk) => {
       seen += chunk;
       const match = seen.match(/http:\/\/127\.0\.0\.1:(\d+)/);
@@ -43,7 +46,7 @@ export function startServer({ bundles, args = [], env = {} } = {}) {
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${seen}`)));
+    child.on('exit', (code) => reject(new Error(`routelens ${args[0]} exited with ${code}: ${seen}`)));
   });
 }
 
