@@ -324,19 +324,23 @@ pub struct RecomputedLines {
 
 /// The line-level table with recomputed values, and the archived ones beside them where the
 /// study archives the arm at that k (averaged over the same cases, so the two compare): one row
-/// per arm and k. Columns: `L@k (recomputed)`, `complete (recomputed)`, `tokens (recomputed)`,
-/// `issues` (recomputed), `L@k (archived)`, `complete (archived)` (dashes when not archived).
+/// per arm and k over every available case, and, when the study carries the gold audit
+/// (`gold_text_aligned`), a second row `<arm> (aligned)` over the fully aligned cases alone, as
+/// the paper reports both. Columns: `L (recomputed)`, `complete (recomputed)`,
+/// `tokens (recomputed)`, `issues` (recomputed), `L (archived)`, `complete (archived)` (dashes
+/// when not archived).
 pub fn recomputed_lines_table(
     title: &str,
     rows: &[RecomputedLines],
     archived: Option<&crate::study::Study>,
 ) -> crate::table::Table {
-    use crate::table::{Cell, Table};
+    use crate::table::Table;
     let mut table = Table::new(
         title,
         &[
             "arm",
             "k",
+            "subset",
             "L (recomputed)",
             "complete (recomputed)",
             "tokens (recomputed)",
@@ -345,62 +349,100 @@ pub fn recomputed_lines_table(
             "complete (archived)",
         ],
     );
+    let aligned = |case: usize| {
+        archived
+            .and_then(|study| study.cases.get(case))
+            .and_then(|case| case.flags.gold_text_aligned)
+    };
+    let audited = archived.is_some_and(|study| {
+        study
+            .cases
+            .iter()
+            .any(|case| case.flags.gold_text_aligned.is_some())
+    });
     for row in rows {
-        let n = row.scores.len();
-        let mean = |f: &dyn Fn(&LineScore) -> f64| {
-            row.scores.iter().map(|(_, s)| f(s)).sum::<f64>() / n.max(1) as f64
-        };
-        let complete = row.scores.iter().filter(|(_, s)| s.complete).count();
-        let archived_values = archived
-            .and_then(|study| study.arms.iter().find(|arm| arm.name == row.arm))
-            .and_then(|arm| arm.archived_lines.get(&row.k))
-            .map(|values| {
-                row.scores
-                    .iter()
-                    .filter_map(|&(case, _)| values.get(case).cloned().flatten())
-                    .collect::<Vec<_>>()
-            })
-            .filter(|got| !got.is_empty());
-        let (archived_mean, archived_complete) = match &archived_values {
-            Some(got) => (
-                Cell::number(
-                    got.iter().map(|v| v.line_recall).sum::<f64>() / got.len() as f64,
-                    3,
-                ),
-                Cell {
-                    text: format!(
-                        "{}/{}",
-                        got.iter().filter(|v| v.complete_lines).count(),
-                        got.len()
-                    ),
-                    value: Some(got.iter().filter(|v| v.complete_lines).count() as f64),
-                },
-            ),
-            None => (Cell::missing(), Cell::missing()),
-        };
-        table.rows.push(vec![
-            Cell::text(&row.arm),
-            Cell::count(row.k),
-            if n == 0 {
-                Cell::missing()
-            } else {
-                Cell::number(mean(&|s| s.line_recall), 3)
-            },
-            Cell {
-                text: format!("{complete}/{n}"),
-                value: Some(complete as f64),
-            },
-            if n == 0 {
-                Cell::missing()
-            } else {
-                Cell::number(mean(&|s| s.tokens_used as f64), 0)
-            },
-            Cell::count(n),
-            archived_mean,
-            archived_complete,
-        ]);
+        let all: Vec<&(usize, LineScore)> = row.scores.iter().collect();
+        table
+            .rows
+            .push(recomputed_row(&row.arm, row, "all", &all, archived));
+        if audited {
+            let subset: Vec<&(usize, LineScore)> = row
+                .scores
+                .iter()
+                .filter(|(case, _)| aligned(*case) == Some(true))
+                .collect();
+            let label = format!("{} (aligned)", row.arm);
+            table
+                .rows
+                .push(recomputed_row(&label, row, "aligned", &subset, archived));
+        }
     }
     table
+}
+
+/// One row of [`recomputed_lines_table`] over `scores` (a subset of `row.scores`).
+fn recomputed_row(
+    label: &str,
+    row: &RecomputedLines,
+    subset: &str,
+    scores: &[&(usize, LineScore)],
+    archived: Option<&crate::study::Study>,
+) -> Vec<crate::table::Cell> {
+    use crate::table::Cell;
+    let n = scores.len();
+    let mean = |f: &dyn Fn(&LineScore) -> f64| {
+        scores.iter().map(|(_, s)| f(s)).sum::<f64>() / n.max(1) as f64
+    };
+    let complete = scores.iter().filter(|(_, s)| s.complete).count();
+    let archived_values = archived
+        .and_then(|study| study.arms.iter().find(|arm| arm.name == row.arm))
+        .and_then(|arm| arm.archived_lines.get(&row.k))
+        .map(|values| {
+            scores
+                .iter()
+                .filter_map(|&&(case, _)| values.get(case).cloned().flatten())
+                .collect::<Vec<_>>()
+        })
+        .filter(|got| !got.is_empty());
+    let (archived_mean, archived_complete) = match &archived_values {
+        Some(got) => (
+            Cell::number(
+                got.iter().map(|v| v.line_recall).sum::<f64>() / got.len() as f64,
+                3,
+            ),
+            Cell {
+                text: format!(
+                    "{}/{}",
+                    got.iter().filter(|v| v.complete_lines).count(),
+                    got.len()
+                ),
+                value: Some(got.iter().filter(|v| v.complete_lines).count() as f64),
+            },
+        ),
+        None => (Cell::missing(), Cell::missing()),
+    };
+    vec![
+        Cell::text(label),
+        Cell::count(row.k),
+        Cell::text(subset),
+        if n == 0 {
+            Cell::missing()
+        } else {
+            Cell::number(mean(&|s| s.line_recall), 3)
+        },
+        Cell {
+            text: format!("{complete}/{n}"),
+            value: Some(complete as f64),
+        },
+        if n == 0 {
+            Cell::missing()
+        } else {
+            Cell::number(mean(&|s| s.tokens_used as f64), 0)
+        },
+        Cell::count(n),
+        archived_mean,
+        archived_complete,
+    ]
 }
 
 /// Parses a ranking file: one path per line, best first; surrounding whitespace is trimmed and
@@ -625,10 +667,18 @@ mod tests {
         }];
         let table = recomputed_lines_table("t", &rows, None);
         let texts: Vec<&str> = table.rows[0].iter().map(|c| c.text.as_str()).collect();
-        assert_eq!(texts, ["fts5", "8", "0.750", "1/2", "200", "2", "–", "–"]);
-        let cases = (0..3)
+        assert_eq!(
+            texts,
+            ["fts5", "8", "all", "0.750", "1/2", "200", "2", "–", "–"]
+        );
+        assert_eq!(table.rows.len(), 1, "no gold audit, no aligned row");
+        let mut cases: Vec<Case> = (0..3)
             .map(|i| Case::from_spans(format!("c{i}"), "r".into(), Vec::new()))
             .collect();
+        // The audit: cases 0 and 1 aligned, case 2 not.
+        for (case, aligned) in cases.iter_mut().zip([true, true, false]) {
+            case.flags.gold_text_aligned = Some(aligned);
+        }
         let mut arm = Arm::new("fts5", "fts5", ArmOrigin::Archived, vec![Vec::new(); 3]);
         let value = |line_recall| {
             Some(ArchivedLines {
@@ -647,8 +697,24 @@ mod tests {
             arms: vec![arm],
         };
         let table = recomputed_lines_table("t", &rows, Some(&study));
-        assert_eq!(table.rows[0][6].text, "0.600");
-        assert_eq!(table.rows[0][7].text, "1/2");
+        assert_eq!(table.rows[0][7].text, "0.600");
+        assert_eq!(table.rows[0][8].text, "1/2");
+        // The aligned row: case 0 alone (case 2 is recomputed but not aligned).
+        let aligned: Vec<&str> = table.rows[1].iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(
+            aligned,
+            [
+                "fts5 (aligned)",
+                "8",
+                "aligned",
+                "1.000",
+                "1/1",
+                "100",
+                "1",
+                "0.200",
+                "0/1"
+            ]
+        );
     }
 
     #[test]
