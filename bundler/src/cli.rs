@@ -118,6 +118,10 @@ pub struct RouteArgs {
     /// Give up on one HTTP request after this many milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 60_000)]
     pub timeout_ms: u64,
+
+    /// The router's parameters (the paper's values are the defaults).
+    #[command(flatten)]
+    pub router: RouterArgs,
 }
 
 /// Where `route` takes its issue from: exactly one of these.
@@ -231,6 +235,39 @@ impl From<TokenizerArg> for Tokenizer {
             TokenizerArg::Code => Tokenizer::Code,
         }
     }
+}
+
+/// The router's parameters on the command line; each default is the paper's (see
+/// `routelens_engine::route::RouteSettings`). A run file replays with its own recorded settings.
+#[derive(Debug, Args)]
+pub struct RouterArgs {
+    /// Stop after nominating this many files.
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub max_files: usize,
+    /// Stop before a call beyond this many.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub max_calls: usize,
+    /// Stop once this many seconds have passed.
+    #[arg(long, value_name = "S", default_value_t = 180)]
+    pub max_seconds: u64,
+    /// Keep a child whose probability is at least this ...
+    #[arg(long, value_name = "P", default_value_t = 0.01)]
+    pub min_probability: f64,
+    /// ... and at least this times the best child's probability.
+    #[arg(long, value_name = "R", default_value_t = 0.01)]
+    pub relative_probability: f64,
+    /// Split a menu with more options than this into several calls.
+    #[arg(long, value_name = "N", default_value_t = 254)]
+    pub max_menu_options: usize,
+    /// Split a menu whose state plus options would pass this many characters.
+    #[arg(long, value_name = "N", default_value_t = 48_000)]
+    pub max_menu_chars: usize,
+    /// Cut each option to this many characters.
+    #[arg(long, value_name = "N", default_value_t = 800)]
+    pub max_option_chars: usize,
+    /// Price estimate: dollars per million input tokens (output is free).
+    #[arg(long, value_name = "USD", default_value_t = 0.042)]
+    pub usd_per_million_input: f64,
 }
 
 /// Options of `routelens search`.

@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use routelens_engine::route::protocol::KEY_ENV;
 use routelens_engine::route::{
-    self, Decider, OfflineDecider, Recorder, Replayer, RouteSettings, Run, RunFile, Strategy,
+    self, Decider, OfflineDecider, Pricing, Recorder, Replayer, RouteSettings, Run, RunFile,
+    Strategy,
 };
 use routelens_engine::{Cell, Table};
 
@@ -48,10 +49,25 @@ pub fn run(args: &RouteArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 (file.strategy, file.settings, decider)
             }
             choice => {
+                let router = &args.router;
+                let defaults = RouteSettings::default();
                 let settings = RouteSettings {
                     model: args.model.clone(),
-                    ..RouteSettings::default()
+                    max_files: router.max_files,
+                    max_calls: router.max_calls,
+                    max_elapsed_ms: router.max_seconds.saturating_mul(1000),
+                    min_probability: router.min_probability,
+                    relative_probability: router.relative_probability,
+                    max_menu_options: router.max_menu_options,
+                    max_menu_chars: router.max_menu_chars,
+                    max_option_chars: router.max_option_chars,
+                    pricing: Pricing {
+                        usd_per_million_input: router.usd_per_million_input,
+                        ..defaults.pricing
+                    },
+                    ..defaults
                 };
+                settings.check()?;
                 let strategy = match args.strategy {
                     StrategyArg::Tree => Strategy::Tree,
                     StrategyArg::Flat => Strategy::Flat,

@@ -358,3 +358,44 @@ fn the_serve_proxy_adds_the_key_so_the_client_needs_none() {
     assert_eq!(status, 401);
     assert!(body.contains("TYPESAFE_API_KEY"), "{body}");
 }
+
+/// The router's parameters are settings: a cap of one file stops after the first nomination
+/// (marked truncated), and settings that cannot route are refused with the setting's name.
+#[test]
+fn router_parameters_are_command_line_settings() {
+    let query = "how are cached responses evicted";
+    let capped = json(&route(
+        &[
+            "--query",
+            query,
+            "--decider",
+            "offline",
+            "--max-files",
+            "1",
+            "--format",
+            "json",
+        ],
+        None,
+    ));
+    assert_eq!(capped["paths"].as_array().unwrap().len(), 1, "{capped}");
+    assert_eq!(capped["truncated"], true);
+    let free = json(&route(
+        &["--query", query, "--decider", "offline", "--format", "json"],
+        None,
+    ));
+    assert!(free["paths"].as_array().unwrap().len() > 1, "{free}");
+    let refused = route(
+        &[
+            "--query",
+            query,
+            "--decider",
+            "offline",
+            "--max-menu-options",
+            "1",
+        ],
+        None,
+    );
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("max_menu_options"), "{stderr}");
+}
