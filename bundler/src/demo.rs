@@ -30,12 +30,13 @@ use std::time::Instant;
 use routelens_engine::bundle::FORMAT_VERSION;
 use routelens_engine::lexical::fts::INDEX_FORMAT;
 use routelens_engine::lexical::live::parse_questions;
-use routelens_engine::{sha256_hex, Error, Policy};
+use routelens_engine::{sha256_hex, Policy};
 
 use crate::bundle::{self, elapsed_ms, gold_report, json_line, tool_version, GoldStatus, Summary};
 use crate::cli::{DemoArgs, OutputFormat};
 use crate::failure::Failure;
 use crate::folder::{write_file_atomic, BundleFolder};
+use crate::input::read_text;
 use crate::sources::{self, Collection};
 
 /// The built-in crate list.
@@ -349,19 +350,6 @@ fn registry_dirs(cargo_home: &Path) -> Vec<PathBuf> {
         .unwrap_or_default();
     dirs.sort();
     dirs
-}
-
-fn read_text(path: &Path) -> Result<String, Failure> {
-    let bytes = std::fs::read(path).map_err(|err| Failure::read(path, err))?;
-    String::from_utf8(bytes).map_err(|err| {
-        Failure::Engine(Error::Parse {
-            file: path.display().to_string(),
-            message: format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                err.utf8_error().valid_up_to()
-            ),
-        })
-    })
 }
 
 #[cfg(test)]

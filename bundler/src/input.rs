@@ -53,8 +53,9 @@ fn read_archive(dir: &Path) -> Result<ArchiveBytes, Failure> {
     Ok(files)
 }
 
-/// Reads a text file; bytes that are not UTF-8 are bad data, named by file.
-fn read_text(path: &Path) -> Result<String, Failure> {
+/// Reads a text file; bytes that are not UTF-8 are bad data, named by file. Every subcommand
+/// reads its text inputs through this.
+pub(crate) fn read_text(path: &Path) -> Result<String, Failure> {
     let bytes = std::fs::read(path).map_err(|err| Failure::read(path, err))?;
     String::from_utf8(bytes).map_err(|err| {
         Failure::Engine(routelens_engine::Error::Parse {

@@ -10,7 +10,6 @@
 //! (`embedded-cl100k`).
 
 use std::io::Write;
-use std::path::Path;
 
 use routelens_engine::context::{
     build_context, parse_gold, parse_ranking, ContextReport, ContextSettings, MissingFile,
@@ -23,6 +22,7 @@ use crate::bundle::json_line;
 use crate::cli::{OutputFormat, PackArgs};
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
+use crate::input::read_text;
 use crate::render::text_table;
 
 /// `pack --format json`.
@@ -238,17 +238,4 @@ fn table(report: &ContextReport) -> String {
         }
     }
     text
-}
-
-fn read_text(path: &Path) -> Result<String, Failure> {
-    let bytes = std::fs::read(path).map_err(|err| Failure::read(path, err))?;
-    String::from_utf8(bytes).map_err(|err| {
-        Failure::Engine(Error::Parse {
-            file: path.display().to_string(),
-            message: format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                err.utf8_error().valid_up_to()
-            ),
-        })
-    })
 }

@@ -22,8 +22,8 @@ use crate::bundle::json_line;
 use crate::cli::{DeciderChoice, OutputFormat, RouteArgs, StrategyArg};
 use crate::failure::{Failure, EX_DATAERR, EX_UNAVAILABLE};
 use crate::folder::BundleFolder;
+use crate::input::read_text;
 use crate::render::text_table;
-use crate::search::read_text;
 use crate::transport::{HttpDecider, WallClock};
 
 /// Runs `route`.

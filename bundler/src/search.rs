@@ -10,7 +10,6 @@
 //! object per question and arm, each with its `id`.
 
 use std::io::Write;
-use std::path::Path;
 use std::time::Instant;
 
 use routelens_engine::lexical::live::parse_questions;
@@ -21,6 +20,7 @@ use crate::bundle::{elapsed_ms, json_line};
 use crate::cli::{OutputFormat, SearchArgs, ALL_ARMS};
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
+use crate::input::read_text;
 use crate::render::text_table;
 
 /// One arm's answer as `search --format json` prints it.
@@ -128,19 +128,6 @@ fn queries(args: &SearchArgs) -> Result<Vec<(Option<String>, String)>, Failure> 
     Err(Failure::Usage(
         "give a query: --query TEXT, --query-file FILE or --queries FILE".into(),
     ))
-}
-
-pub(crate) fn read_text(path: &Path) -> Result<String, Failure> {
-    let bytes = std::fs::read(path).map_err(|err| Failure::read(path, err))?;
-    String::from_utf8(bytes).map_err(|err| {
-        Failure::Engine(Error::Parse {
-            file: path.display().to_string(),
-            message: format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                err.utf8_error().valid_up_to()
-            ),
-        })
-    })
 }
 
 fn run_one(
