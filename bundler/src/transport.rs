@@ -9,7 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use routelens_engine::route::protocol::{parse_response, SYSTEMONE_PATH};
+use routelens_engine::route::protocol::{decode_reply, SYSTEMONE_PATH};
 use routelens_engine::route::{Clock, Decider, DecisionError, Request, Response};
 
 /// Largest response body read (the answers to 254 options are a few kilobytes).
@@ -82,16 +82,13 @@ impl Decider for HttpDecider {
             .map_err(|err| DecisionError::Transport {
                 message: format!("POST {}: reading the response: {err}", self.url),
             })?;
-        if (200..300).contains(&status) {
-            parse_response(request, &body)
-        } else {
-            Err(DecisionError::from_status(
-                status,
-                retry_after.as_deref(),
-                retry_after_ms.as_deref(),
-                &body,
-            ))
-        }
+        decode_reply(
+            request,
+            status,
+            retry_after.as_deref(),
+            retry_after_ms.as_deref(),
+            &body,
+        )
     }
 
     fn kind(&self) -> String {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use gloo_net::http::Request as HttpRequest;
 use leptos::prelude::*;
 use routelens_engine::lexical::live::{add_live_arm, live_study, merge_live_arms, Question};
-use routelens_engine::route::protocol::parse_response;
+use routelens_engine::route::protocol::decode_reply;
 use routelens_engine::route::{
     Decider, DecisionError, OfflineDecider, Replayer, Request, Response, RouteSettings, Run,
     Session, Strategy,
@@ -115,16 +115,13 @@ async fn post(url: &str, key: Option<&str>, request: &Request) -> Result<Respons
         .text()
         .await
         .map_err(|err| transport("reading the reply failed", err))?;
-    if (200..300).contains(&status) {
-        parse_response(request, &body)
-    } else {
-        Err(DecisionError::from_status(
-            status,
-            retry_after.as_deref(),
-            retry_after_ms.as_deref(),
-            &body,
-        ))
-    }
+    decode_reply(
+        request,
+        status,
+        retry_after.as_deref(),
+        retry_after_ms.as_deref(),
+        &body,
+    )
 }
 
 /// Waits `ms` milliseconds on the page's timer.

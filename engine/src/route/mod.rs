@@ -46,7 +46,8 @@ pub use decider::{
 pub use flat::FlatTournament;
 pub use menu::MenuOption;
 pub use protocol::{
-    parse_response, Answer, Criteria, DecisionError, Pricing, Question, Request, Response, Usage,
+    decode_reply, parse_response, Answer, Criteria, DecisionError, Pricing, Question, Request,
+    Response, Usage,
 };
 pub use replay::{Exchange, Outcome, Recorder, Replayer, RunFile, RUN_FILE_FORMAT};
 pub use router::TreeWalk;

@@ -384,6 +384,28 @@ fn server_message(body: &str) -> String {
     crate::terms::first_chars(&text, 200).to_string()
 }
 
+/// Turns an HTTP reply into the call's outcome, whatever the transport: a 2xx body is parsed and
+/// checked by [`parse_response`], any other status becomes [`DecisionError::from_status`] with the
+/// `Retry-After` and `retry-after-ms` header values.
+pub fn decode_reply(
+    request: &Request,
+    status: u16,
+    retry_after: Option<&str>,
+    retry_after_ms: Option<&str>,
+    body: &str,
+) -> Result<Response, DecisionError> {
+    if (200..300).contains(&status) {
+        parse_response(request, body)
+    } else {
+        Err(DecisionError::from_status(
+            status,
+            retry_after,
+            retry_after_ms,
+            body,
+        ))
+    }
+}
+
 /// Parses and checks a success body against the request it answers: the JSON shape, then every
 /// criterion of every choice question present in `probabilities` with a number in [0, 1].
 pub fn parse_response(request: &Request, body: &str) -> Result<Response, DecisionError> {
