@@ -139,10 +139,15 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The tabs of the views that need no study (Search, Route).
+/// The tabs of the views that need no study (Search, Context, Route).
 fn bundle_tabs(state: AppState) -> impl IntoView {
+    tab_buttons(state, [View::Search, View::Context, View::Route])
+}
+
+/// One tab button per view; the active one has class `active`.
+fn tab_buttons(state: AppState, views: impl IntoIterator<Item = View>) -> impl IntoView {
     let view_field = state.settings.view();
-    [View::Search, View::Context, View::Route]
+    views
         .into_iter()
         .map(|view| {
             view! {
@@ -244,21 +249,7 @@ fn StudyPage() -> impl IntoView {
     let title = move || state.with_study(|study| study.title.clone());
     let link = move || format!("?{}", permalink::to_query(&state.settings.get()));
     let picked = move || state.settings.study().get() == StudyRef::Picked;
-    let tabs = View::ALL
-        .into_iter()
-        .map(|view| {
-            view! {
-                <button
-                    class="tab"
-                    class:active=move || view_field.get() == view
-                    data-testid=format!("tab-{}", view.name())
-                    on:click=move |_| view_field.set(view)
-                >
-                    {view.label()}
-                </button>
-            }
-        })
-        .collect_view();
+    let tabs = tab_buttons(state, View::ALL);
     let fusion_errors = move || {
         state
             .study
