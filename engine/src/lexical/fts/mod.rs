@@ -49,6 +49,7 @@ pub mod blob;
 #[cfg(not(target_arch = "wasm32"))]
 mod build;
 pub mod code_tokenizer;
+pub mod unicode61;
 
 use std::fmt;
 use std::path::Path;
@@ -60,8 +61,7 @@ use tantivy::postings::Postings;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer,
-    TextAnalyzer,
+    AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer,
 };
 use tantivy::{
     DocId, DocSet, Index, ReloadPolicy, Score, Searcher, SegmentOrdinal, SegmentReader, Term,
@@ -70,6 +70,7 @@ use tantivy::{
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use build::{build_index_blob, build_index_blob_with};
+pub use unicode61::{analyzer, count_index_tokens, MAX_TOKEN_BYTES};
 
 use super::{sort_and_truncate, ArmOutput};
 use crate::bundle::Manifest;
@@ -148,9 +149,6 @@ pub const PATH_BOOST: Score = 2.0;
 /// The `content` field's weight.
 pub const CONTENT_BOOST: Score = 1.0;
 
-/// Tokens longer than this many bytes are not indexed.
-const MAX_TOKEN_BYTES: usize = 255;
-
 const PATH: &str = "path";
 const CONTENT: &str = "content";
 const FILE_ID: &str = "file_id";
@@ -159,36 +157,6 @@ const CONTENT_TOKENS: &str = "content_tokens";
 
 /// The name used in errors before the blob has a bundle file name.
 const INDEX_NAME: &str = "index";
-
-/// The `unicode61` analyzer chain.
-pub fn analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(MAX_TOKEN_BYTES + 1))
-        .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .build()
-}
-
-/// The number of tokens [`analyzer`] makes of `text`, without making them.
-///
-/// The builder stores every file's exact token count (FTS5's row length); running the analyzer a
-/// second time for it cost a quarter of the index build. This counts the same runs the
-/// `SimpleTokenizer` cuts (maximal runs of alphanumeric characters) and drops those of 256 bytes
-/// or more as `RemoveLongFilter` does; lower-casing and folding never change the count. The
-/// property test in the tests below holds it to `index_tokens(text).len()`.
-pub fn count_index_tokens(text: &str) -> u64 {
-    let mut count = 0;
-    let mut run_bytes = 0usize;
-    for ch in text.chars() {
-        if ch.is_alphanumeric() {
-            run_bytes += ch.len_utf8();
-        } else if run_bytes > 0 {
-            count += u64::from(run_bytes <= MAX_TOKEN_BYTES);
-            run_bytes = 0;
-        }
-    }
-    count + u64::from(run_bytes > 0 && run_bytes <= MAX_TOKEN_BYTES)
-}
 
 /// The tokens a `unicode61` index holds for `text` (for tests and for highlighting).
 pub fn index_tokens(text: &str) -> Vec<String> {
@@ -436,8 +404,8 @@ impl FtsIndex {
     fn search(&self, terms: Vec<String>, fields: &[(Field, Score)], k: usize) -> Result<ArmOutput> {
         let tokens = query_tokens(self.tokenizer, &terms);
         if self.scoring == Scoring::Fts5 {
-            let results = self.fts5_scores(&tokens, fields)?;
-            return Ok(ArmOutput::new(terms, sort_and_truncate(results, k)));
+            let results = self.fts5_top(&tokens, fields, k)?;
+            return Ok(ArmOutput::new(terms, results));
         }
         let clauses: Vec<(Occur, Box<dyn Query>)> = tokens
             .iter()
@@ -471,28 +439,33 @@ impl FtsIndex {
 }
 
 impl FtsIndex {
-    /// FTS5's `bm25()` for every file holding at least one token (see [`Scoring::Fts5`]).
-    fn fts5_scores(
+    /// The `k` best files by FTS5's `bm25()` (see [`Scoring::Fts5`]), every file holding at
+    /// least one token scored, ties by path.
+    ///
+    /// This loop is the query's cost, so it allocates per query, not per matching file: the
+    /// frequencies sit in one flat vector, a row per matching file, found through a per-document
+    /// slot; scores are ranked as `(score, file id)` and only the `k` kept get their path. A file's
+    /// id is its position in the path-sorted list the index was built over ([`FtsIndex::open`]
+    /// checks the list), so ordering ties by id orders them by path.
+    fn fts5_top(
         &self,
         tokens: &[String],
         columns: &[(Field, Score)],
+        k: usize,
     ) -> Result<Vec<(String, f64)>> {
         let err = |error: tantivy::TantivyError| index_error(INDEX_NAME, error);
         let io_err = |error: std::io::Error| index_error(INDEX_NAME, error);
         let with_content = columns
             .iter()
             .any(|&(field, _)| field == self.fields.content);
-        // (file id, row length D, weighted frequency of each token)
-        let mut rows: Vec<(u64, f64, Vec<f64>)> = Vec::new();
-        let mut hits = vec![0u64; tokens.len()];
+        let width = tokens.len();
+        // Per matching file: its id and row length D; and `width` weighted frequencies each.
+        let mut files: Vec<(u64, f64)> = Vec::new();
+        let mut freqs: Vec<f64> = Vec::new();
         for segment in self.searcher.segment_readers() {
-            // Each matching document gets a row of `width` frequencies in one flat vector, found
-            // through a per-document slot: no map and no allocation per document (this loop is
-            // the query's cost), and memory grows with the matches, not with the index.
-            let width = tokens.len();
+            let first_row = files.len();
             let mut slot = vec![u32::MAX; segment.max_doc() as usize];
             let mut matched: Vec<DocId> = Vec::new();
-            let mut freqs: Vec<f64> = Vec::new();
             for (index, token) in tokens.iter().enumerate() {
                 for &(field, weight) in columns {
                     let inverted = segment.inverted_index(field).map_err(err)?;
@@ -507,7 +480,7 @@ impl FtsIndex {
                     while doc != TERMINATED {
                         let row = &mut slot[doc as usize];
                         if *row == u32::MAX {
-                            *row = matched.len() as u32;
+                            *row = (first_row + matched.len()) as u32;
                             matched.push(doc);
                             freqs.resize(freqs.len() + width, 0.0);
                         }
@@ -521,18 +494,13 @@ impl FtsIndex {
             let file_ids = fast.u64(FILE_ID).map_err(err)?;
             let path_tokens = fast.u64(PATH_TOKENS).map_err(err)?;
             let content_tokens = fast.u64(CONTENT_TOKENS).map_err(err)?;
-            for (at, &doc) in matched.iter().enumerate() {
-                let row = freqs[at * width..(at + 1) * width].to_vec();
-                for (hit, &freq) in hits.iter_mut().zip(&row) {
-                    *hit += u64::from(freq > 0.0);
-                }
+            for &doc in &matched {
                 let mut length = path_tokens.first(doc).unwrap_or(0);
                 if with_content {
                     length += content_tokens.first(doc).unwrap_or(0);
                 }
-                if let Some(file_id) = file_ids.first(doc) {
-                    rows.push((file_id, length as f64, row));
-                }
+                // A document without an id cannot be named; its row stays and scores nothing.
+                files.push((file_ids.first(doc).unwrap_or(u64::MAX), length as f64));
             }
         }
         let n = self.paths.len() as f64;
@@ -544,6 +512,12 @@ impl FtsIndex {
             };
         // A row with a hit has at least one token, so the average is positive.
         let avgdl = if n > 0.0 { total / n } else { 1.0 };
+        let mut hits = vec![0u64; width];
+        for row in freqs.chunks_exact(width.max(1)) {
+            for (hit, &freq) in hits.iter_mut().zip(row) {
+                *hit += u64::from(freq > 0.0);
+            }
+        }
         let idf: Vec<f64> = hits
             .iter()
             .map(|&hit| {
@@ -557,18 +531,32 @@ impl FtsIndex {
             .collect();
         const K1: f64 = 1.2;
         const B: f64 = 0.75;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(file_id, length, row)| {
+        let mut ranked: Vec<(f64, u64)> = files
+            .iter()
+            .zip(freqs.chunks_exact(width.max(1)))
+            .filter(|((file_id, _), _)| (*file_id as usize) < self.paths.len())
+            .map(|(&(file_id, length), row)| {
                 let norm = K1 * (1.0 - B + B * length / avgdl);
                 let score = row
                     .iter()
                     .zip(&idf)
                     .map(|(&freq, &idf)| idf * (freq * (K1 + 1.0)) / (freq + norm))
                     .sum();
-                let path = self.paths.get(usize::try_from(file_id).ok()?)?;
-                Some((path.clone(), score))
+                (score, file_id)
             })
+            .collect();
+        let best_first = |a: &(f64, u64), b: &(f64, u64)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+        if ranked.len() > k {
+            if k == 0 {
+                return Ok(Vec::new());
+            }
+            ranked.select_nth_unstable_by(k - 1, best_first);
+            ranked.truncate(k);
+        }
+        ranked.sort_unstable_by(best_first);
+        Ok(ranked
+            .into_iter()
+            .map(|(score, file_id)| (self.paths[file_id as usize].clone(), score))
             .collect())
     }
 }
@@ -639,17 +627,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tokenizes_like_unicode61() {
-        assert_eq!(
-            index_tokens("src/foo_bar.rs: Parse_JSON(x86_64) Café"),
-            ["src", "foo", "bar", "rs", "parse", "json", "x86", "64", "cafe"]
-        );
-        let long = "a".repeat(300);
-        assert!(index_tokens(&long).is_empty());
-        assert_eq!(index_tokens(&"b".repeat(255)).len(), 1);
-    }
-
-    #[test]
     fn the_code_tokenizer_splits_identifiers_and_stems() {
         let code = Tokenizer::Code;
         assert_eq!(
@@ -672,22 +649,5 @@ mod tests {
             Tokenizer::from_index_format("tantivy-0.27/unicode61/1"),
             None
         );
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn the_fast_count_is_the_analyzer_count(
-            text in "([a-zA-Z0-9_ .:/(){}\\-]|é|ß|日本|\u{0301}|\n){0,80}",
-            long in 250usize..260,
-        ) {
-            let padded = format!("{text} {} {text}{}", "x".repeat(long), "é".repeat(long / 2));
-            for sample in [text.as_str(), padded.as_str()] {
-                proptest::prop_assert_eq!(
-                    count_index_tokens(sample),
-                    index_tokens(sample).len() as u64,
-                    "{:?}", sample
-                );
-            }
-        }
     }
 }
