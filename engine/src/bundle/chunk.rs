@@ -14,8 +14,13 @@ use crate::error::{Error, Result};
 /// The default uncompressed chunk size to aim for: 256 KiB.
 pub const DEFAULT_CHUNK_TARGET_BYTES: usize = 256 * 1024;
 
-/// The default DEFLATE level (0–10, as `miniz_oxide` counts): 6, zlib's default.
-pub const DEFAULT_COMPRESSION_LEVEL: u8 = 6;
+/// The default DEFLATE level (0–10, as `miniz_oxide` counts): 2.
+///
+/// Measured on the demo corpus (13.9 MB of source in 256 KiB chunks, one core): level 1 took
+/// 84 ms for 0.306 of the raw bytes, level 2 118 ms for 0.250, level 3 186 ms for 0.228, and
+/// zlib's default 6 about 450 ms for 0.216. Compressing was then half the bundle build, so the
+/// default is the level past which each byte saved costs several times more time.
+pub const DEFAULT_COMPRESSION_LEVEL: u8 = 2;
 
 /// Where one file sits in the packing: its chunk and byte offset in the uncompressed chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -36,7 +36,7 @@ pub struct BundleInput {
 pub struct BundleOptions {
     /// Uncompressed bytes to aim for per chunk (default [`DEFAULT_CHUNK_TARGET_BYTES`], 256 KiB).
     pub chunk_target_bytes: usize,
-    /// DEFLATE level 0–10 (default [`DEFAULT_COMPRESSION_LEVEL`], 6).
+    /// DEFLATE level 0–10 (default [`DEFAULT_COMPRESSION_LEVEL`], 2).
     pub compression_level: u8,
 }
 
