@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use routelens_engine::bundle::DEFAULT_COMPRESSION_LEVEL;
+use routelens_engine::bundle::{DEFAULT_COMPRESSION_LEVEL, MAX_COMPRESSION_LEVEL};
 use routelens_engine::context::DEFAULT_CONTEXT_K;
 use routelens_engine::lexical::fts::Tokenizer;
 use routelens_engine::pack::DEFAULT_BUDGET_TOKENS;
@@ -209,9 +209,9 @@ pub struct BundleArgs {
     #[arg(long, value_enum, default_value_t = TokenizerArg::Unicode61)]
     pub tokenizer: TokenizerArg,
 
-    /// DEFLATE level of the chunks and the index, 0 (store) to 10.
+    /// DEFLATE level of the chunks and the index (libdeflate's), 0 (store) to 12.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_COMPRESSION_LEVEL,
-          value_parser = clap::value_parser!(u8).range(0..=10))]
+          value_parser = clap::value_parser!(u8).range(0..=MAX_COMPRESSION_LEVEL as i64))]
     pub compression_level: u8,
 
     /// Output format of the summary.

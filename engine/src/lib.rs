@@ -62,9 +62,11 @@ pub use archive::{
     load_archive, match_picked_files, sha256_hex, ArchiveBytes, ARCHIVE_FILES, PINNED_ARCHIVE_URL,
 };
 pub use bundle::{
-    decode_manifest, encode_bundle, BundleFile, BundleInput, BundleOptions, Chunk, ChunkEntry,
-    DirTree, EncodedBundle, ExcludedFile, FileEntry, IndexEntry, Manifest, SourceFile,
+    decode_manifest, Chunk, ChunkEntry, DirTree, ExcludedFile, FileEntry, IndexEntry, Manifest,
+    SourceFile,
 };
+#[cfg(not(target_arch = "wasm32"))]
+pub use bundle::{encode_bundle, BundleFile, BundleInput, BundleOptions, EncodedBundle};
 pub use error::{Error, Result};
 pub use fusion::{add_fusion, rrf, RrfConfig};
 pub use issue_text::{check_issue_texts, parse_issue_texts, CheckedTexts, IssueText, Refusal};

@@ -7,20 +7,24 @@
 //! suits both compression (similar files) and fetching (a directory's files arrive together).
 //!
 //! A chunk's uncompressed bytes are its files' bytes concatenated in path order; the stored
-//! chunk is that, compressed as raw DEFLATE (RFC 1951, no zlib or gzip header) by `miniz_oxide`.
+//! chunk is that, compressed as raw DEFLATE (RFC 1951, no zlib or gzip header): written by
+//! libdeflate (native), read by `miniz_oxide` (pure Rust, so also in the browser).
 
 use crate::error::{Error, Result};
 
 /// The default uncompressed chunk size to aim for: 256 KiB.
 pub const DEFAULT_CHUNK_TARGET_BYTES: usize = 256 * 1024;
 
-/// The default DEFLATE level (0–10, as `miniz_oxide` counts): 2.
+/// The default DEFLATE level (libdeflate's 0–12): 1.
 ///
-/// Measured on the demo corpus (13.9 MB of source in 256 KiB chunks, one core): level 1 took
-/// 84 ms for 0.306 of the raw bytes, level 2 118 ms for 0.250, level 3 186 ms for 0.228, and
-/// zlib's default 6 about 450 ms for 0.216. Compressing was then half the bundle build, so the
-/// default is the level past which each byte saved costs several times more time.
-pub const DEFAULT_COMPRESSION_LEVEL: u8 = 2;
+/// Measured on the demo corpus (13.9 MB of source in 256 KiB chunks, one core), libdeflate:
+/// level 1 61 ms for 0.244 of the raw bytes, 3 94 ms for 0.230, 6 145 ms for 0.218;
+/// `miniz_oxide`, used before: level 2 112 ms for 0.250, 6 413 ms for 0.219. Compressing was
+/// half the bundle build, and past level 1 each byte saved costs several times more time.
+pub const DEFAULT_COMPRESSION_LEVEL: u8 = 1;
+
+/// The highest DEFLATE level.
+pub const MAX_COMPRESSION_LEVEL: u8 = 12;
 
 /// Where one file sits in the packing: its chunk and byte offset in the uncompressed chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,9 +53,20 @@ pub fn plan_chunks(sizes: &[usize], target_bytes: usize) -> Vec<Placement> {
     placements
 }
 
-/// Compresses a chunk's bytes.
+/// Compresses a chunk's bytes as raw DEFLATE at `level` (0–[`MAX_COMPRESSION_LEVEL`]; higher is
+/// taken as the maximum), with libdeflate. Native only: the browser reads bundles, never writes.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn compress(raw: &[u8], level: u8) -> Vec<u8> {
-    miniz_oxide::deflate::compress_to_vec(raw, level.min(10))
+    let level = libdeflater::CompressionLvl::new(i32::from(level.min(MAX_COMPRESSION_LEVEL)))
+        .unwrap_or_default();
+    let mut compressor = libdeflater::Compressor::new(level);
+    let mut out = vec![0; compressor.deflate_compress_bound(raw.len())];
+    // libdeflate fails only when the output is smaller than its own bound.
+    let written = compressor
+        .deflate_compress(raw, &mut out)
+        .expect("an output of deflate_compress_bound bytes fits");
+    out.truncate(written);
+    out
 }
 
 /// Decompresses a stored chunk that the manifest says holds `raw_bytes` bytes; more or fewer

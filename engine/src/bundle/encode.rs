@@ -1,4 +1,5 @@
-//! Writing a bundle: files into chunks, hashes, the compressed index and `manifest.json`.
+//! Writing a bundle: files into chunks, hashes, the compressed index and `manifest.json`
+//! (native only).
 
 use std::collections::BTreeMap;
 
@@ -36,7 +37,7 @@ pub struct BundleInput {
 pub struct BundleOptions {
     /// Uncompressed bytes to aim for per chunk (default [`DEFAULT_CHUNK_TARGET_BYTES`], 256 KiB).
     pub chunk_target_bytes: usize,
-    /// DEFLATE level 0–10 (default [`DEFAULT_COMPRESSION_LEVEL`], 2).
+    /// DEFLATE level 0–12 (default [`DEFAULT_COMPRESSION_LEVEL`], 1).
     pub compression_level: u8,
 }
 

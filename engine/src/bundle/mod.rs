@@ -29,6 +29,7 @@
 
 mod chunk;
 mod decode;
+#[cfg(not(target_arch = "wasm32"))]
 mod encode;
 #[cfg(test)]
 mod tests;
@@ -36,11 +37,14 @@ mod tree;
 
 use std::collections::BTreeMap;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use chunk::compress;
 pub use chunk::{
-    compress, decompress, plan_chunks, Placement, DEFAULT_CHUNK_TARGET_BYTES,
-    DEFAULT_COMPRESSION_LEVEL,
+    decompress, plan_chunks, Placement, DEFAULT_CHUNK_TARGET_BYTES, DEFAULT_COMPRESSION_LEVEL,
+    MAX_COMPRESSION_LEVEL,
 };
 pub use decode::{decode_manifest, Chunk};
+#[cfg(not(target_arch = "wasm32"))]
 pub use encode::{
     count_lines, encode_bundle, BundleFile, BundleInput, BundleOptions, EncodedBundle, StoredIndex,
 };

@@ -122,7 +122,7 @@ fn refuses_tampered_chunks_and_files_naming_them() {
 #[test]
 fn index_blob_is_compressed_hashed_named_and_verified() {
     let mut bundle = input(FILES);
-    let blob = b"blob blob blob blob blob".to_vec();
+    let blob = b"blob ".repeat(40);
     bundle.index = Some((blob.clone(), "test/1".into()));
     let encoded = encode_bundle(bundle, BundleOptions::default()).unwrap();
     let manifest = decode_manifest(&encoded.files[0].bytes).unwrap();
