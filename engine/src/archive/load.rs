@@ -1,119 +1,18 @@
-//! Loader for the fastindex paper archive (`paper/data/*.json` of the paper's repository at commit
-//! 50721e11): the case ledger with gold spans, the gold-text audit, the archived rankings of every
-//! arm, and the archived per-case line measurements.
-//!
-//! The loader takes the files' bytes keyed by their path relative to the archive root, so the same
-//! code serves the command line (read from a folder) and the browser (fetched from a URL or picked
-//! by the user). Every file is checked against the SHA-256 that `paper/data/README.md` lists for
-//! it, and refused by name when it does not match.
+//! Reading the archive into a study: the case ledger and gold audit, every arm's archived
+//! rankings, the prespecified labels, and the archived per-case line measurements.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
+use super::verify_checksums;
+use super::{
+    get, ArchiveBytes, FLAT, FTS5, GOLD_AUDIT, LEDGER, PATH_FTS5, POSTSTUDY, RG, RG_FEEDBACK,
+    STUDY, TREE,
+};
 use crate::error::{Error, Result};
 use crate::study::{check_unique_paths, ArchivedLines, Arm, ArmOrigin, Case, GoldSpan, Study};
-
-/// The archive's README, which lists every data file's SHA-256.
-pub const README: &str = "paper/data/README.md";
-const LEDGER: &str = "paper/data/contextbench-case-ledger.json";
-const GOLD_AUDIT: &str = "paper/data/contextbench-paper-gold-audit.json";
-const STUDY: &str = "paper/data/contextbench-paper-study.json";
-const POSTSTUDY: &str = "paper/data/contextbench-paper-poststudy.json";
-const TREE: &str = "paper/data/contextbench-paper-tree.json";
-const FTS5: &str = "paper/data/contextbench-paper-fts5.json";
-const RG: &str = "paper/data/contextbench-paper-rg.json";
-const RG_FEEDBACK: &str = "paper/data/contextbench-paper-rg-feedback.json";
-const PATH_FTS5: &str = "paper/data/contextbench-paper-path-fts5.json";
-const FLAT: &str = "paper/data/contextbench-paper-flat-paths.json";
-
-/// One file of the archive and whether the loader needs it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ArchiveFile {
-    /// Path relative to the archive root.
-    pub path: &'static str,
-    /// Needed for the primary study; the post-study files add arms when present.
-    pub required: bool,
-}
-
-/// The files the loader reads, in the order a client should fetch them.
-pub const ARCHIVE_FILES: &[ArchiveFile] = &[
-    ArchiveFile {
-        path: README,
-        required: true,
-    },
-    ArchiveFile {
-        path: LEDGER,
-        required: true,
-    },
-    ArchiveFile {
-        path: GOLD_AUDIT,
-        required: true,
-    },
-    ArchiveFile {
-        path: STUDY,
-        required: true,
-    },
-    ArchiveFile {
-        path: TREE,
-        required: true,
-    },
-    ArchiveFile {
-        path: FTS5,
-        required: true,
-    },
-    ArchiveFile {
-        path: RG,
-        required: true,
-    },
-    ArchiveFile {
-        path: POSTSTUDY,
-        required: false,
-    },
-    ArchiveFile {
-        path: PATH_FTS5,
-        required: false,
-    },
-    ArchiveFile {
-        path: RG_FEEDBACK,
-        required: false,
-    },
-    ArchiveFile {
-        path: FLAT,
-        required: false,
-    },
-];
-
-/// The pinned public copy of the archive: the paper's repository at commit 50721e11.
-pub const PINNED_ARCHIVE_URL: &str =
-    "https://raw.githubusercontent.com/manojbajaj95/fastindex/50721e114e37d908648bc5b30a0c63ac718d776e";
-
-/// The archive's files: path relative to the archive root → bytes.
-pub type ArchiveBytes = BTreeMap<String, Vec<u8>>;
-
-/// The SHA-256 values listed in the README's tables, by file name.
-pub fn listed_checksums(readme: &str) -> BTreeMap<String, String> {
-    readme
-        .lines()
-        .filter_map(|line| {
-            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-            let name = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
-            let hash = cells.get(2)?.strip_prefix('`')?.strip_suffix('`')?;
-            (hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
-                .then(|| (name.to_string(), hash.to_ascii_lowercase()))
-        })
-        .collect()
-}
-
-/// Lower-case hex SHA-256 of some bytes.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
-}
 
 #[derive(Deserialize)]
 struct Ledger {
@@ -167,47 +66,6 @@ fn parse<T: serde::de::DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T> 
             Error::field(file, field, message)
         }
     })
-}
-
-fn get<'a>(files: &'a ArchiveBytes, path: &str) -> Result<&'a [u8]> {
-    files
-        .get(path)
-        .map(Vec::as_slice)
-        .ok_or_else(|| Error::MissingFile {
-            file: path.to_string(),
-        })
-}
-
-/// Checks every supplied file against the README's SHA-256 list.
-pub fn verify_checksums(files: &ArchiveBytes) -> Result<()> {
-    let readme = std::str::from_utf8(get(files, README)?).map_err(|_| Error::Parse {
-        file: README.to_string(),
-        message: "not UTF-8 text".to_string(),
-    })?;
-    let listed = listed_checksums(readme);
-    for file in ARCHIVE_FILES.iter().filter(|f| f.path != README) {
-        let Some(bytes) = files.get(file.path) else {
-            if file.required {
-                return Err(Error::MissingFile {
-                    file: file.path.to_string(),
-                });
-            }
-            continue;
-        };
-        let name = file.path.rsplit('/').next().unwrap_or(file.path);
-        let expected = listed
-            .get(name)
-            .ok_or_else(|| Error::field(README, name, "no SHA-256 listed for this file"))?;
-        let actual = sha256_hex(bytes);
-        if &actual != expected {
-            return Err(Error::Checksum {
-                file: file.path.to_string(),
-                expected: expected.clone(),
-                actual,
-            });
-        }
-    }
-    Ok(())
 }
 
 /// One arm read from a results file: rows filtered by `mode` (field and value), paths by case id.
@@ -508,113 +366,4 @@ pub fn load_archive(files: &ArchiveBytes) -> Result<Study> {
         attach_archived_lines(&mut study, POSTSTUDY, &rows, &index)?;
     }
     Ok(study)
-}
-
-/// Matches the files of a folder pick to the archive paths the loader reads, so the browser reads
-/// only those files' bytes.
-///
-/// `relative` holds each picked file's path as the browser reports it (`webkitRelativePath`, which
-/// starts with the picked folder's own name; that first component is dropped). The pick may be the
-/// archive root (`fastindex/paper/data/README.md`), a folder above it
-/// (`shared/data/fastindex/paper/data/README.md`), or `paper` or `paper/data` itself
-/// (`data/README.md`). When several picked files could be one archive file, the closest match wins
-/// (same path, then a deeper folder, then a shallower one), so a repository's top-level README.md
-/// never stands in for `paper/data/README.md`. Returns the index into `relative` of each archive
-/// file found; two equally close candidates are an error naming both.
-pub fn match_picked_files(relative: &[String]) -> Result<BTreeMap<&'static str, usize>> {
-    let mut best: BTreeMap<&'static str, (u8, usize)> = BTreeMap::new();
-    for (index, picked) in relative.iter().enumerate() {
-        let picked = picked.replace('\\', "/");
-        let rest = picked
-            .split_once('/')
-            .map_or(picked.as_str(), |(_, rest)| rest);
-        for file in ARCHIVE_FILES {
-            let closeness = if rest == file.path {
-                3
-            } else if rest.ends_with(&format!("/{}", file.path)) {
-                2
-            } else if file.path.ends_with(&format!("/{rest}")) {
-                1
-            } else {
-                continue;
-            };
-            match best.get(file.path) {
-                Some(&(held, _)) if held > closeness => {}
-                Some(&(held, other)) if held == closeness => {
-                    return Err(Error::field(
-                        file.path,
-                        "picked folder",
-                        format!(
-                            "two picked files could be this file: {} and {}",
-                            relative[other], relative[index]
-                        ),
-                    ));
-                }
-                _ => {
-                    best.insert(file.path, (closeness, index));
-                }
-            }
-        }
-    }
-    Ok(best
-        .into_iter()
-        .map(|(path, (_, index))| (path, index))
-        .collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_checksum_tables() {
-        let readme = "| File | SHA-256 |\n| --- | --- |\n| `a.json` | `".to_string()
-            + &"ab".repeat(32)
-            + "` |\n| `b.json` | `short` |\n";
-        let listed = listed_checksums(&readme);
-        assert_eq!(listed.len(), 1);
-        assert_eq!(listed["a.json"], "ab".repeat(32));
-    }
-
-    #[test]
-    fn missing_readme_is_named() {
-        let err = load_archive(&ArchiveBytes::new()).unwrap_err();
-        assert_eq!(
-            err,
-            Error::MissingFile {
-                file: README.to_string()
-            }
-        );
-    }
-
-    #[test]
-    fn matches_picked_folders_at_any_level() {
-        let pick = |paths: &[&str]| {
-            let paths: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
-            match_picked_files(&paths)
-        };
-        // The archive root, with a top-level README that must not stand in for the data README.
-        let root = pick(&[
-            "fastindex/README.md",
-            "fastindex/paper/data/README.md",
-            "fastindex/paper/data/contextbench-paper-tree.json",
-            "fastindex/evals/other.json",
-        ])
-        .unwrap();
-        assert_eq!(root.len(), 2);
-        assert_eq!(root[README], 1);
-        assert_eq!(root[TREE], 2);
-        // A folder above the root, and the data folder itself.
-        let above = pick(&["shared/data/fastindex/paper/data/README.md"]).unwrap();
-        assert_eq!(above[README], 0);
-        let data = pick(&["data/README.md", "data/contextbench-paper-rg.json"]).unwrap();
-        assert_eq!((data[README], data[RG]), (0, 1));
-        // Two copies at the same depth are ambiguous, and the message names both.
-        let err = pick(&["x/a/paper/data/README.md", "x/b/paper/data/README.md"]).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("x/a/paper/data/README.md and x/b/"),
-            "{err}"
-        );
-    }
 }
