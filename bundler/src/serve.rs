@@ -19,6 +19,12 @@
 //!   another site) is refused with 403, so no web page can spend the key; without a key the proxy
 //!   answers 401 saying so.
 //!
+//! Every response carries `Cross-Origin-Opener-Policy: same-origin` and
+//! `Cross-Origin-Embedder-Policy: require-corp`: the page is then cross-origin isolated, which
+//! gives `performance.now()` 5 µs resolution instead of 100 µs, and the Search view times
+//! sub-millisecond queries with it. Everything the app loads from here is same-origin, and its
+//! `fetch`es of other origins are CORS requests, which the embedder policy leaves alone.
+//!
 //! Only GET and HEAD are answered, except the proxy's POST. A path with a `..` segment (also percent-encoded) is refused
 //! with 400; a symlink that leads out of its folder, like any other missing file, is a 404.
 
@@ -218,10 +224,10 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
             let path = request.url().split(['?', '#']).next().unwrap_or_default();
             if path == PROXY_PATH && *request.method() == Method::Post {
                 let response = forward(&site.proxy, &mut request);
-                let _ = request.respond(response);
+                let _ = request.respond(isolated(response));
                 return;
             }
-            let response = answer(&site, request.method(), request.url());
+            let response = isolated(answer(&site, request.method(), request.url()));
             // A client that hung up is its own business; keep serving the others.
             let _ = request.respond(response);
         });
@@ -504,6 +510,13 @@ fn mime_type(path: &Path) -> &'static str {
         Some("jsonl") => "application/x-ndjson",
         _ => "application/octet-stream",
     }
+}
+
+/// The response with the cross-origin isolation headers (see the module doc).
+fn isolated(response: ResponseBox) -> ResponseBox {
+    response
+        .with_header(header("Cross-Origin-Opener-Policy", "same-origin"))
+        .with_header(header("Cross-Origin-Embedder-Policy", "require-corp"))
 }
 
 /// A header from fixed ASCII text.

@@ -280,6 +280,17 @@ fn serves_bundles_and_lists_them() {
     let manifest = get(port, "/bundles/tiny/manifest.json");
     assert_eq!(manifest.status, 200);
     assert_eq!(manifest.header("cache-control"), Some("no-cache"));
+    // Cross-origin isolation, for the page's fine clock.
+    for response in [&listing, &manifest] {
+        assert_eq!(
+            response.header("cross-origin-opener-policy"),
+            Some("same-origin")
+        );
+        assert_eq!(
+            response.header("cross-origin-embedder-policy"),
+            Some("require-corp")
+        );
+    }
     let value: serde_json::Value = serde_json::from_slice(&manifest.body).unwrap();
     let chunk = value["chunks"][0]["file"].as_str().unwrap();
     let stored = get(port, &format!("/bundles/tiny/{chunk}"));

@@ -128,6 +128,46 @@ test('the live study opens as the study every view shows, and takes later arms',
   assert.ok(after.includes('fts5+rg'), 'the earlier arms stay');
 });
 
+test('the timing panel times every arm over the question set, and cancels', { skip }, async () => {
+  await page.goto(`${server.url}/?view=search&bundle=demo`);
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('manifest loaded'));
+  // routelens serve isolates the page, so the clock is the fine one.
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+  await page.locator('[data-testid="search-timing"] summary').click();
+  assert.match(await byTestId('search-timing').textContent(), /cross-origin-isolated page \(5 µs\)/);
+  const rounds = byTestId('search-timing-rounds');
+  await rounds.fill('2');
+  await rounds.dispatchEvent('change');
+  await byTestId('search-timing-run').click();
+  await page.waitForSelector('[data-testid="search-timing-table"]', { timeout: 180000 });
+  const rows = await page.$$eval('[data-testid="search-timing-row"]', (trs) => trs.map((tr) => ({
+    arm: tr.dataset.arm,
+    cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+  })));
+  assert.deepEqual(rows.map((row) => row.arm), ARMS);
+  const questions = Number(rows[0].cells[4]);
+  assert.ok(questions >= 20, `questions: ${questions}`);
+  for (const { arm, cells } of rows) {
+    const [p50, p95, mean] = cells.slice(1, 4).map(Number);
+    assert.ok(p50 > 0 && p50 <= p95, `${arm}: p50 ${p50}, p95 ${p95}`);
+    assert.ok(mean > 0, `${arm}: mean ${mean}`);
+    assert.equal(Number(cells[4]), questions, `${arm}: every question timed`);
+    assert.equal(Number(cells[5]), 2 * questions, `${arm}: two rounds of calls`);
+  }
+
+  // A long run stops on Cancel and keeps what it timed.
+  await rounds.fill('100');
+  await rounds.dispatchEvent('change');
+  await byTestId('search-timing-run').click();
+  await byTestId('search-timing-progress').waitFor();
+  await byTestId('search-timing-cancel').click();
+  await byTestId('search-timing-cancelled').waitFor({ timeout: 60000 });
+  const partial = await page.$$eval('[data-testid="search-timing-row"]', (trs) => trs.map((tr) => tr.dataset.arm));
+  assert.ok(partial.length >= 1 && partial.length < ARMS.length, `arms timed before Cancel: ${partial}`);
+  assert.equal(await byTestId('search-run').isDisabled(), false, 'the view is usable again');
+});
+
 test('a bundle whose index does not match its manifest is refused, naming the file', { skip }, async () => {
   await page.goto(`${server.url}/?view=search&bundle=broken&q=${QUESTION}`);
   await page.waitForFunction(() =>

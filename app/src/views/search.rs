@@ -29,6 +29,7 @@ use routelens_engine::{
 
 use super::bundle_open::{fetch_bundle, FetchedBundle};
 use super::search_arms::{export_trec, open_live_study, run_all};
+use super::search_timing::TimingPanel;
 use crate::api::{self, BundleEntry};
 use crate::components::{bundle_select, question_select, TableView};
 use crate::state::{AppState, SettingsStoreFields};
@@ -49,7 +50,7 @@ pub(super) struct OpenBundle {
 /// Every file's text, loaded after the first index-arm results: the `rg` arms' corpus, and the
 /// texts for the file view.
 pub(super) struct Texts {
-    corpus: TextCorpus,
+    pub(super) corpus: TextCorpus,
     texts: BTreeMap<String, String>,
 }
 
@@ -326,6 +327,7 @@ pub fn SearchView() -> impl IntoView {
                     }
                 })
             }}
+            <TimingPanel s />
         </section>
     }
 }

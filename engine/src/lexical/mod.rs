@@ -24,6 +24,7 @@ mod corpus;
 pub mod fts;
 pub mod live;
 mod rg;
+pub mod timing;
 
 use std::fmt;
 
