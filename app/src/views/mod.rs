@@ -16,6 +16,7 @@ mod route_run;
 mod route_walk;
 mod search;
 mod search_arms;
+mod search_results;
 mod search_timing;
 mod subgroups;
 mod table2;

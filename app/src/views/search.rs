@@ -20,28 +20,24 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::bundle::Manifest;
-use routelens_engine::lexical::live::{term_spans, Question};
+use routelens_engine::lexical::live::Question;
 use routelens_engine::lexical::FtsIndex;
 use routelens_engine::tables::file_recall_table;
-use routelens_engine::{
-    rrf, run_arm, score_ranking, LexicalArm, RrfConfig, Sources, Study, TextCorpus, MAX_K,
-};
+use routelens_engine::{rrf, run_arm, LexicalArm, RrfConfig, Sources, Study, TextCorpus, MAX_K};
 
 use super::bundle_open::{fetch_bundle, FetchedBundle};
 use super::search_arms::{export_trec, open_live_study, run_all};
+use super::search_results::{file_view, results_view};
 use super::search_timing::TimingPanel;
 use crate::api::{self, BundleEntry};
 use crate::components::{bundle_select, question_select, TableView};
 use crate::state::{AppState, SettingsStoreFields};
 
-/// Lines of a file shown at most (a larger file is cut, saying so).
-const MAX_VIEW_LINES: usize = 3000;
-
 /// A bundle whose manifest (and question set) are in.
 #[derive(Debug)]
 pub(super) struct OpenBundle {
     pub(super) entry: BundleEntry,
-    manifest: Manifest,
+    pub(super) manifest: Manifest,
     manifest_bytes: usize,
     pub(super) paths: Vec<String>,
     pub(super) questions: Vec<Question>,
@@ -51,24 +47,24 @@ pub(super) struct OpenBundle {
 /// texts for the file view.
 pub(super) struct Texts {
     pub(super) corpus: TextCorpus,
-    texts: BTreeMap<String, String>,
+    pub(super) texts: BTreeMap<String, String>,
 }
 
 /// One arm's answer for the shown query.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct ArmColumn {
     pub(super) arm: String,
-    terms: Vec<String>,
+    pub(super) terms: Vec<String>,
     pub(super) results: Result<Vec<(String, f64)>, String>,
-    ms: f64,
+    pub(super) ms: f64,
 }
 
 /// The shown query's results.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Results {
     /// The question id, or `query` for typed text.
-    qid: String,
-    gold: Option<Vec<String>>,
+    pub(super) qid: String,
+    pub(super) gold: Option<Vec<String>>,
     pub(super) columns: Vec<ArmColumn>,
 }
 
@@ -565,186 +561,4 @@ async fn run_query(app: AppState, s: SearchState) {
         }
     }
     s.busy.set(false);
-}
-
-/// The arm columns and the fused list.
-fn results_view(s: SearchState) -> Option<impl IntoView> {
-    let results = s.results.get()?;
-    let k = s.k.get();
-    let fused_arms = s.fused.get();
-    let gold = results.gold.clone();
-    let column = move |name: String,
-                       testid: String,
-                       label: String,
-                       terms: Vec<String>,
-                       ranked: Result<Vec<(String, f64)>, String>,
-                       ms: Option<f64>| {
-        let recall = match (&gold, &ranked) {
-            (Some(gold), Ok(ranked)) if !gold.is_empty() => {
-                let paths: Vec<String> = ranked.iter().map(|(p, _)| p.clone()).collect();
-                let score = score_ranking(gold, &paths, k);
-                Some(format!(
-                    "recall@{k} {}/{} = {:.3}",
-                    score.found, score.gold, score.recall
-                ))
-            }
-            _ => None,
-        };
-        let gold_set = gold.clone().unwrap_or_default();
-        let body = match ranked {
-            Err(err) => view! { <p class="error">{err}</p> }.into_any(),
-            Ok(ranked) => view! {
-                <ol>
-                    {ranked
-                        .into_iter()
-                        .enumerate()
-                        .map(|(rank, (path, score))| {
-                            let is_gold = gold_set.contains(&path);
-                            let beyond_k = rank >= k;
-                            let (click_path, click_terms) = (path.clone(), terms.clone());
-                            view! {
-                                <li
-                                    data-testid="search-hit"
-                                    data-path=path.clone()
-                                    data-gold=is_gold.to_string()
-                                    class:gold=is_gold
-                                    class:beyond-k=beyond_k
-                                >
-                                    <a
-                                        href="#"
-                                        data-testid="search-hit-open"
-                                        on:click=move |ev| {
-                                            ev.prevent_default();
-                                            show_file(s, click_path.clone(), click_terms.clone());
-                                        }
-                                    >
-                                        {path.clone()}
-                                    </a>
-                                    " "
-                                    <span class="muted score">{format!("{score:.3}")}</span>
-                                    {is_gold.then_some(" ★")}
-                                </li>
-                            }
-                        })
-                        .collect_view()}
-                </ol>
-            }
-            .into_any(),
-        };
-        view! {
-            <div class="search-column" data-testid=testid data-arm=name.clone()>
-                <h4>{label}</h4>
-                {ms.map(|ms| view! { <p class="muted" data-testid="search-ms">{format!("{ms:.2}")}" ms"</p> })}
-                {recall.map(|r| view! { <p data-testid="search-recall">{r}</p> })}
-                {body}
-            </div>
-        }
-    };
-    let fused = fuse(&results.columns, &fused_arms);
-    let fused_terms: Vec<String> = results
-        .columns
-        .iter()
-        .filter(|c| fused_arms.contains(&c.arm))
-        .flat_map(|c| c.terms.clone())
-        .collect();
-    let columns = results
-        .columns
-        .into_iter()
-        .map(|c| {
-            column(
-                c.arm.clone(),
-                "search-column".into(),
-                c.arm.clone(),
-                c.terms,
-                c.results,
-                Some(c.ms),
-            )
-        })
-        .collect_view();
-    let fused_label = format!("RRF of {}", fused_arms.join(" + "));
-    Some(view! {
-        <p class="muted" data-testid="search-qid">{results.qid.clone()}</p>
-        <div class="search-columns">
-            {columns}
-            {column(
-                fused_arms.join("+"),
-                "search-fused".into(),
-                fused_label,
-                fused_terms,
-                Ok(fused),
-                None,
-            )}
-        </div>
-    })
-}
-
-/// Shows a file's text with `terms` highlighted: from the loaded texts, or else by fetching and
-/// verifying just its chunk.
-fn show_file(s: SearchState, path: String, terms: Vec<String>) {
-    if let Some(text) = s
-        .texts
-        .get_value()
-        .and_then(|ready| ready.texts.get(&path).cloned())
-    {
-        s.file.set(Some((path, text, terms)));
-        return;
-    }
-    spawn_local(async move {
-        match file_from_chunk(s, &path).await {
-            Ok(text) => s.file.set(Some((path, text, terms))),
-            Err(err) => s.error.set(Some(err)),
-        }
-    });
-}
-
-/// One file's text, from its chunk (fetched and verified against the manifest).
-async fn file_from_chunk(s: SearchState, path: &str) -> Result<String, String> {
-    let open = s.open.get_untracked().ok_or("no bundle is open")?;
-    let m = &open.manifest;
-    let entry = m
-        .file(path)
-        .ok_or_else(|| format!("{path}: not in this bundle"))?;
-    let chunk = m
-        .chunks
-        .get(entry.chunk as usize)
-        .ok_or_else(|| format!("{path}: its chunk is not in the manifest"))?;
-    let url = format!("{}/{}", open.entry.base.trim_end_matches('/'), chunk.file);
-    let bytes = api::fetch_required(&url).await?;
-    let opened = m
-        .open_chunk(entry.chunk as usize, &bytes)
-        .map_err(|e| e.to_string())?;
-    m.file_text(&opened, path)
-        .map(str::to_string)
-        .map_err(|e| e.to_string())
-}
-
-/// The open file, its lines with the matched terms in `<mark>`.
-fn file_view(s: SearchState) -> Option<impl IntoView> {
-    let (path, text, terms) = s.file.get()?;
-    let total = text.lines().count();
-    let shown: String = text.split_inclusive('\n').take(MAX_VIEW_LINES).collect();
-    let spans = term_spans(&shown, &terms);
-    let mut pieces = Vec::new();
-    let mut at = 0;
-    for (start, end) in spans {
-        if let (Some(before), Some(hit)) = (shown.get(at..start), shown.get(start..end)) {
-            pieces.push(before.to_string().into_any());
-            pieces.push(view! { <mark>{hit.to_string()}</mark> }.into_any());
-            at = end;
-        }
-    }
-    pieces.push(shown.get(at..).unwrap_or_default().to_string().into_any());
-    Some(view! {
-        <div class="file-view" data-testid="file-view" data-path=path.clone()>
-            <h4>
-                {path.clone()}
-                <span class="muted">{format!(" · {total} lines · terms: {}", terms.join(" "))}</span>
-                <button data-testid="file-close" on:click=move |_| s.file.set(None)>
-                    "Close"
-                </button>
-            </h4>
-            {(total > MAX_VIEW_LINES).then(|| view! { <p class="muted">{format!("first {MAX_VIEW_LINES} lines shown")}</p> })}
-            <pre>{pieces}</pre>
-        </div>
-    })
 }

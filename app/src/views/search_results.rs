@@ -1,0 +1,195 @@
+//! The Search view's results: one column per arm with scores, query time, gold hits and
+//! recall@k, the fused column, and the file view with the terms highlighted.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use routelens_engine::lexical::live::term_spans;
+use routelens_engine::score_ranking;
+
+use super::search::{fuse, SearchState};
+use crate::api;
+
+/// Lines of a file shown at most (a larger file is cut, saying so).
+const MAX_VIEW_LINES: usize = 3000;
+
+/// The arm columns and the fused list.
+pub(super) fn results_view(s: SearchState) -> Option<impl IntoView> {
+    let results = s.results.get()?;
+    let k = s.k.get();
+    let fused_arms = s.fused.get();
+    let gold = results.gold.clone();
+    let column = move |name: String,
+                       testid: String,
+                       label: String,
+                       terms: Vec<String>,
+                       ranked: Result<Vec<(String, f64)>, String>,
+                       ms: Option<f64>| {
+        let recall = match (&gold, &ranked) {
+            (Some(gold), Ok(ranked)) if !gold.is_empty() => {
+                let paths: Vec<String> = ranked.iter().map(|(p, _)| p.clone()).collect();
+                let score = score_ranking(gold, &paths, k);
+                Some(format!(
+                    "recall@{k} {}/{} = {:.3}",
+                    score.found, score.gold, score.recall
+                ))
+            }
+            _ => None,
+        };
+        let gold_set = gold.clone().unwrap_or_default();
+        let body = match ranked {
+            Err(err) => view! { <p class="error">{err}</p> }.into_any(),
+            Ok(ranked) => view! {
+                <ol>
+                    {ranked
+                        .into_iter()
+                        .enumerate()
+                        .map(|(rank, (path, score))| {
+                            let is_gold = gold_set.contains(&path);
+                            let beyond_k = rank >= k;
+                            let (click_path, click_terms) = (path.clone(), terms.clone());
+                            view! {
+                                <li
+                                    data-testid="search-hit"
+                                    data-path=path.clone()
+                                    data-gold=is_gold.to_string()
+                                    class:gold=is_gold
+                                    class:beyond-k=beyond_k
+                                >
+                                    <a
+                                        href="#"
+                                        data-testid="search-hit-open"
+                                        on:click=move |ev| {
+                                            ev.prevent_default();
+                                            show_file(s, click_path.clone(), click_terms.clone());
+                                        }
+                                    >
+                                        {path.clone()}
+                                    </a>
+                                    " "
+                                    <span class="muted score">{format!("{score:.3}")}</span>
+                                    {is_gold.then_some(" ★")}
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ol>
+            }
+            .into_any(),
+        };
+        view! {
+            <div class="search-column" data-testid=testid data-arm=name.clone()>
+                <h4>{label}</h4>
+                {ms.map(|ms| view! { <p class="muted" data-testid="search-ms">{format!("{ms:.2}")}" ms"</p> })}
+                {recall.map(|r| view! { <p data-testid="search-recall">{r}</p> })}
+                {body}
+            </div>
+        }
+    };
+    let fused = fuse(&results.columns, &fused_arms);
+    let fused_terms: Vec<String> = results
+        .columns
+        .iter()
+        .filter(|c| fused_arms.contains(&c.arm))
+        .flat_map(|c| c.terms.clone())
+        .collect();
+    let columns = results
+        .columns
+        .into_iter()
+        .map(|c| {
+            column(
+                c.arm.clone(),
+                "search-column".into(),
+                c.arm.clone(),
+                c.terms,
+                c.results,
+                Some(c.ms),
+            )
+        })
+        .collect_view();
+    let fused_label = format!("RRF of {}", fused_arms.join(" + "));
+    Some(view! {
+        <p class="muted" data-testid="search-qid">{results.qid.clone()}</p>
+        <div class="search-columns">
+            {columns}
+            {column(
+                fused_arms.join("+"),
+                "search-fused".into(),
+                fused_label,
+                fused_terms,
+                Ok(fused),
+                None,
+            )}
+        </div>
+    })
+}
+
+/// Shows a file's text with `terms` highlighted: from the loaded texts, or else by fetching and
+/// verifying just its chunk.
+fn show_file(s: SearchState, path: String, terms: Vec<String>) {
+    if let Some(text) = s
+        .texts
+        .get_value()
+        .and_then(|ready| ready.texts.get(&path).cloned())
+    {
+        s.file.set(Some((path, text, terms)));
+        return;
+    }
+    spawn_local(async move {
+        match file_from_chunk(s, &path).await {
+            Ok(text) => s.file.set(Some((path, text, terms))),
+            Err(err) => s.error.set(Some(err)),
+        }
+    });
+}
+
+/// One file's text, from its chunk (fetched and verified against the manifest).
+async fn file_from_chunk(s: SearchState, path: &str) -> Result<String, String> {
+    let open = s.open.get_untracked().ok_or("no bundle is open")?;
+    let m = &open.manifest;
+    let entry = m
+        .file(path)
+        .ok_or_else(|| format!("{path}: not in this bundle"))?;
+    let chunk = m
+        .chunks
+        .get(entry.chunk as usize)
+        .ok_or_else(|| format!("{path}: its chunk is not in the manifest"))?;
+    let url = format!("{}/{}", open.entry.base.trim_end_matches('/'), chunk.file);
+    let bytes = api::fetch_required(&url).await?;
+    let opened = m
+        .open_chunk(entry.chunk as usize, &bytes)
+        .map_err(|e| e.to_string())?;
+    m.file_text(&opened, path)
+        .map(str::to_string)
+        .map_err(|e| e.to_string())
+}
+
+/// The open file, its lines with the matched terms in `<mark>`.
+pub(super) fn file_view(s: SearchState) -> Option<impl IntoView> {
+    let (path, text, terms) = s.file.get()?;
+    let total = text.lines().count();
+    let shown: String = text.split_inclusive('\n').take(MAX_VIEW_LINES).collect();
+    let spans = term_spans(&shown, &terms);
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    for (start, end) in spans {
+        if let (Some(before), Some(hit)) = (shown.get(at..start), shown.get(start..end)) {
+            pieces.push(before.to_string().into_any());
+            pieces.push(view! { <mark>{hit.to_string()}</mark> }.into_any());
+            at = end;
+        }
+    }
+    pieces.push(shown.get(at..).unwrap_or_default().to_string().into_any());
+    Some(view! {
+        <div class="file-view" data-testid="file-view" data-path=path.clone()>
+            <h4>
+                {path.clone()}
+                <span class="muted">{format!(" · {total} lines · terms: {}", terms.join(" "))}</span>
+                <button data-testid="file-close" on:click=move |_| s.file.set(None)>
+                    "Close"
+                </button>
+            </h4>
+            {(total > MAX_VIEW_LINES).then(|| view! { <p class="muted">{format!("first {MAX_VIEW_LINES} lines shown")}</p> })}
+            <pre>{pieces}</pre>
+        </div>
+    })
+}

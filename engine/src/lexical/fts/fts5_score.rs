@@ -1,0 +1,132 @@
+//! FTS5's `bm25()` computed from the index's postings and exact token counts: the default
+//! [`Scoring::Fts5`](super::Scoring::Fts5).
+
+use tantivy::postings::Postings;
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{DocId, DocSet, Score, Term, TERMINATED};
+
+use super::{index_error, FtsIndex, CONTENT_TOKENS, FILE_ID, INDEX_NAME, PATH_TOKENS};
+use crate::error::Result;
+
+impl FtsIndex {
+    /// The `k` best files by FTS5's `bm25()` (see [`Scoring::Fts5`]), every file holding at
+    /// least one token scored, ties by path.
+    ///
+    /// This loop is the query's cost, so it allocates per query, not per matching file: the
+    /// frequencies sit in one flat vector, a row per matching file, found through a per-document
+    /// slot; scores are ranked as `(score, file id)` and only the `k` kept get their path. A file's
+    /// id is its position in the path-sorted list the index was built over ([`FtsIndex::open`]
+    /// checks the list), so ordering ties by id orders them by path.
+    pub(super) fn fts5_top(
+        &self,
+        tokens: &[String],
+        columns: &[(Field, Score)],
+        k: usize,
+    ) -> Result<Vec<(String, f64)>> {
+        let err = |error: tantivy::TantivyError| index_error(INDEX_NAME, error);
+        let io_err = |error: std::io::Error| index_error(INDEX_NAME, error);
+        let with_content = columns
+            .iter()
+            .any(|&(field, _)| field == self.fields.content);
+        let width = tokens.len();
+        // Per matching file: its id and row length D; and `width` weighted frequencies each.
+        let mut files: Vec<(u64, f64)> = Vec::new();
+        let mut freqs: Vec<f64> = Vec::new();
+        for segment in self.searcher.segment_readers() {
+            let first_row = files.len();
+            let mut slot = vec![u32::MAX; segment.max_doc() as usize];
+            let mut matched: Vec<DocId> = Vec::new();
+            for (index, token) in tokens.iter().enumerate() {
+                for &(field, weight) in columns {
+                    let inverted = segment.inverted_index(field).map_err(err)?;
+                    let term = Term::from_field_text(field, token);
+                    let Some(mut postings) = inverted
+                        .read_postings(&term, IndexRecordOption::WithFreqs)
+                        .map_err(io_err)?
+                    else {
+                        continue;
+                    };
+                    let mut doc = postings.doc();
+                    while doc != TERMINATED {
+                        let row = &mut slot[doc as usize];
+                        if *row == u32::MAX {
+                            *row = (first_row + matched.len()) as u32;
+                            matched.push(doc);
+                            freqs.resize(freqs.len() + width, 0.0);
+                        }
+                        freqs[*row as usize * width + index] +=
+                            f64::from(weight) * f64::from(postings.term_freq());
+                        doc = postings.advance();
+                    }
+                }
+            }
+            let fast = segment.fast_fields();
+            let file_ids = fast.u64(FILE_ID).map_err(err)?;
+            let path_tokens = fast.u64(PATH_TOKENS).map_err(err)?;
+            let content_tokens = fast.u64(CONTENT_TOKENS).map_err(err)?;
+            for &doc in &matched {
+                let mut length = path_tokens.first(doc).unwrap_or(0);
+                if with_content {
+                    length += content_tokens.first(doc).unwrap_or(0);
+                }
+                // A document without an id cannot be named; its row stays and scores nothing.
+                files.push((file_ids.first(doc).unwrap_or(u64::MAX), length as f64));
+            }
+        }
+        let n = self.paths.len() as f64;
+        let total = self.path_tokens_total
+            + if with_content {
+                self.content_tokens_total
+            } else {
+                0.0
+            };
+        // A row with a hit has at least one token, so the average is positive.
+        let avgdl = if n > 0.0 { total / n } else { 1.0 };
+        let mut hits = vec![0u64; width];
+        for row in freqs.chunks_exact(width.max(1)) {
+            for (hit, &freq) in hits.iter_mut().zip(row) {
+                *hit += u64::from(freq > 0.0);
+            }
+        }
+        let idf: Vec<f64> = hits
+            .iter()
+            .map(|&hit| {
+                let value = ((n - hit as f64 + 0.5) / (hit as f64 + 0.5)).ln();
+                if value <= 0.0 {
+                    1e-6
+                } else {
+                    value
+                }
+            })
+            .collect();
+        const K1: f64 = 1.2;
+        const B: f64 = 0.75;
+        let mut ranked: Vec<(f64, u64)> = files
+            .iter()
+            .zip(freqs.chunks_exact(width.max(1)))
+            .filter(|((file_id, _), _)| (*file_id as usize) < self.paths.len())
+            .map(|(&(file_id, length), row)| {
+                let norm = K1 * (1.0 - B + B * length / avgdl);
+                let score = row
+                    .iter()
+                    .zip(&idf)
+                    .map(|(&freq, &idf)| idf * (freq * (K1 + 1.0)) / (freq + norm))
+                    .sum();
+                (score, file_id)
+            })
+            .collect();
+        let best_first = |a: &(f64, u64), b: &(f64, u64)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+        if ranked.len() > k {
+            if k == 0 {
+                return Ok(Vec::new());
+            }
+            ranked.select_nth_unstable_by(k - 1, best_first);
+            ranked.truncate(k);
+        }
+        ranked.sort_unstable_by(best_first);
+        Ok(ranked
+            .into_iter()
+            .map(|(score, file_id)| (self.paths[file_id as usize].clone(), score))
+            .collect())
+    }
+}
