@@ -128,19 +128,8 @@ impl<D: Decider> Recorder<D> {
 
 impl<D: Decider> Decider for Recorder<D> {
     fn decide(&mut self, request: &Request) -> std::result::Result<Response, DecisionError> {
-        let outcome = self.inner.decide(request).and_then(|response| {
-            let text = serde_json::to_string(&response).unwrap_or_default();
-            reparse(&text).map(|response| (response, text))
-        });
-        let (outcome, kept) = match outcome {
-            Ok((response, text)) => (Ok(response), Outcome::Response(text)),
-            Err(error) => (Err(error.clone()), Outcome::Error(error)),
-        };
-        self.exchanges.push(Exchange {
-            request: request.clone(),
-            outcome: kept,
-        });
-        outcome
+        let outcome = self.inner.decide(request);
+        record(&mut self.exchanges, request, outcome)
     }
 
     fn kind(&self) -> String {
@@ -205,6 +194,32 @@ impl Decider for Replayer {
 }
 
 /// A recorded response's text as the typed response.
+/// Appends `request` and its outcome to `exchanges` and returns the outcome as a replay will see
+/// it: a response goes through its JSON text, so the recorded bits are the ones used.
+pub(crate) fn record(
+    exchanges: &mut Vec<Exchange>,
+    request: &Request,
+    outcome: std::result::Result<Response, DecisionError>,
+) -> std::result::Result<Response, DecisionError> {
+    let outcome = outcome.and_then(|response| {
+        let text = serde_json::to_string(&response).unwrap_or_default();
+        serde_json::from_str::<Response>(&text)
+            .map(|response| (response, text))
+            .map_err(|err| DecisionError::Malformed {
+                message: format!("the response does not survive a round trip: {err}"),
+            })
+    });
+    let (outcome, kept) = match outcome {
+        Ok((response, text)) => (Ok(response), Outcome::Response(text)),
+        Err(error) => (Err(error.clone()), Outcome::Error(error)),
+    };
+    exchanges.push(Exchange {
+        request: request.clone(),
+        outcome: kept,
+    });
+    outcome
+}
+
 fn reparse(text: &str) -> std::result::Result<Response, DecisionError> {
     serde_json::from_str(text).map_err(|err| DecisionError::Replay {
         message: format!("a recorded response is not a response: {err}"),

@@ -25,7 +25,7 @@
 
 use super::calls::{Call, Walk};
 use super::protocol::{DecisionError, Request, Response};
-use super::replay::{Exchange, Outcome, RunFile, RUN_FILE_FORMAT};
+use super::replay::{record, Exchange, RunFile, RUN_FILE_FORMAT};
 use super::run::{Run, RunError, Strategy};
 use super::settings::RouteSettings;
 use crate::DirTree;
@@ -102,22 +102,7 @@ impl Session {
         elapsed_ms: u64,
         decider_ms: u64,
     ) {
-        let outcome = outcome.and_then(|response| {
-            let text = serde_json::to_string(&response).unwrap_or_default();
-            serde_json::from_str::<Response>(&text)
-                .map(|response| (response, text))
-                .map_err(|err| DecisionError::Malformed {
-                    message: format!("the response does not survive a round trip: {err}"),
-                })
-        });
-        let (outcome, kept) = match outcome {
-            Ok((response, text)) => (Ok(response), Outcome::Response(text)),
-            Err(error) => (Err(error.clone()), Outcome::Error(error)),
-        };
-        self.exchanges.push(Exchange {
-            request: request.clone(),
-            outcome: kept,
-        });
+        let outcome = record(&mut self.exchanges, request, outcome);
         self.walk.answer(outcome, elapsed_ms);
         self.walk.run_mut().decider_ms += decider_ms;
     }
