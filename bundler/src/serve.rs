@@ -269,15 +269,9 @@ fn forward(proxy: &Proxy, request: &mut Request) -> ResponseBox {
             &format!("routelens serve has no {KEY_ENV} in its environment; set it and restart"),
         );
     };
-    let mut body = Vec::new();
-    if request
-        .as_reader()
-        .take(64 * 1024 * 1024)
-        .read_to_end(&mut body)
-        .is_err()
-    {
+    let Some(body) = read_body(request) else {
         return json_error(400, "could not read the request body");
-    }
+    };
     let sent = proxy
         .agent
         .post(&proxy.url)
@@ -510,6 +504,21 @@ fn mime_type(path: &Path) -> &'static str {
         Some("jsonl") => "application/x-ndjson",
         _ => "application/octet-stream",
     }
+}
+
+/// The largest request body read (a System One request is far smaller).
+const MAX_REQUEST_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A request's body, at most [`MAX_REQUEST_BYTES`] of it, or `None` when reading fails (for this
+/// server's proxy and the protocol stub alike).
+pub(crate) fn read_body(request: &mut Request) -> Option<Vec<u8>> {
+    let mut body = Vec::new();
+    request
+        .as_reader()
+        .take(MAX_REQUEST_BYTES)
+        .read_to_end(&mut body)
+        .ok()?;
+    Some(body)
 }
 
 /// The response with the cross-origin isolation headers (see the module doc).

@@ -1,7 +1,7 @@
 //! The HTTP side of the stub: a loopback `tiny_http` server, one thread per request, turning each
 //! request into a [`StubRequest`] and the stub's answer into a response.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::Arc;
 
 use tiny_http::{Header, Method, Response, Server};
@@ -51,15 +51,9 @@ fn serve_one(stub: &Stub, mut request: tiny_http::Request) {
         content_encoding: header("Content-Encoding"),
         body: String::new(),
     };
-    let mut body = Vec::new();
-    if request
-        .as_reader()
-        .take(64 * 1024 * 1024)
-        .read_to_end(&mut body)
-        .is_err()
-    {
+    let Some(body) = crate::serve::read_body(&mut request) else {
         return;
-    }
+    };
     stub_request.body = String::from_utf8_lossy(&body).into_owned();
     let answer = stub.answer(&stub_request);
     if answer.delay_ms > 0 {
