@@ -67,7 +67,7 @@ use tantivy::tokenizer::{
 use tantivy::{Index, ReloadPolicy, Score, Searcher, Term};
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use build::{build_index_blob, build_index_blob_with};
+pub use build::{build_index_blob, build_index_blob_owned, build_index_blob_with};
 pub use unicode61::{analyzer, count_index_tokens, MAX_TOKEN_BYTES};
 
 use super::{sort_and_truncate, ArmOutput};
