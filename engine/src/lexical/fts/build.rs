@@ -13,9 +13,12 @@ use tantivy::{Directory, Index, IndexSettings};
 use super::{blob, index_error, schema, Fields, Tokenizer, INDEX_NAME};
 use crate::error::{Error, Result};
 
-/// The writer's memory budget. It only sizes the term table: the whole corpus is written as one
-/// segment, which holds it in memory until the end, as the caller already holds every text.
-const WRITER_BUDGET_BYTES: usize = 96 * 1024 * 1024;
+/// The writer's memory budget. With one segment written at the end it only sizes the initial
+/// term table (tantivy gives it up to a third: 2^17 slots here), which doubles as terms arrive;
+/// the whole corpus stays in memory until the end, as the caller already holds every text. The
+/// demo corpus (68,000 terms) built 5–10 % faster than with a 96 MB budget, whose 2^19-slot table
+/// falls out of the cache.
+const WRITER_BUDGET_BYTES: usize = 6 * 1024 * 1024;
 
 /// How many token counts the counting thread may run ahead of the indexer.
 const COUNTS_AHEAD: usize = 256;
