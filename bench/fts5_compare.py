@@ -32,8 +32,7 @@ prints the mean and every query below 1 with its differing paths and the likely 
   summation order decides.
 - anything else is printed as **other** (and would be a bug worth reading).
 
-With --bench it also times the FTS5 build (inserting every file into the in-memory table; the
-median of three builds) and each query (median of --repeat runs after one warm-up), and reads
+With --bench it also times each query (median of --repeat runs after one warm-up), and reads
 routelens's query times from the same number of repeated runs of its batch mode (one process; its
 `query_ms` covers the arm alone). --json FILE writes every number as one JSON object.
 
@@ -241,7 +240,7 @@ def main():
     parser.add_argument("--derived", type=int, default=40, help="doc-comment queries (40)")
     parser.add_argument("--k", type=int, default=8, help="the cut-off compared (8)")
     parser.add_argument("--min-overlap", type=float, default=0.0, help="fail below this mean")
-    parser.add_argument("--bench", action="store_true", help="also time builds and queries")
+    parser.add_argument("--bench", action="store_true", help="also time the queries")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per query (5)")
     parser.add_argument("--json", help="write the numbers to this file")
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
@@ -259,11 +258,7 @@ def main():
     if not queries:
         fail("no queries")
 
-    db, build_ms = fts5_build(files)
-    if args.bench:
-        # The median of three builds (the first included).
-        builds = [build_ms] + [fts5_build(files)[1] for _ in range(2)]
-        build_ms = statistics.median(builds)
+    db, _ = fts5_build(files)
     repeat = args.repeat if args.bench else 1
     ours = run_routelens(args.routelens, args.bundle, queries, args.k, repeat)
 
@@ -326,7 +321,6 @@ def main():
     }
     if args.bench:
         our_times = [statistics.median(ours[q["id"]]["times"]) for q in queries]
-        result["fts5_build_ms"] = build_ms
         result["fts5_query_ms"] = {"p50": percentile(fts5_times, 0.5), "p95": percentile(fts5_times, 0.95)}
         result["routelens_query_ms"] = {"p50": percentile(our_times, 0.5), "p95": percentile(our_times, 0.95)}
     if args.json:
@@ -353,7 +347,7 @@ def main():
             )
     if args.bench:
         print(
-            f"  FTS5 build {build_ms:.0f} ms; query p50/p95: FTS5 "
+            f"  query p50/p95: FTS5 "
             f"{result['fts5_query_ms']['p50']:.3f}/{result['fts5_query_ms']['p95']:.3f} ms, routelens "
             f"{result['routelens_query_ms']['p50']:.3f}/{result['routelens_query_ms']['p95']:.3f} ms"
         )
