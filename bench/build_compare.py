@@ -35,7 +35,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fts5_compare import fail, fts5_build, read_bundle  # noqa: E402
+from fts5_compare import fail, fts5_build, read_bundle, write_json  # noqa: E402
 
 
 def write_snapshot(files, root):
@@ -134,9 +134,7 @@ def main():
         "ratio_to_fts5_paper": ratio("fts5_paper"),
     }
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(result, handle, indent=2)
-            handle.write("\n")
+        write_json(args.json, result)
     print(
         f"build, median of {args.rounds} interleaved rounds: routelens {result['routelens_ms']:.0f} ms "
         f"(index {result['routelens_index_ms']:.0f}); FTS5 insert only {result['fts5_insert_ms']:.0f} ms "

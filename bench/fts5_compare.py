@@ -74,6 +74,13 @@ def sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
+def write_json(path, value):
+    """Writes `value` to `path` as indented JSON."""
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(value, handle, indent=2)
+        handle.write("\n")
+
+
 def fail(message):
     sys.exit(f"fts5_compare: {message}")
 
@@ -324,9 +331,7 @@ def main():
         result["fts5_query_ms"] = {"p50": percentile(fts5_times, 0.5), "p95": percentile(fts5_times, 0.95)}
         result["routelens_query_ms"] = {"p50": percentile(our_times, 0.5), "p95": percentile(our_times, 0.95)}
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(result, handle, indent=2)
-            handle.write("\n")
+        write_json(args.json, result)
 
     print(
         f"fts5 top-{args.k} overlap with SQLite FTS5 {sqlite3.sqlite_version} "
