@@ -32,14 +32,12 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use std::io::Read;
-use std::time::Duration;
-
-use routelens_engine::route::protocol::{KEY_ENV, SYSTEMONE_PATH};
-use tiny_http::{Header, Method, Request, Response, ResponseBox, Server};
+use tiny_http::{Method, Response, ResponseBox};
 
 use crate::cli::ServeArgs;
 use crate::failure::Failure;
+use crate::http::{header, listen};
+use crate::proxy::{Proxy, PROXY_PATH};
 
 /// Where the archive is mounted, and the `base` the app fetches its files from.
 pub const DATA_MOUNT: &str = "/data/fastindex";
@@ -88,20 +86,6 @@ enum Route {
     Data(Vec<String>),
     /// A path that tries to leave its folder, or is not valid percent-encoded UTF-8.
     BadPath,
-}
-
-/// Where the decision proxy listens.
-pub const PROXY_PATH: &str = "/typesafe/v1/systemone";
-
-/// The decision proxy's upstream and key.
-struct Proxy {
-    /// `{base}/v1/systemone`.
-    url: String,
-    /// The key from the environment; never printed.
-    key: Option<String>,
-    agent: ureq::Agent,
-    /// The origins allowed to call it: this server's own.
-    origins: Vec<String>,
 }
 
 /// The folders being served, canonicalized so that symlink escapes can be recognised.
@@ -153,43 +137,13 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
             args.bundles.display()
         ),
     };
-    let server = Server::http(("127.0.0.1", args.port)).map_err(|err| Failure::Io {
-        context: format!("listening on 127.0.0.1:{}", args.port),
-        source: std::io::Error::other(err.to_string()),
-    })?;
+    let server = listen(&format!("127.0.0.1:{}", args.port))?;
     let port = server
         .server_addr()
         .to_ip()
         .map_or(args.port, |addr| addr.port());
-    let key = std::env::var(KEY_ENV)
-        .ok()
-        .map(|key| key.trim().to_string())
-        .filter(|key| !key.is_empty());
-    let proxy_line = format!(
-        "routelens: proxying POST {PROXY_PATH} to {} ({KEY_ENV} {})",
-        args.typesafe_base,
-        if key.is_some() {
-            "set"
-        } else {
-            "not set: the proxy answers 401"
-        }
-    );
-    let proxy = Proxy {
-        url: format!(
-            "{}{SYSTEMONE_PATH}",
-            args.typesafe_base.trim_end_matches('/')
-        ),
-        key,
-        agent: ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(120)))
-            .build()
-            .into(),
-        origins: vec![
-            format!("http://127.0.0.1:{port}"),
-            format!("http://localhost:{port}"),
-        ],
-    };
+    let proxy = Proxy::new(&args.typesafe_base, port);
+    let proxy_line = proxy.describe(&args.typesafe_base);
     let site = Site {
         dist,
         data,
@@ -223,7 +177,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         std::thread::spawn(move || {
             let path = request.url().split(['?', '#']).next().unwrap_or_default();
             if path == PROXY_PATH && *request.method() == Method::Post {
-                let response = forward(&site.proxy, &mut request);
+                let response = site.proxy.forward(&mut request);
                 let _ = request.respond(isolated(response));
                 return;
             }
@@ -233,83 +187,6 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         });
     }
     Ok(())
-}
-
-/// A request header's value.
-fn request_header(request: &Request, name: &str) -> Option<String> {
-    request
-        .headers()
-        .iter()
-        .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
-        .map(|h| h.value.as_str().to_string())
-}
-
-/// A JSON error body `{"error": message}` with a status.
-fn json_error(status: u16, message: &str) -> ResponseBox {
-    let body = serde_json::json!({ "error": message }).to_string();
-    Response::from_string(body)
-        .with_status_code(status)
-        .with_header(header("Content-Type", "application/json"))
-        .boxed()
-}
-
-/// Forwards a System One request upstream with the key, and the answer back.
-fn forward(proxy: &Proxy, request: &mut Request) -> ResponseBox {
-    if let Some(origin) = request_header(request, "Origin") {
-        if !proxy.origins.contains(&origin) {
-            return json_error(
-                403,
-                "the decision proxy answers only this server's own pages",
-            );
-        }
-    }
-    let Some(key) = &proxy.key else {
-        return json_error(
-            401,
-            &format!("routelens serve has no {KEY_ENV} in its environment; set it and restart"),
-        );
-    };
-    let Some(body) = read_body(request) else {
-        return json_error(400, "could not read the request body");
-    };
-    let sent = proxy
-        .agent
-        .post(&proxy.url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json")
-        .header("Authorization", &format!("Bearer {key}"))
-        .send(&body[..]);
-    let mut upstream = match sent {
-        Ok(upstream) => upstream,
-        Err(err) => return json_error(502, &format!("upstream {}: {err}", proxy.url)),
-    };
-    let status = upstream.status().as_u16();
-    let copied: Vec<Header> = [
-        "content-type",
-        "retry-after",
-        "retry-after-ms",
-        "x-typesafe-request-id",
-    ]
-    .iter()
-    .filter_map(|name| {
-        let value = upstream.headers().get(*name)?.to_str().ok()?;
-        Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
-    })
-    .collect();
-    let text = match upstream
-        .body_mut()
-        .with_config()
-        .limit(64 * 1024 * 1024)
-        .read_to_vec()
-    {
-        Ok(bytes) => bytes,
-        Err(err) => return json_error(502, &format!("upstream {}: {err}", proxy.url)),
-    };
-    let mut response = Response::from_data(text).with_status_code(status);
-    for header in copied {
-        response = response.with_header(header);
-    }
-    response.boxed()
 }
 
 /// The response to one request.
@@ -506,33 +383,11 @@ fn mime_type(path: &Path) -> &'static str {
     }
 }
 
-/// The largest request body read (a System One request is far smaller).
-const MAX_REQUEST_BYTES: u64 = 64 * 1024 * 1024;
-
-/// A request's body, at most [`MAX_REQUEST_BYTES`] of it, or `None` when reading fails (for this
-/// server's proxy and the protocol stub alike).
-pub(crate) fn read_body(request: &mut Request) -> Option<Vec<u8>> {
-    let mut body = Vec::new();
-    request
-        .as_reader()
-        .take(MAX_REQUEST_BYTES)
-        .read_to_end(&mut body)
-        .ok()?;
-    Some(body)
-}
-
 /// The response with the cross-origin isolation headers (see the module doc).
 fn isolated(response: ResponseBox) -> ResponseBox {
     response
         .with_header(header("Cross-Origin-Opener-Policy", "same-origin"))
         .with_header(header("Cross-Origin-Embedder-Policy", "require-corp"))
-}
-
-/// A header from fixed ASCII text.
-fn header(name: &str, value: &str) -> Header {
-    // Only called with the constants above, which are valid header text.
-    Header::from_bytes(name.as_bytes(), value.as_bytes())
-        .unwrap_or_else(|()| unreachable!("invalid constant header {name}: {value}"))
 }
 
 /// A plain-text response with a status code.

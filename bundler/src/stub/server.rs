@@ -4,18 +4,16 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use tiny_http::{Header, Method, Response, Server};
+use tiny_http::{Header, Method, Response};
 
 use super::{Stub, StubRequest};
 use crate::cli::StubArgs;
 use crate::failure::Failure;
+use crate::http::{listen, read_body, request_header};
 
 /// Runs the stub until the process is stopped.
 pub fn run(args: &StubArgs, out: &mut dyn Write) -> Result<(), Failure> {
-    let server = Server::http(args.addr.as_str()).map_err(|err| Failure::Io {
-        context: format!("listening on {}", args.addr),
-        source: std::io::Error::other(err.to_string()),
-    })?;
+    let server = listen(&args.addr)?;
     let addr = server
         .server_addr()
         .to_ip()
@@ -31,13 +29,7 @@ pub fn run(args: &StubArgs, out: &mut dyn Write) -> Result<(), Failure> {
 }
 
 fn serve_one(stub: &Stub, mut request: tiny_http::Request) {
-    let header = |name: &str| {
-        request
-            .headers()
-            .iter()
-            .find(|h| h.field.as_str().as_str().eq_ignore_ascii_case(name))
-            .map(|h| h.value.as_str().to_string())
-    };
+    let header = |name: &str| request_header(&request, name);
     let mut stub_request = StubRequest {
         method: match request.method() {
             Method::Get => "GET".into(),
@@ -51,7 +43,7 @@ fn serve_one(stub: &Stub, mut request: tiny_http::Request) {
         content_encoding: header("Content-Encoding"),
         body: String::new(),
     };
-    let Some(body) = crate::serve::read_body(&mut request) else {
+    let Some(body) = read_body(&mut request) else {
         return;
     };
     stub_request.body = String::from_utf8_lossy(&body).into_owned();
