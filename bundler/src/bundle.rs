@@ -87,9 +87,9 @@ pub struct BuildOptions {
     pub bundle: BundleOptions,
 }
 
-/// Indexes and encodes a collection. The index is built and compressed on a second thread while
-/// the chunks are compressed and hashed (the two take similar time), then added to the encoded
-/// bundle.
+/// Indexes and encodes a collection. The index is built and compressed on one thread while the
+/// chunks are compressed and hashed on another (the index takes about twice as long, so the
+/// encoder runs at lower priority), then added to the encoded bundle.
 pub fn build(
     mut collection: Collection,
     source: String,
