@@ -1,4 +1,4 @@
-//! Building the index blob (native only: the token counts are taken on a second thread).
+//! Building the index blob (native only: the texts are tokenized on a second thread).
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
@@ -7,9 +7,10 @@ use std::sync::Arc;
 use tantivy::directory::RamDirectory;
 use tantivy::schema::document::{Document, ReferenceValue, ReferenceValueLeaf, Value};
 use tantivy::schema::Field;
-use tantivy::tokenizer::TokenizerManager;
-use tantivy::{Directory, Index, IndexSettings};
+use tantivy::tokenizer::{TextAnalyzer, TokenizerManager};
+use tantivy::{Directory, Index, IndexSettings, SingleSegmentIndexWriter};
 
+use super::grouped::{Grouper, Replay};
 use super::{blob, index_error, schema, Fields, Tokenizer, INDEX_NAME};
 use crate::error::{Error, Result};
 
@@ -20,8 +21,8 @@ use crate::error::{Error, Result};
 /// falls out of the cache.
 const WRITER_BUDGET_BYTES: usize = 6 * 1024 * 1024;
 
-/// How many token counts the counting thread may run ahead of the indexer.
-const COUNTS_AHEAD: usize = 256;
+/// How many files the tokenizing thread may run ahead of the writer.
+const GROUPED_AHEAD: usize = 256;
 
 /// Indexes `(path, text)` pairs with the default `unicode61` tokenizer and returns the blob:
 /// files sorted by path (the manifest's order; a file's id is its position), one segment, every
@@ -58,40 +59,35 @@ pub fn build_index_blob_owned(
         ));
     }
     let files: Arc<[(String, String)]> = files.into();
-    let (schema, fields) = schema(tokenizer);
+    let fields = schema(tokenizer).1;
     let directory = RamDirectory::create();
-    let tokenizers = TokenizerManager::default();
-    tokenizers.register(tokenizer.name(), tokenizer.analyzer());
-    // One segment written on this thread: no indexing threads and no merge (with two threads
-    // the merge back to one segment cost more than the second thread saved). The writer is
-    // public but doc-hidden in tantivy; Cargo.lock pins the version and the index format names
-    // it.
-    let mut writer = Index::builder()
-        .schema(schema)
-        .settings(IndexSettings::default())
-        .tokenizers(tokenizers)
-        .single_segment_index_writer::<FileDocument>(directory.clone(), WRITER_BUDGET_BYTES)
-        .map_err(err)?;
-    // The exact token counts (FTS5's row lengths) cost about 40 ms of the demo corpus's index
-    // build; a second thread counts ahead while this one indexes.
-    let (send, receive) = sync_channel(COUNTS_AHEAD);
+    let replay = Replay::new(tokenizer.analyzer());
+    let mut writer = new_writer(&directory, tokenizer, replay.clone())?;
+    // A second thread tokenizes and groups each file's texts ahead of the writer (see
+    // [`grouped`]); their token counts are the exact row lengths FTS5's scoring needs.
+    let (send, receive) = sync_channel(GROUPED_AHEAD);
     std::thread::scope(|scope| {
-        // Owned here, so that an early return drops it and a counter blocked on a full channel
+        // Owned here, so that an early return drops it and a grouper blocked on a full channel
         // stops instead of holding up the end of the scope.
         let receive = receive;
-        let counted = Arc::clone(&files);
+        let grouped = Arc::clone(&files);
         scope.spawn(move || {
-            for (path, text) in counted.iter() {
-                let counts = (tokenizer.count_tokens(path), tokenizer.count_tokens(text));
-                if send.send(counts).is_err() {
+            let mut grouper = Grouper::new(tokenizer);
+            for (path, text) in grouped.iter() {
+                if send
+                    .send((grouper.group(path), grouper.group(text)))
+                    .is_err()
+                {
                     break;
                 }
             }
         });
         for id in 0..files.len() {
-            let (path_tokens, content_tokens) = receive
+            let (path, content) = receive
                 .recv()
-                .map_err(|_| index_error(INDEX_NAME, "the token-counting thread stopped"))?;
+                .map_err(|_| index_error(INDEX_NAME, "the tokenizing thread stopped"))?;
+            let (path_tokens, content_tokens) = (path.tokens(), content.tokens());
+            replay.offer([path, content]);
             writer
                 .add_document(FileDocument {
                     files: Arc::clone(&files),
@@ -104,6 +100,43 @@ pub fn build_index_blob_owned(
         }
         Ok::<(), Error>(())
     })?;
+    let index_files = written_files(writer, &directory)?;
+    let paths: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
+    Ok(blob::encode(
+        &tokenizer.index_format(),
+        files.len() as u64,
+        blob::paths_sha256(&paths),
+        &index_files,
+    ))
+}
+
+/// A writer of one segment into `directory`, cutting the text fields with `analyzer`.
+fn new_writer(
+    directory: &RamDirectory,
+    tokenizer: Tokenizer,
+    analyzer: impl Into<TextAnalyzer>,
+) -> Result<SingleSegmentIndexWriter<FileDocument>> {
+    let tokenizers = TokenizerManager::default();
+    tokenizers.register(tokenizer.name(), analyzer.into());
+    // One segment written on the calling thread: no indexing threads and no merge (with two
+    // threads the merge back to one segment cost more than the second thread saved). The
+    // writer is public but doc-hidden in tantivy; Cargo.lock pins the version and the index
+    // format names it.
+    Index::builder()
+        .schema(schema(tokenizer).0)
+        .settings(IndexSettings::default())
+        .tokenizers(tokenizers)
+        .single_segment_index_writer(directory.clone(), WRITER_BUDGET_BYTES)
+        .map_err(|error| index_error(INDEX_NAME, error))
+}
+
+/// Finishes the segment and returns the index's files: `meta.json`, then the segment's files
+/// sorted by name.
+fn written_files(
+    writer: SingleSegmentIndexWriter<FileDocument>,
+    directory: &RamDirectory,
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let err = |error: tantivy::TantivyError| index_error(INDEX_NAME, error);
     let index = writer.finalize().map_err(err)?;
     let meta = index.load_metas().map_err(err)?;
     if meta.segments.len() > 1 {
@@ -144,13 +177,7 @@ pub fn build_index_blob_owned(
             bytes.as_slice().to_vec(),
         ));
     }
-    let paths: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
-    Ok(blob::encode(
-        &tokenizer.index_format(),
-        files.len() as u64,
-        blob::paths_sha256(&paths),
-        &index_files,
-    ))
+    Ok(index_files)
 }
 
 /// One file as tantivy's writer reads it: its fields borrowed from the shared texts.
@@ -205,12 +232,12 @@ impl<'a> Value<'a> for FileValue<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lexical::fts::FtsIndex;
+    use crate::lexical::fts::{tokens_of, FtsIndex, MAX_TOKEN_BYTES};
 
     #[test]
     fn writes_one_segment_in_path_order_with_exact_counts() {
         // Given out of order, more files than the counting thread runs ahead.
-        let files: Vec<(String, String)> = (0..COUNTS_AHEAD + 7)
+        let files: Vec<(String, String)> = (0..GROUPED_AHEAD + 7)
             .rev()
             .map(|i| {
                 (
@@ -239,6 +266,73 @@ mod tests {
         let beta = index.fts5("beta261", 16).unwrap();
         assert_eq!(beta.results.len(), 1);
         assert_eq!(beta.results[0].0, "f0261.txt");
+    }
+
+    /// The files of an index over `files` built the plain way: the analyzer itself in the
+    /// writer, every count the analyzer's, on one thread.
+    fn analyzed_index_files(files: &[(String, String)], tokenizer: Tokenizer) -> Vec<Vec<u8>> {
+        let files: Arc<[(String, String)]> = files.into();
+        let directory = RamDirectory::create();
+        let mut writer = new_writer(&directory, tokenizer, tokenizer.analyzer()).unwrap();
+        for (id, (path, text)) in files.iter().enumerate() {
+            let document = FileDocument {
+                files: Arc::clone(&files),
+                id,
+                fields: schema(tokenizer).1,
+                path_tokens: tokens_of(&mut tokenizer.analyzer(), path).len() as u64,
+                content_tokens: tokens_of(&mut tokenizer.analyzer(), text).len() as u64,
+            };
+            writer.add_document(document).unwrap();
+        }
+        // Segment files differ in name only (a random segment id); meta.json names it.
+        written_files(writer, &directory).unwrap()[1..]
+            .iter()
+            .map(|(_, bytes)| bytes.clone())
+            .collect()
+    }
+
+    #[test]
+    fn grouped_tokens_build_the_bytes_the_analyzer_builds() {
+        let words = [
+            "alpha",
+            "Beta",
+            "gamma_delta",
+            "Café",
+            "x86_64",
+            "ßtraße",
+            "日本語",
+            "a",
+        ];
+        let long = "z".repeat(MAX_TOKEN_BYTES + 3);
+        let mut files: Vec<(String, String)> = (0..GROUPED_AHEAD + 40)
+            .map(|i| {
+                let text: Vec<&str> = (0..i % 23 + 1)
+                    .map(|j| match (i * 7 + j * 3) % 11 {
+                        9 => long.as_str(),
+                        10 => "\n  ",
+                        k => words[k % words.len()],
+                    })
+                    .collect();
+                (format!("src/d{}/File_{i:03}.rs", i % 5), text.join(" "))
+            })
+            .collect();
+        files.sort();
+        for tokenizer in Tokenizer::ALL {
+            let blob = build_index_blob_with(&files, tokenizer).unwrap();
+            let grouped: Vec<Vec<u8>> = blob::decode("i", &blob).unwrap().1[1..]
+                .iter()
+                .map(|(_, bytes)| bytes.to_vec())
+                .collect();
+            let analyzed = analyzed_index_files(&files, tokenizer);
+            assert_eq!(grouped.len(), analyzed.len());
+            for (at, (grouped, analyzed)) in grouped.iter().zip(&analyzed).enumerate() {
+                // Not assert_eq: a mismatch would print the whole file.
+                assert!(
+                    grouped == analyzed,
+                    "{tokenizer:?}: segment file {at} differs"
+                );
+            }
+        }
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub mod blob;
 mod build;
 pub mod code_tokenizer;
 mod fts5_score;
+#[cfg(not(target_arch = "wasm32"))]
+mod grouped;
 pub mod unicode61;
 
 use std::fmt;
@@ -68,7 +70,7 @@ use tantivy::{Index, ReloadPolicy, Score, Searcher, Term};
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use build::{build_index_blob, build_index_blob_owned, build_index_blob_with};
-pub use unicode61::{analyzer, count_index_tokens, MAX_TOKEN_BYTES};
+pub use unicode61::{analyzer, MAX_TOKEN_BYTES};
 
 use super::{sort_and_truncate, ArmOutput};
 use crate::bundle::Manifest;
@@ -117,14 +119,6 @@ impl Tokenizer {
         Tokenizer::ALL
             .into_iter()
             .find(|t| t.index_format() == format)
-    }
-
-    /// The number of index tokens of `text` (exact; the fast path for `unicode61`).
-    pub fn count_tokens(self, text: &str) -> u64 {
-        match self {
-            Tokenizer::Unicode61 => count_index_tokens(text),
-            Tokenizer::Code => tokens_of(&mut self.analyzer(), text).len() as u64,
-        }
     }
 
     /// The analyzer chain shared by the builder and the reader.
@@ -464,7 +458,6 @@ mod tests {
             ),
             ["pars", "config", "file", "http", "server", "run", "test"]
         );
-        assert_eq!(code.count_tokens("parseConfigFiles x"), 4);
         assert_eq!(Tokenizer::Unicode61.index_format(), INDEX_FORMAT);
         for tokenizer in Tokenizer::ALL {
             assert_eq!(Tokenizer::from_name(tokenizer.name()), Some(tokenizer));

@@ -1,0 +1,363 @@
+//! A text's tokens grouped on one thread and replayed into tantivy's writer on another.
+//!
+//! The index build's critical path is tantivy's segment writer, on one thread: it tokenizes
+//! every text and probes its term table once per token, and that table is far bigger than the
+//! cache. The index keeps term frequencies but no positions, so the order of a text's tokens
+//! changes no byte of it. So the builder's second thread runs the real analyzer over each text
+//! and groups equal tokens ([`Grouper`]), and the writer's tokenizer ([`Replay`]) hands each
+//! distinct token over as many times as it occurred, in a row: one cold probe per distinct token
+//! instead of one per token, and no tokenizing on the critical path. A test holds the index
+//! built this way to the bytes of one built with the analyzer itself.
+//!
+//! Hand-written because tantivy's own route for tokens made elsewhere (`PreTokenizedString`
+//! values) allocates every token as a `String` and copies the lot twice per document.
+
+use std::hash::BuildHasher;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+use tantivy::tokenizer::{BoxTokenStream, TextAnalyzer, Token, TokenStream};
+
+use super::unicode61::ASCII_ALPHANUMERIC;
+use super::{Tokenizer, MAX_TOKEN_BYTES};
+
+/// One text's tokens, each distinct token once with its count, in order of first occurrence.
+#[derive(Debug, Default)]
+pub struct GroupedText {
+    /// Where the text starts and how long it is: [`Replay`] replays these tokens for this exact
+    /// text only (the builder's texts do not move while the writer reads them).
+    text: (usize, usize),
+    /// The distinct tokens, end to end.
+    terms: String,
+    /// Each distinct token's end in `terms` and its count.
+    groups: Vec<(usize, u32)>,
+    /// The number of tokens (the sum of the counts): the text's exact token count.
+    tokens: u64,
+}
+
+impl GroupedText {
+    /// The text's token count.
+    pub fn tokens(&self) -> u64 {
+        self.tokens
+    }
+
+    fn is_of(&self, text: &str) -> bool {
+        self.text == (text.as_ptr() as usize, text.len())
+    }
+
+    fn term(&self, group: usize) -> &str {
+        let start = group
+            .checked_sub(1)
+            .map_or(0, |before| self.groups[before].0);
+        &self.terms[start..self.groups[group].0]
+    }
+}
+
+/// Groups texts' tokens, reusing its hash table from text to text.
+pub struct Grouper {
+    tokenizer: Tokenizer,
+    analyzer: TextAnalyzer,
+    /// Group indices, hashed by their token.
+    table: HashTable<u32>,
+    /// The current token, lower-cased (the `unicode61` fast path's buffer).
+    token: String,
+}
+
+impl Grouper {
+    /// A grouper that cuts texts as `tokenizer` does.
+    pub fn new(tokenizer: Tokenizer) -> Grouper {
+        Grouper {
+            tokenizer,
+            analyzer: tokenizer.analyzer(),
+            table: HashTable::new(),
+            token: String::new(),
+        }
+    }
+
+    /// The tokens of `text`, grouped.
+    pub fn group(&mut self, text: &str) -> GroupedText {
+        let mut grouped = Groups {
+            grouped: GroupedText {
+                text: (text.as_ptr() as usize, text.len()),
+                ..GroupedText::default()
+            },
+            table: &mut self.table,
+        };
+        grouped.table.clear();
+        match self.tokenizer {
+            Tokenizer::Unicode61 => {
+                for_each_run(text, |run| {
+                    if run.is_ascii() {
+                        if run.len() <= MAX_TOKEN_BYTES {
+                            self.token.clear();
+                            self.token.push_str(run);
+                            self.token.make_ascii_lowercase();
+                            grouped.add(&self.token);
+                        }
+                    } else {
+                        // Rare: the analyzer itself lower-cases and folds the run (one token,
+                        // or none if the run is too long).
+                        let mut stream = self.analyzer.token_stream(run);
+                        while let Some(token) = stream.next() {
+                            grouped.add(&token.text);
+                        }
+                    }
+                });
+            }
+            Tokenizer::Code => {
+                let mut stream = self.analyzer.token_stream(text);
+                while let Some(token) = stream.next() {
+                    grouped.add(&token.text);
+                }
+            }
+        }
+        grouped.grouped
+    }
+}
+
+/// Calls `run` with every maximal run of alphanumeric characters of `text`: the cuts of
+/// tantivy's `SimpleTokenizer`, found a byte at a time while the text is ASCII.
+fn for_each_run(text: &str, mut run: impl FnMut(&str)) {
+    let bytes = text.as_bytes();
+    let mut start = None;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let (alphanumeric, width) = if byte.is_ascii() {
+            (ASCII_ALPHANUMERIC[usize::from(byte)], 1)
+        } else {
+            let ch = text[at..]
+                .chars()
+                .next()
+                .unwrap_or(char::REPLACEMENT_CHARACTER);
+            (ch.is_alphanumeric(), ch.len_utf8())
+        };
+        match (alphanumeric, start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                run(&text[from..at]);
+                start = None;
+            }
+            _ => {}
+        }
+        at += width;
+    }
+    if let Some(from) = start {
+        run(&text[from..]);
+    }
+}
+
+/// A [`GroupedText`] being filled, with the table that finds its groups.
+struct Groups<'t> {
+    grouped: GroupedText,
+    table: &'t mut HashTable<u32>,
+}
+
+impl Groups<'_> {
+    fn add(&mut self, term: &str) {
+        let grouped = &mut self.grouped;
+        grouped.tokens += 1;
+        let hash = hash_of(term);
+        let found = self
+            .table
+            .find(hash, |&group| grouped.term(group as usize) == term)
+            .copied();
+        match found {
+            Some(group) => grouped.groups[group as usize].1 += 1,
+            None => {
+                // More distinct tokens than u32 counts would need a text of over 4 GB.
+                let group = u32::try_from(grouped.groups.len()).unwrap_or(u32::MAX);
+                grouped.terms.push_str(term);
+                grouped.groups.push((grouped.terms.len(), 1));
+                self.table
+                    .insert_unique(hash, group, |&group| hash_of(grouped.term(group as usize)));
+            }
+        }
+    }
+}
+
+fn hash_of(term: &str) -> u64 {
+    FxBuildHasher.hash_one(term)
+}
+
+/// The builder's tokenizer: replays the [`GroupedText`] offered for a text, or, for any text
+/// nothing was offered for, runs the analyzer itself.
+#[derive(Clone)]
+pub struct Replay {
+    offered: Arc<Mutex<Vec<GroupedText>>>,
+    analyzer: TextAnalyzer,
+}
+
+impl Replay {
+    /// A replaying tokenizer that falls back on `analyzer`.
+    pub fn new(analyzer: TextAnalyzer) -> Replay {
+        Replay {
+            offered: Arc::default(),
+            analyzer,
+        }
+    }
+
+    /// Offers the grouped tokens of the next document's texts, in place of any offered before.
+    pub fn offer(&self, texts: impl IntoIterator<Item = GroupedText>) {
+        let mut offered = self.offered.lock().unwrap_or_else(PoisonError::into_inner);
+        offered.clear();
+        offered.extend(texts);
+    }
+
+    fn take(&self, text: &str) -> Option<GroupedText> {
+        let mut offered = self.offered.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = offered.iter().position(|grouped| grouped.is_of(text))?;
+        Some(offered.swap_remove(at))
+    }
+}
+
+impl tantivy::tokenizer::Tokenizer for Replay {
+    type TokenStream<'a> = ReplayStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> ReplayStream<'a> {
+        match self.take(text) {
+            Some(grouped) => ReplayStream::Grouped(GroupedStream {
+                grouped,
+                next_group: 0,
+                left: 0,
+                token: Token::default(),
+            }),
+            None => ReplayStream::Analyzed(self.analyzer.token_stream(text)),
+        }
+    }
+}
+
+/// The tokens [`Replay`] hands to the writer.
+pub enum ReplayStream<'a> {
+    /// A grouped text's tokens, each distinct one repeated its count times in a row.
+    Grouped(GroupedStream),
+    /// The analyzer's tokens, for a text nothing was offered for.
+    Analyzed(BoxTokenStream<'a>),
+}
+
+/// Replays one [`GroupedText`].
+pub struct GroupedStream {
+    grouped: GroupedText,
+    next_group: usize,
+    /// How many more times the current token is handed over.
+    left: u32,
+    token: Token,
+}
+
+impl TokenStream for ReplayStream<'_> {
+    fn advance(&mut self) -> bool {
+        match self {
+            ReplayStream::Grouped(stream) => stream.advance(),
+            ReplayStream::Analyzed(stream) => stream.advance(),
+        }
+    }
+
+    fn token(&self) -> &Token {
+        match self {
+            ReplayStream::Grouped(stream) => &stream.token,
+            ReplayStream::Analyzed(stream) => stream.token(),
+        }
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        match self {
+            ReplayStream::Grouped(stream) => &mut stream.token,
+            ReplayStream::Analyzed(stream) => stream.token_mut(),
+        }
+    }
+}
+
+impl GroupedStream {
+    fn advance(&mut self) -> bool {
+        if self.left == 0 {
+            let Some(&(_, count)) = self.grouped.groups.get(self.next_group) else {
+                return false;
+            };
+            self.token.text.clear();
+            self.token.text.push_str(self.grouped.term(self.next_group));
+            self.next_group += 1;
+            self.left = count;
+        }
+        self.left -= 1;
+        // Positions count tokens, as the analyzer's do; the index keeps none of them.
+        self.token.position = self.token.position.wrapping_add(1);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexical::fts::{analyzer, tokens_of};
+    use tantivy::tokenizer::Tokenizer as _;
+
+    fn replayed(replay: &mut Replay, text: &str) -> Vec<String> {
+        let mut stream = replay.token_stream(text);
+        let mut tokens = Vec::new();
+        while let Some(token) = stream.next() {
+            tokens.push(token.text.clone());
+        }
+        tokens
+    }
+
+    #[test]
+    fn groups_equal_tokens_in_first_occurrence_order() {
+        let text = "Foo bar_foo BAZ foo bar";
+        let grouped = Grouper::new(Tokenizer::Unicode61).group(text);
+        assert_eq!(grouped.tokens(), 6);
+        let groups: Vec<(&str, u32)> = (0..grouped.groups.len())
+            .map(|group| (grouped.term(group), grouped.groups[group].1))
+            .collect();
+        assert_eq!(groups, [("foo", 3), ("bar", 2), ("baz", 1)]);
+        let mut replay = Replay::new(analyzer());
+        replay.offer([grouped]);
+        assert_eq!(
+            replayed(&mut replay, text),
+            ["foo", "foo", "foo", "bar", "bar", "baz"]
+        );
+    }
+
+    #[test]
+    fn a_text_nothing_was_offered_for_is_analyzed() {
+        let (text, other) = ("alpha beta", String::from("alpha beta"));
+        let mut replay = Replay::new(analyzer());
+        replay.offer([Grouper::new(Tokenizer::Unicode61).group(text)]);
+        // Equal, but another string: its own tokens, not the offered ones.
+        assert_eq!(replayed(&mut replay, &other), ["alpha", "beta"]);
+        assert_eq!(replayed(&mut replay, text), ["alpha", "beta"]);
+        // Taken once: a second pass over the same text analyzes it.
+        assert_eq!(replayed(&mut replay, text), ["alpha", "beta"]);
+    }
+
+    /// The tokens a grouped text stands for, sorted.
+    fn expanded(grouped: &GroupedText) -> Vec<String> {
+        let mut tokens: Vec<String> = (0..grouped.groups.len())
+            .flat_map(|group| {
+                let term = grouped.term(group).to_string();
+                std::iter::repeat_n(term, grouped.groups[group].1 as usize)
+            })
+            .collect();
+        tokens.sort();
+        tokens
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn grouped_tokens_are_the_analyzers_tokens(
+            text in "([a-zA-Z0-9_ .:/(){}\\-]|É|é|ß|İ|ﬁ|日本|\u{0301}|\u{0663}|\n){0,80}",
+            long in 250usize..260,
+        ) {
+            let padded = format!("{text} {}é {text}{}", "X".repeat(long), "é".repeat(long / 2));
+            for tokenizer in Tokenizer::ALL {
+                let mut grouper = Grouper::new(tokenizer);
+                for sample in [text.as_str(), padded.as_str()] {
+                    let grouped = grouper.group(sample);
+                    let mut analyzed = tokens_of(&mut tokenizer.analyzer(), sample);
+                    analyzed.sort();
+                    proptest::prop_assert_eq!(grouped.tokens(), analyzed.len() as u64);
+                    proptest::prop_assert_eq!(expanded(&grouped), analyzed, "{:?}", sample);
+                }
+            }
+        }
+    }
+}
