@@ -19,7 +19,6 @@ use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 use tantivy::tokenizer::{BoxTokenStream, TextAnalyzer, Token, TokenStream};
 
-use super::unicode61::ASCII_ALPHANUMERIC;
 use super::{Tokenizer, MAX_TOKEN_BYTES};
 
 /// One text's tokens, each distinct token once with its count, in order of first occurrence.
@@ -146,6 +145,18 @@ fn for_each_run(text: &str, mut run: impl FnMut(&str)) {
         run(&text[from..]);
     }
 }
+
+/// Whether each ASCII byte is alphanumeric (a lookup, where the range tests would
+/// branch).
+const ASCII_ALPHANUMERIC: [bool; 128] = {
+    let mut table = [false; 128];
+    let mut byte = 0;
+    while byte < 128 {
+        table[byte] = (byte as u8).is_ascii_alphanumeric();
+        byte += 1;
+    }
+    table
+};
 
 /// A [`GroupedText`] being filled, with the table that finds its groups.
 struct Groups<'t> {
@@ -327,6 +338,16 @@ mod tests {
         assert_eq!(replayed(&mut replay, text), ["alpha", "beta"]);
         // Taken once: a second pass over the same text analyzes it.
         assert_eq!(replayed(&mut replay, text), ["alpha", "beta"]);
+    }
+
+    #[test]
+    fn the_ascii_table_is_ascii_alphanumeric() {
+        for byte in 0u8..128 {
+            assert_eq!(
+                ASCII_ALPHANUMERIC[usize::from(byte)],
+                byte.is_ascii_alphanumeric()
+            );
+        }
     }
 
     /// The tokens a grouped text stands for, sorted.

@@ -21,18 +21,6 @@ pub fn analyzer() -> TextAnalyzer {
         .build()
 }
 
-/// Whether each ASCII byte is alphanumeric (a lookup, where the range tests would branch): the
-/// index builder's fast path cuts ASCII text with it.
-pub(super) const ASCII_ALPHANUMERIC: [bool; 128] = {
-    let mut table = [false; 128];
-    let mut byte = 0;
-    while byte < 128 {
-        table[byte] = (byte as u8).is_ascii_alphanumeric();
-        byte += 1;
-    }
-    table
-};
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,15 +36,5 @@ mod tests {
         let long = "a".repeat(MAX_TOKEN_BYTES + 1);
         assert!(index_tokens(&long).is_empty());
         assert_eq!(index_tokens(&"b".repeat(MAX_TOKEN_BYTES)).len(), 1);
-    }
-
-    #[test]
-    fn the_ascii_table_is_ascii_alphanumeric() {
-        for byte in 0u8..128 {
-            assert_eq!(
-                ASCII_ALPHANUMERIC[usize::from(byte)],
-                byte.is_ascii_alphanumeric()
-            );
-        }
     }
 }
