@@ -469,7 +469,7 @@ fn the_code_tokenizer_is_a_bundle_option_the_search_follows() {
         ));
         assert_eq!(
             manifest(&bundle)["index"]["format"],
-            format!("tantivy-0.27/{tokenizer}/2")
+            format!("tantivy-0.27/{tokenizer}/3")
         );
         let results = search(&bundle)["results"].clone();
         found.push(

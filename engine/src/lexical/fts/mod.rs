@@ -11,7 +11,10 @@
 //! but no positions (nothing here needs phrases, and positions would triple the index), neither
 //! stored; `file_id`: a fast `u64`, the file's position in the path-sorted file list;
 //! `path_tokens` and `content_tokens`: fast `u64`s, the exact token counts (tantivy's own field
-//! norms are quantised to one byte, and FTS5's formula needs the exact row length).
+//! norms are quantised to one byte, and FTS5's formula needs the exact row length). The term
+//! dictionary is tantivy's sstable (its `quickwit` feature) rather than its FST: on the demo
+//! corpus the segment was serialised in about half the time (34–51 ms against 69–100 ms) and the
+//! compressed blob was 606 KB against 851 KB.
 //!
 //! **Tokenizer** (`unicode61`, [`analyzer`]): split on every character that is not alphabetic or
 //! numeric (so `_` separates, as in `unicode61`, where only the categories L*, N* and Co are
@@ -78,9 +81,9 @@ use crate::error::{Error, Result};
 use crate::terms::{extract_terms, first_chars, FIRST_CHARS};
 
 /// The index format of the default (`unicode61`) tokenizer: tantivy version, tokenizer, and this
-/// module's schema version. The manifest records it and [`FtsIndex::open`] refuses any format
+/// module's schema version (3: the sstable term dictionary; 2 had tantivy's FST). The manifest records it and [`FtsIndex::open`] refuses any format
 /// but this and [`Tokenizer::Code`]'s.
-pub const INDEX_FORMAT: &str = "tantivy-0.27/unicode61/2";
+pub const INDEX_FORMAT: &str = "tantivy-0.27/unicode61/3";
 
 /// How the index cuts text into tokens; fixed when the index is built.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -111,7 +114,7 @@ impl Tokenizer {
 
     /// The index format string of an index built with this tokenizer.
     pub fn index_format(self) -> String {
-        format!("tantivy-0.27/{}/2", self.name())
+        format!("tantivy-0.27/{}/3", self.name())
     }
 
     /// The tokenizer of an index format string this build reads.
