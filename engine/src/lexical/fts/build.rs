@@ -1,7 +1,6 @@
 //! Building the index blob (native only: the texts are tokenized on a second thread).
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::sync_channel;
 use std::sync::Arc;
 
 use tantivy::directory::RamDirectory;
@@ -11,6 +10,7 @@ use tantivy::tokenizer::{TextAnalyzer, TokenizerManager};
 use tantivy::{Directory, Index, IndexSettings, SingleSegmentIndexWriter};
 
 use super::grouped::{Grouper, Replay};
+use super::grouping::GroupingQueue;
 use super::{blob, index_error, schema, Fields, Tokenizer, INDEX_NAME};
 use crate::error::{Error, Result};
 
@@ -20,9 +20,6 @@ use crate::error::{Error, Result};
 /// demo corpus (68,000 terms) built 5–10 % faster than with a 96 MB budget, whose 2^19-slot table
 /// falls out of the cache.
 const WRITER_BUDGET_BYTES: usize = 6 * 1024 * 1024;
-
-/// How many files the tokenizing thread may run ahead of the writer.
-const GROUPED_AHEAD: usize = 256;
 
 /// Indexes `(path, text)` pairs with the default `unicode61` tokenizer and returns the blob:
 /// files sorted by path (the manifest's order; a file's id is its position), one segment, every
@@ -63,29 +60,17 @@ pub fn build_index_blob_owned(
     let directory = RamDirectory::create();
     let replay = Replay::new(tokenizer.analyzer());
     let mut writer = new_writer(&directory, tokenizer, replay.clone())?;
-    // A second thread tokenizes and groups each file's texts ahead of the writer (see
-    // [`grouped`]); their token counts are the exact row lengths FTS5's scoring needs.
-    let (send, receive) = sync_channel(GROUPED_AHEAD);
+    // Each file's texts are tokenized and grouped (see [`grouped`]) ahead of the writer by a
+    // second thread, helped by this one when it falls behind ([`grouping`]); their token counts
+    // are the exact row lengths FTS5's scoring needs.
+    let queue = GroupingQueue::new(&files);
     std::thread::scope(|scope| {
-        // Owned here, so that an early return drops it and a grouper blocked on a full channel
-        // stops instead of holding up the end of the scope.
-        let receive = receive;
-        let grouped = Arc::clone(&files);
-        scope.spawn(move || {
-            let mut grouper = Grouper::new(tokenizer);
-            for (path, text) in grouped.iter() {
-                if send
-                    .send((grouper.group(path), grouper.group(text)))
-                    .is_err()
-                {
-                    break;
-                }
-            }
-        });
-        for id in 0..files.len() {
-            let (path, content) = receive
-                .recv()
-                .map_err(|_| index_error(INDEX_NAME, "the tokenizing thread stopped"))?;
+        scope.spawn(|| queue.help(&mut Grouper::new(tokenizer)));
+        let mut grouper = Grouper::new(tokenizer);
+        let fed = (0..files.len()).try_for_each(|id| {
+            let (path, content) = queue
+                .take(id, &mut grouper)
+                .ok_or_else(|| index_error(INDEX_NAME, "the tokenizing thread stopped"))?;
             let (path_tokens, content_tokens) = (path.tokens(), content.tokens());
             replay.offer([path, content]);
             writer
@@ -96,9 +81,12 @@ pub fn build_index_blob_owned(
                     path_tokens,
                     content_tokens,
                 })
-                .map_err(err)?;
+                .map_err(err)
+        });
+        if fed.is_err() {
+            queue.abandon();
         }
-        Ok::<(), Error>(())
+        fed
     })?;
     let index_files = written_files(writer, &directory)?;
     let paths: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
@@ -236,8 +224,8 @@ mod tests {
 
     #[test]
     fn writes_one_segment_in_path_order_with_exact_counts() {
-        // Given out of order, more files than the counting thread runs ahead.
-        let files: Vec<(String, String)> = (0..GROUPED_AHEAD + 7)
+        // Given out of order.
+        let files: Vec<(String, String)> = (0..263)
             .rev()
             .map(|i| {
                 (
@@ -304,7 +292,7 @@ mod tests {
             "a",
         ];
         let long = "z".repeat(MAX_TOKEN_BYTES + 3);
-        let mut files: Vec<(String, String)> = (0..GROUPED_AHEAD + 40)
+        let mut files: Vec<(String, String)> = (0..296)
             .map(|i| {
                 let text: Vec<&str> = (0..i % 23 + 1)
                     .map(|j| match (i * 7 + j * 3) % 11 {

@@ -41,7 +41,8 @@ impl GroupedText {
         self.tokens
     }
 
-    fn is_of(&self, text: &str) -> bool {
+    /// Whether these are the tokens of exactly this text (this string, not an equal one).
+    pub fn is_of(&self, text: &str) -> bool {
         self.text == (text.as_ptr() as usize, text.len())
     }
 
@@ -86,18 +87,15 @@ impl Grouper {
         grouped.table.clear();
         match self.tokenizer {
             Tokenizer::Unicode61 => {
-                for_each_run(text, |run| {
-                    if run.is_ascii() {
-                        if run.len() <= MAX_TOKEN_BYTES {
-                            self.token.clear();
-                            self.token.push_str(run);
-                            self.token.make_ascii_lowercase();
-                            grouped.add(&self.token);
-                        }
-                    } else {
-                        // Rare: the analyzer itself lower-cases and folds the run (one token,
-                        // or none if the run is too long).
-                        let mut stream = self.analyzer.token_stream(run);
+                let token = &mut self.token;
+                let analyzer = &mut self.analyzer;
+                for_each_run(text, token, |run, lowered| match lowered {
+                    Some(lowered) if run.len() <= MAX_TOKEN_BYTES => grouped.add(lowered),
+                    Some(_) => {}
+                    None => {
+                        // Rare: the analyzer itself lower-cases and folds a run with
+                        // non-ASCII characters (one token, or none if it is too long).
+                        let mut stream = analyzer.token_stream(run);
                         while let Some(token) = stream.next() {
                             grouped.add(&token.text);
                         }
@@ -115,44 +113,75 @@ impl Grouper {
     }
 }
 
-/// Calls `run` with every maximal run of alphanumeric characters of `text`: the cuts of
-/// tantivy's `SimpleTokenizer`, found a byte at a time while the text is ASCII.
-fn for_each_run(text: &str, mut run: impl FnMut(&str)) {
+/// Calls `run` with every maximal run of alphanumeric characters of `text` (the cuts of
+/// tantivy's `SimpleTokenizer`) and, if the run is all ASCII, the run lower-cased (made in
+/// `lowered`). ASCII bytes are classified and lower-cased by one table lookup; other characters
+/// are decoded and asked `char::is_alphanumeric`, as `SimpleTokenizer` asks.
+fn for_each_run(text: &str, lowered: &mut String, mut run: impl FnMut(&str, Option<&str>)) {
     let bytes = text.as_bytes();
-    let mut start = None;
+    let alphanumeric_at = |at: usize| -> (bool, usize) {
+        let ch = text[at..]
+            .chars()
+            .next()
+            .unwrap_or(char::REPLACEMENT_CHARACTER);
+        (ch.is_alphanumeric(), ch.len_utf8())
+    };
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
-        let (alphanumeric, width) = if byte.is_ascii() {
-            (ASCII_ALPHANUMERIC[usize::from(byte)], 1)
-        } else {
-            let ch = text[at..]
-                .chars()
-                .next()
-                .unwrap_or(char::REPLACEMENT_CHARACTER);
-            (ch.is_alphanumeric(), ch.len_utf8())
-        };
-        match (alphanumeric, start) {
-            (true, None) => start = Some(at),
-            (false, Some(from)) => {
-                run(&text[from..at]);
-                start = None;
+        match ASCII_LOWERED[usize::from(byte)] {
+            CUT => {
+                at += 1;
+                continue;
+            }
+            NOT_ASCII => {
+                let (alphanumeric, width) = alphanumeric_at(at);
+                if !alphanumeric {
+                    at += width;
+                    continue;
+                }
             }
             _ => {}
         }
-        at += width;
-    }
-    if let Some(from) = start {
-        run(&text[from..]);
+        let from = at;
+        let mut ascii = true;
+        lowered.clear();
+        while let Some(&byte) = bytes.get(at) {
+            match ASCII_LOWERED[usize::from(byte)] {
+                CUT => break,
+                NOT_ASCII => {
+                    let (alphanumeric, width) = alphanumeric_at(at);
+                    if !alphanumeric {
+                        break;
+                    }
+                    ascii = false;
+                    at += width;
+                }
+                lower => {
+                    lowered.push(char::from(lower));
+                    at += 1;
+                }
+            }
+        }
+        run(&text[from..at], ascii.then_some(lowered.as_str()));
     }
 }
 
-/// Whether each ASCII byte is alphanumeric (a lookup, where the range tests would
-/// branch).
-const ASCII_ALPHANUMERIC: [bool; 128] = {
-    let mut table = [false; 128];
+/// [`ASCII_LOWERED`]'s mark of an ASCII byte that is not alphanumeric.
+const CUT: u8 = 0;
+/// [`ASCII_LOWERED`]'s mark of a byte of a non-ASCII character.
+const NOT_ASCII: u8 = 0x80;
+
+/// For each byte: an ASCII alphanumeric byte lower-cased, [`CUT`] for another ASCII byte,
+/// [`NOT_ASCII`] for the rest.
+const ASCII_LOWERED: [u8; 256] = {
+    let mut table = [NOT_ASCII; 256];
     let mut byte = 0;
     while byte < 128 {
-        table[byte] = (byte as u8).is_ascii_alphanumeric();
+        table[byte] = if (byte as u8).is_ascii_alphanumeric() {
+            (byte as u8).to_ascii_lowercase()
+        } else {
+            CUT
+        };
         byte += 1;
     }
     table
@@ -341,12 +370,14 @@ mod tests {
     }
 
     #[test]
-    fn the_ascii_table_is_ascii_alphanumeric() {
-        for byte in 0u8..128 {
-            assert_eq!(
-                ASCII_ALPHANUMERIC[usize::from(byte)],
-                byte.is_ascii_alphanumeric()
-            );
+    fn the_byte_table_lower_cases_ascii_alphanumerics_only() {
+        for byte in 0u8..=255 {
+            let expected = match byte {
+                b if b.is_ascii_alphanumeric() => b.to_ascii_lowercase(),
+                b if b.is_ascii() => CUT,
+                _ => NOT_ASCII,
+            };
+            assert_eq!(ASCII_LOWERED[usize::from(byte)], expected, "{byte}");
         }
     }
 

@@ -56,6 +56,8 @@ pub mod code_tokenizer;
 mod fts5_score;
 #[cfg(not(target_arch = "wasm32"))]
 mod grouped;
+#[cfg(not(target_arch = "wasm32"))]
+mod grouping;
 pub mod unicode61;
 
 use std::fmt;
