@@ -4,11 +4,12 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Instant;
 
-use routelens_engine::bundle::{BundleOptions, StoredIndex, MANIFEST_FILE};
+use routelens_engine::bundle::{BundleOptions, PendingBundle, StoredIndex, MANIFEST_FILE};
 use routelens_engine::lexical::fts::{build_index_blob_owned, Tokenizer};
-use routelens_engine::{encode_bundle, BundleInput, EncodedBundle, ExclusionReason, Policy};
+use routelens_engine::{BundleInput, EncodedBundle, ExclusionReason, Policy};
 
 use crate::cli::{BundleArgs, OutputFormat};
 use crate::failure::Failure;
@@ -88,8 +89,9 @@ pub struct BuildOptions {
 }
 
 /// Indexes and encodes a collection. The index is built and compressed on one thread while the
-/// chunks are compressed and hashed on another (the index takes about twice as long, so the
-/// encoder runs at lower priority), then added to the encoded bundle.
+/// files are packed and hashed and the chunks compressed on another, at lower priority (the
+/// index is the critical path); once the index is built, its thread compresses chunks too, so
+/// that both finish together. The index is then added to the encoded bundle.
 pub fn build(
     mut collection: Collection,
     source: String,
@@ -110,27 +112,39 @@ pub fn build(
         index: None,
     };
     let files = collection.files;
+    // The encoder's packed bundle, shared so that the index thread can compress chunks too once
+    // its index is built.
+    let pending: OnceLock<Result<PendingBundle, routelens_engine::Error>> = OnceLock::new();
     let (indexed, encoded) = std::thread::scope(|scope| {
+        let pending = &pending;
         let indexer = scope.spawn(move || {
             let started = Instant::now();
             let texts: Vec<(String, String)> = files
                 .into_iter()
                 // The policy let only UTF-8 through; a file that is not would be refused by
-                // name by `encode_bundle`.
+                // name by `PendingBundle::prepare`.
                 .filter_map(|file| Some((file.path, String::from_utf8(file.bytes).ok()?)))
                 .collect();
-            build_index_blob_owned(texts, options.tokenizer).map(|blob| {
+            let indexed = build_index_blob_owned(texts, options.tokenizer).map(|blob| {
                 let format = options.tokenizer.index_format();
                 let stored = StoredIndex::new(&blob, format, options.bundle.compression_level);
                 (stored, elapsed_ms(started))
-            })
+            });
+            if let Some(Ok(pending)) = pending.get() {
+                while pending.compress_next() {}
+            }
+            indexed
         });
-        let encoder = scope.spawn(|| {
-            // The index is the build's critical path and the chunks have slack: on a machine
-            // with fewer free cores than busy threads, the encoder yields to the indexer.
+        let encoder = scope.spawn(move || {
+            // The index is the build's critical path until it is built: on a machine with
+            // fewer free cores than busy threads, the encoder yields to the indexer.
             lower_this_thread_priority();
             let started = Instant::now();
-            encode_bundle(input, options.bundle).map(|encoded| (encoded, elapsed_ms(started)))
+            let pending = pending.get_or_init(|| PendingBundle::prepare(input, options.bundle));
+            if let Ok(pending) = pending {
+                while pending.compress_next() {}
+            }
+            elapsed_ms(started)
         });
         // A panic on either thread is a bug: it goes on as the panic it was.
         (
@@ -143,7 +157,16 @@ pub fn build(
         )
     });
     let (blob, index_ms) = indexed?;
-    let (encoded, encode_ms) = encoded?;
+    let encode_ms = encoded;
+    let encoded = match pending.into_inner() {
+        Some(pending) => pending?.finish()?,
+        // Unreachable: the encoder thread sets it before it returns.
+        None => {
+            return Err(Failure::Usage(
+                "internal error: the encoder thread stopped without packing the bundle".into(),
+            ))
+        }
+    };
     let encoded = encoded.with_index(blob)?;
     Ok(Built {
         encoded,

@@ -2,6 +2,8 @@
 //! (native only).
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use super::{
     compress, plan_chunks, ChunkEntry, ExcludedFile, FileEntry, IndexEntry, Manifest, SourceFile,
@@ -71,96 +73,166 @@ pub struct EncodedBundle {
 /// Builds a bundle from searchable files: sorts them, packs them into chunks, hashes everything
 /// and writes the manifest. Refuses a duplicate path or a file the policy excludes, naming it.
 pub fn encode_bundle(input: BundleInput, options: BundleOptions) -> Result<EncodedBundle> {
-    let BundleInput {
-        source,
-        commit,
-        tool_version,
-        policy,
-        excluded,
-        excluded_files,
-        mut files,
-        index,
-    } = input;
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    for pair in files.windows(2) {
-        if pair[0].path == pair[1].path {
-            return Err(Error::field(
-                &pair[0].path,
-                "path",
-                "listed twice in the bundle input",
-            ));
+    PendingBundle::prepare(input, options)?.finish()
+}
+
+/// A bundle packed and hashed, whose chunks are still to compress: [`encode_bundle`] in two
+/// steps, so that other threads can compress chunks meanwhile ([`PendingBundle::compress_next`]).
+/// The bundler's index thread does, once its index is built, so the build's two threads finish
+/// together. The result does not depend on which thread compressed which chunk.
+#[derive(Debug)]
+pub struct PendingBundle {
+    /// The manifest without its chunks (they are listed by [`PendingBundle::finish`]).
+    manifest: Manifest,
+    index: Option<(Vec<u8>, String)>,
+    compression_level: u8,
+    raw_chunks: Vec<Vec<u8>>,
+    /// The first chunk nobody has claimed.
+    next: AtomicUsize,
+    compressed: Mutex<Vec<Option<(ChunkEntry, BundleFile)>>>,
+}
+
+impl PendingBundle {
+    /// Sorts the files, checks them, packs them into chunks and hashes them: everything
+    /// [`encode_bundle`] does but compress the chunks and write the manifest.
+    pub fn prepare(input: BundleInput, options: BundleOptions) -> Result<PendingBundle> {
+        let BundleInput {
+            source,
+            commit,
+            tool_version,
+            policy,
+            excluded,
+            excluded_files,
+            mut files,
+            index,
+        } = input;
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        for pair in files.windows(2) {
+            if pair[0].path == pair[1].path {
+                return Err(Error::field(
+                    &pair[0].path,
+                    "path",
+                    "listed twice in the bundle input",
+                ));
+            }
         }
-    }
-    for file in &files {
-        if let Decision::Excluded(reason) = policy.check(&file.path, &file.bytes) {
-            return Err(Error::field(
-                &file.path,
-                "policy",
-                format!("excluded by the bundle's policy ({reason}); it cannot be bundled"),
-            ));
+        for file in &files {
+            if let Decision::Excluded(reason) = policy.check(&file.path, &file.bytes) {
+                return Err(Error::field(
+                    &file.path,
+                    "policy",
+                    format!("excluded by the bundle's policy ({reason}); it cannot be bundled"),
+                ));
+            }
         }
+        let sizes: Vec<usize> = files.iter().map(|file| file.bytes.len()).collect();
+        let placements = plan_chunks(&sizes, options.chunk_target_bytes.max(1));
+        let chunk_count = placements.last().map_or(0, |last| last.chunk + 1);
+        let mut raw_chunks: Vec<Vec<u8>> = vec![Vec::new(); chunk_count];
+        let mut entries = Vec::with_capacity(files.len());
+        for (file, placement) in files.iter().zip(&placements) {
+            raw_chunks[placement.chunk].extend_from_slice(&file.bytes);
+            entries.push(FileEntry {
+                path: file.path.clone(),
+                bytes: file.bytes.len() as u64,
+                lines: count_lines(&file.bytes),
+                sha256: sha256_hex(&file.bytes),
+                chunk: placement.chunk as u32,
+                offset: placement.offset as u64,
+            });
+        }
+        Ok(PendingBundle {
+            manifest: Manifest {
+                format_version: FORMAT_VERSION,
+                source,
+                commit,
+                tool_version,
+                policy,
+                excluded,
+                excluded_files,
+                files: entries,
+                chunks: Vec::new(),
+                index: None,
+            },
+            index,
+            compression_level: options.compression_level,
+            compressed: Mutex::new(vec![None; chunk_count]),
+            raw_chunks,
+            next: AtomicUsize::new(0),
+        })
     }
-    let sizes: Vec<usize> = files.iter().map(|file| file.bytes.len()).collect();
-    let placements = plan_chunks(&sizes, options.chunk_target_bytes.max(1));
-    let chunk_count = placements.last().map_or(0, |last| last.chunk + 1);
-    let mut raw_chunks: Vec<Vec<u8>> = vec![Vec::new(); chunk_count];
-    let mut entries = Vec::with_capacity(files.len());
-    for (file, placement) in files.iter().zip(&placements) {
-        raw_chunks[placement.chunk].extend_from_slice(&file.bytes);
-        entries.push(FileEntry {
-            path: file.path.clone(),
-            bytes: file.bytes.len() as u64,
-            lines: count_lines(&file.bytes),
-            sha256: sha256_hex(&file.bytes),
-            chunk: placement.chunk as u32,
-            offset: placement.offset as u64,
+
+    /// Claims the next chunk nobody has claimed and compresses it; false when none is left.
+    pub fn compress_next(&self) -> bool {
+        let at = self.next.fetch_add(1, Ordering::Relaxed);
+        let Some(raw) = self.raw_chunks.get(at) else {
+            return false;
+        };
+        let chunk = compress_chunk(raw, self.compression_level);
+        self.compressed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)[at] = Some(chunk);
+        true
+    }
+
+    /// Compresses the chunks left, then lists them and the index and writes the manifest.
+    pub fn finish(self) -> Result<EncodedBundle> {
+        while self.compress_next() {}
+        let PendingBundle {
+            mut manifest,
+            index,
+            compression_level,
+            raw_chunks,
+            compressed,
+            ..
+        } = self;
+        let compressed = compressed
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut out = Vec::with_capacity(raw_chunks.len() + 2);
+        for (raw, chunk) in raw_chunks.iter().zip(compressed) {
+            // Every claimed chunk is stored before its claimer returns, and `self` is owned here,
+            // so none is missing; one would be compressed now rather than lost.
+            let (entry, file) = chunk.unwrap_or_else(|| compress_chunk(raw, compression_level));
+            manifest.chunks.push(entry);
+            out.push(file);
+        }
+        manifest.index = index.map(|(blob, format)| {
+            let stored = StoredIndex::new(&blob, format, compression_level);
+            out.push(stored.file);
+            stored.entry
         });
+        out.insert(
+            0,
+            BundleFile {
+                name: MANIFEST_FILE.to_string(),
+                bytes: manifest_json(&manifest)?,
+            },
+        );
+        Ok(EncodedBundle {
+            manifest,
+            files: out,
+        })
     }
-    let mut out = Vec::with_capacity(chunk_count + 2);
-    let mut chunks = Vec::with_capacity(chunk_count);
-    for raw in &raw_chunks {
-        let stored = compress(raw, options.compression_level);
-        let sha256 = sha256_hex(&stored);
-        let file = format!("chunks/{sha256}.deflate");
-        chunks.push(ChunkEntry {
+}
+
+/// One chunk compressed, named by the hash of its stored bytes, with its manifest entry.
+fn compress_chunk(raw: &[u8], level: u8) -> (ChunkEntry, BundleFile) {
+    let stored = compress(raw, level);
+    let sha256 = sha256_hex(&stored);
+    let file = format!("chunks/{sha256}.deflate");
+    (
+        ChunkEntry {
             file: file.clone(),
             sha256,
             bytes: stored.len() as u64,
             raw_bytes: raw.len() as u64,
-        });
-        out.push(BundleFile {
+        },
+        BundleFile {
             name: file,
             bytes: stored,
-        });
-    }
-    let index = index.map(|(blob, format)| {
-        let stored = StoredIndex::new(&blob, format, options.compression_level);
-        out.push(stored.file);
-        stored.entry
-    });
-    let manifest = Manifest {
-        format_version: FORMAT_VERSION,
-        source,
-        commit,
-        tool_version,
-        policy,
-        excluded,
-        excluded_files,
-        files: entries,
-        chunks,
-        index,
-    };
-    out.insert(
-        0,
-        BundleFile {
-            name: MANIFEST_FILE.to_string(),
-            bytes: manifest_json(&manifest)?,
         },
-    );
-    Ok(EncodedBundle {
-        manifest,
-        files: out,
-    })
+    )
 }
 
 /// `manifest.json`'s bytes: the manifest as compact JSON and a newline.

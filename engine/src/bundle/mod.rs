@@ -46,7 +46,8 @@ pub use chunk::{
 pub use decode::{decode_manifest, Chunk};
 #[cfg(not(target_arch = "wasm32"))]
 pub use encode::{
-    count_lines, encode_bundle, BundleFile, BundleInput, BundleOptions, EncodedBundle, StoredIndex,
+    count_lines, encode_bundle, BundleFile, BundleInput, BundleOptions, EncodedBundle,
+    PendingBundle, StoredIndex,
 };
 pub use tree::DirTree;
 

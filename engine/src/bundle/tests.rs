@@ -194,6 +194,35 @@ fn an_index_added_later_gives_the_same_bundle() {
 }
 
 #[test]
+fn chunks_compressed_by_several_threads_give_the_same_bundle() {
+    let files: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            (
+                format!("src/f{i:02}.rs"),
+                format!("fn f{i}() {{}}\n").repeat(i % 7 + 1),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let whole = encode_bundle(input(&files), small_chunks()).unwrap();
+    assert!(whole.manifest.chunks.len() > 10);
+    let pending = PendingBundle::prepare(input(&files), small_chunks()).unwrap();
+    std::thread::scope(|scope| {
+        for _ in 0..3 {
+            scope.spawn(|| while pending.compress_next() {});
+        }
+    });
+    assert!(!pending.compress_next(), "every chunk was claimed");
+    assert_eq!(pending.finish().unwrap(), whole);
+    // Nobody else helping: finish compresses them all itself.
+    let alone = PendingBundle::prepare(input(&files), small_chunks()).unwrap();
+    assert_eq!(alone.finish().unwrap(), whole);
+}
+
+#[test]
 fn refuses_bad_inputs() {
     let twice = input(&[("a", "x"), ("a", "y")]);
     let error = encode_bundle(twice, BundleOptions::default()).unwrap_err();
