@@ -3,7 +3,7 @@
 
 use tantivy::postings::Postings;
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DocId, DocSet, Score, Term, TERMINATED};
+use tantivy::{DocId, DocSet, Score, TERMINATED};
 
 use super::{index_error, FtsIndex, CONTENT_TOKENS, FILE_ID, INDEX_NAME, PATH_TOKENS};
 use crate::error::Result;
@@ -32,16 +32,20 @@ impl FtsIndex {
         // Per matching file: its id and row length D; and `width` weighted frequencies each.
         let mut files: Vec<(u64, f64)> = Vec::new();
         let mut freqs: Vec<f64> = Vec::new();
-        for segment in self.searcher.segment_readers() {
+        for (segment, terms) in self
+            .searcher
+            .segment_readers()
+            .iter()
+            .zip(self.term_tables.iter())
+        {
             let first_row = files.len();
             let mut slot = vec![u32::MAX; segment.max_doc() as usize];
             let mut matched: Vec<DocId> = Vec::new();
             for (index, token) in tokens.iter().enumerate() {
                 for &(field, weight) in columns {
                     let inverted = segment.inverted_index(field).map_err(err)?;
-                    let term = Term::from_field_text(field, token);
-                    let Some(mut postings) = inverted
-                        .read_postings(&term, IndexRecordOption::WithFreqs)
+                    let Some(mut postings) = terms
+                        .postings(&inverted, field, token, IndexRecordOption::WithFreqs)
                         .map_err(io_err)?
                     else {
                         continue;

@@ -58,12 +58,15 @@ mod fts5_score;
 mod grouped;
 #[cfg(not(target_arch = "wasm32"))]
 mod grouping;
+mod term_table;
 pub mod unicode61;
 
 use std::fmt;
+use std::sync::Arc;
 
 use all_matches::AllMatches;
 use std::path::Path;
+use term_table::TermTable;
 
 use tantivy::directory::RamDirectory;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
@@ -218,6 +221,8 @@ pub struct FtsIndex {
     /// Exact token totals of the `path` and `content` fields (FTS5's `avgdl` needs them).
     path_tokens_total: f64,
     content_tokens_total: f64,
+    /// Each segment's terms, in the searcher's segment order (shared by clones).
+    term_tables: Arc<[TermTable]>,
 }
 
 /// How the BM25 arms score a file.
@@ -313,6 +318,12 @@ impl FtsIndex {
                     .sum::<f64>();
             }
         }
+        let term_tables = searcher
+            .segment_readers()
+            .iter()
+            .map(|segment| TermTable::read(segment, &[fields.path, fields.content]))
+            .collect::<tantivy::Result<Arc<[TermTable]>>>()
+            .map_err(|error| index_error(file, error))?;
         Ok(FtsIndex {
             searcher,
             fields,
@@ -321,6 +332,7 @@ impl FtsIndex {
             tokenizer,
             path_tokens_total: totals[0],
             content_tokens_total: totals[1],
+            term_tables,
         })
     }
 
