@@ -329,15 +329,9 @@ impl GroupedStream {
 mod tests {
     use super::*;
     use crate::lexical::fts::{analyzer, tokens_of};
-    use tantivy::tokenizer::Tokenizer as _;
 
     fn replayed(replay: &mut Replay, text: &str) -> Vec<String> {
-        let mut stream = replay.token_stream(text);
-        let mut tokens = Vec::new();
-        while let Some(token) = stream.next() {
-            tokens.push(token.text.clone());
-        }
-        tokens
+        tokens_of(&mut TextAnalyzer::from(replay.clone()), text)
     }
 
     #[test]
