@@ -115,7 +115,7 @@ pub fn build(
     // The encoder's packed bundle, shared so that the index thread can compress chunks too once
     // its index is built.
     let pending: OnceLock<Result<PendingBundle, routelens_engine::Error>> = OnceLock::new();
-    let (indexed, encoded) = std::thread::scope(|scope| {
+    let (indexed, encode_ms) = std::thread::scope(|scope| {
         let pending = &pending;
         let indexer = scope.spawn(move || {
             let started = Instant::now();
@@ -157,17 +157,11 @@ pub fn build(
         )
     });
     let (blob, index_ms) = indexed?;
-    let encode_ms = encoded;
-    let encoded = match pending.into_inner() {
-        Some(pending) => pending?.finish()?,
-        // Unreachable: the encoder thread sets it before it returns.
-        None => {
-            return Err(Failure::Usage(
-                "internal error: the encoder thread stopped without packing the bundle".into(),
-            ))
-        }
-    };
-    let encoded = encoded.with_index(blob)?;
+    let encoded = pending
+        .into_inner()
+        .expect("the encoder thread packs the bundle before it returns")?
+        .finish()?
+        .with_index(blob)?;
     Ok(Built {
         encoded,
         skipped_special,

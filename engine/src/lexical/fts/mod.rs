@@ -86,8 +86,8 @@ use crate::error::{Error, Result};
 use crate::terms::{extract_terms, first_chars, FIRST_CHARS};
 
 /// The index format of the default (`unicode61`) tokenizer: tantivy version, tokenizer, and this
-/// module's schema version (3: the sstable term dictionary; 2 had tantivy's FST). The manifest records it and [`FtsIndex::open`] refuses any format
-/// but this and [`Tokenizer::Code`]'s.
+/// module's schema version (3: the sstable term dictionary; 2 had tantivy's FST). The manifest
+/// records it and [`FtsIndex::open`] refuses any format but this and [`Tokenizer::Code`]'s.
 pub const INDEX_FORMAT: &str = "tantivy-0.27/unicode61/3";
 
 /// How the index cuts text into tokens; fixed when the index is built.
