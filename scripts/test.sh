@@ -1,34 +1,103 @@
 #!/usr/bin/env bash
-# Runs every test of the project on a fresh machine: installs what is missing (scripts/setup.sh),
-# checks formatting and lints, runs the engine and CLI tests natively, the native/wasm parity test
-# in headless Chromium, checks the decision-API stub against the official Python SDK, builds the
-# app, and runs the browser end-to-end tests against
-# `routelens serve`. Exits non-zero on the first failure.
+# Runs the project's tests: `bash scripts/test.sh` runs every step (what .ci/run runs);
+# `bash scripts/test.sh lint native` runs only the steps named. Set-up always runs first (quiet
+# when everything is installed). Exits non-zero on the first failure; either way it ends with each
+# step's wall time.
+#
+#   lint    cargo fmt; clippy over every native target (compiled once, shared with `native`, see
+#           below) and over the app for wasm32
+#   native  the engine's and the CLI's tests
+#   wasm    the engine's native/wasm parity tests in headless Chromium (one wasm test binary)
+#   sdk     the decision-API protocol stub against the official typesafe-sdk (Python)
+#   e2e     the release app (what scripts/run.sh serves) and the browser end-to-end tests
+#
+# Native builds run clippy as the workspace's compiler (RUSTC_WORKSPACE_WRAPPER=clippy-driver):
+# clippy-driver is rustc with the lints added, so `lint` compiles every native target once, with
+# the lints denied, and `native`, `sdk` and `e2e` reuse those artifacts instead of compiling the
+# workspace a second time in check mode. CLIPPY_ARGS is clippy-driver's argument channel (what
+# `cargo clippy -- -D warnings` sets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-step() { printf '\n==> %s\n' "$*"; }
 
-step "setup"
-bash scripts/setup.sh
+all_steps=(lint native wasm sdk e2e)
+if [ "$#" -eq 0 ]; then
+  steps=("${all_steps[@]}")
+else
+  steps=("$@")
+  for name in "${steps[@]}"; do
+    case " ${all_steps[*]} " in
+      *" $name "*) ;;
+      *)
+        printf 'test.sh: no step named %s (steps: %s)\n' "$name" "${all_steps[*]}" >&2
+        exit 64
+        ;;
+    esac
+  done
+fi
 
-step "format and lints"
-cargo fmt --all -- --check
-cargo clippy --quiet --workspace --all-targets -- -D warnings
-cargo clippy --quiet -p routelens-app --target wasm32-unknown-unknown -- -D warnings
+RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)"
+export RUSTC_WORKSPACE_WRAPPER
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 
-step "engine and CLI tests (native)"
-cargo test --workspace
+timings=()
+started_all=$SECONDS
+current=""
+report() {
+  local status=$?
+  [ -z "$current" ] || timings+=("$(printf '%-8s %6ss (failed)' "$current" "$((SECONDS - current_started))")")
+  printf '\n==> step times (wall clock)\n'
+  for row in "${timings[@]}"; do printf '%s\n' "$row"; done
+  printf '%-8s %6ss%s\n' total "$((SECONDS - started_all))" "$([ "$status" -eq 0 ] || printf ' (failed)')"
+}
+trap report EXIT
 
-step "native/wasm parity (headless Chromium)"
-bash scripts/test-wasm.sh
+# run_step NAME: runs step_NAME and records its wall time. Not called in a condition, so that
+# `set -e` still stops the script at the step's first failing command (report then names it).
+run_step() {
+  current="$1"
+  current_started=$SECONDS
+  printf '\n==> %s\n' "$1"
+  "step_$1"
+  timings+=("$(printf '%-8s %6ss' "$1" "$((SECONDS - current_started))")")
+  current=""
+}
 
-step "build the app and the CLI"
-trunk build index.html
-cargo build --quiet -p routelens
+step_setup() { bash scripts/setup.sh; }
 
-step "the protocol stub against the official typesafe-sdk (Python)"
-bash tests/typesafe_sdk/run.sh
+step_lint() {
+  cargo fmt --all -- --check
+  cargo test --quiet --workspace --all-targets --no-run
+  # The app is compiled for wasm32 only (by Trunk, without the wrapper): check it apart.
+  RUSTC_WORKSPACE_WRAPPER='' cargo clippy --quiet -p routelens-app --target wasm32-unknown-unknown \
+    -- -D warnings
+}
 
-step "browser end-to-end tests (headless Chromium)"
-(cd tests/e2e && node --test)
+step_native() { cargo test --workspace; }
+
+step_wasm() {
+  (
+    cd engine
+    export CHROMEDRIVER=/usr/bin/chromedriver
+    export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+    export WASM_BINDGEN_TEST_TIMEOUT=180
+    # The study, lexical and pack parity in one binary: `embedded-cl100k` gives the packer the
+    # real cl100k_base counter (tiktoken-rs's compiled-in vocabulary) without the rank-table file.
+    RUSTC_WORKSPACE_WRAPPER='' cargo test --target wasm32-unknown-unknown \
+      --features lexical,embedded-cl100k --test parity
+  )
+}
+
+step_sdk() { bash tests/typesafe_sdk/run.sh; }
+
+step_e2e() {
+  # The same release build that scripts/run.sh serves, so a machine that ran it builds nothing here.
+  RUSTC_WORKSPACE_WRAPPER='' trunk build --quiet index.html --release
+  cargo build --quiet -p routelens
+  (cd tests/e2e && node --test)
+}
+
+run_step setup
+for name in "${steps[@]}"; do
+  run_step "$name"
+done

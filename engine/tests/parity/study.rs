@@ -1,15 +1,12 @@
 //! Native and wasm32 must compute identical results for the same inputs and seed. This test runs
-//! natively under `cargo test` and in headless Chromium under `wasm-bindgen-test` (see
-//! `scripts/test-wasm.sh`); both compare the same fingerprint, the SHA-256 of every number the
-//! engine produced, printed in Rust's shortest round-trip form, against one committed value.
+//! natively under `cargo test` and in headless Chromium under `wasm-bindgen-test`; both compare
+//! the same fingerprint, the SHA-256 of every number the engine produced, printed in Rust's
+//! shortest round-trip form, against one committed value.
 
 use routelens_engine::{
     add_fusion, archive::sha256_hex, compare, load_jsonl, report::rescore_everything,
     BootstrapConfig, PairedMetric, RrfConfig, Study, Subset,
 };
-
-#[cfg(target_arch = "wasm32")]
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 /// The fingerprint of the synthetic study below, computed natively on x86_64.
 const EXPECTED: &str = "f9b9342712d1f07e964e3d06f30948636135e6ee858791ac18f298699b694b6f";

@@ -12,10 +12,11 @@
 //! ```text
 //! cd engine && CHROMEDRIVER=/usr/bin/chromedriver \
 //!   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-//!   cargo test --target wasm32-unknown-unknown --features embedded-cl100k --test pack_parity
+//!   cargo test --target wasm32-unknown-unknown --features lexical,embedded-cl100k --test parity
 //! ```
 
 #[cfg(not(target_arch = "wasm32"))]
+#[path = "../rank_table/mod.rs"]
 mod rank_table;
 
 use routelens_engine::archive::sha256_hex;
@@ -24,9 +25,6 @@ use routelens_engine::pack::{pack, render_block, PackConfig};
 use routelens_engine::select::{count_lines, select_files, QueryTerms, SelectConfig};
 use routelens_engine::tokens::{TokenCache, TokenCounter};
 use routelens_engine::{GoldSpan, Result};
-
-#[cfg(target_arch = "wasm32")]
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 /// The fingerprint with the fake counter, computed natively on x86_64.
 const EXPECTED_FAKE: &str = "89a119e75c47c765f610a15313427124fbd5b5f43cdd62a59b1204c35ed82666";

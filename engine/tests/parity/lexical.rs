@@ -12,20 +12,17 @@
 //! ```text
 //! cd engine && CHROMEDRIVER=/usr/bin/chromedriver \
 //!   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-//!   cargo test --target wasm32-unknown-unknown --features lexical --test lexical_parity
+//!   cargo test --target wasm32-unknown-unknown --features lexical,embedded-cl100k --test parity
 //! ```
 //!
 //! To rebuild the fixture after an intended format change (and bump the format version):
-//! `cargo test -p routelens-engine --features lexical --test lexical_parity -- --ignored`.
+//! `cargo test -p routelens-engine --features lexical --test parity -- --ignored`.
 
 use routelens_engine::archive::sha256_hex;
 use routelens_engine::bundle::decode_manifest;
 use routelens_engine::lexical::{run_arm, LexicalArm, Sources, TextCorpus};
 
-#[cfg(target_arch = "wasm32")]
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
-
-const GOLDEN: &[u8] = include_bytes!("data/golden-bundle-v1.bin");
+const GOLDEN: &[u8] = include_bytes!("../data/golden-bundle-v1.bin");
 
 /// Fingerprint of the arms that need no index, computed natively on x86_64.
 const EXPECTED_PLAIN: &str = "515d6cfcf976b5426e93516df83206d7d88316e3127ae10178a8064c85c087bb";
