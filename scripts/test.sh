@@ -36,6 +36,10 @@ else
   done
 fi
 
+# A test whose input (the paper's archive, the cl100k rank table, the built app) is missing fails
+# here instead of skipping.
+export ROUTELENS_REQUIRE_FIXTURES=1
+
 RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)"
 export RUSTC_WORKSPACE_WRAPPER
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
@@ -67,7 +71,7 @@ step_setup() { bash scripts/setup.sh; }
 
 step_lint() {
   cargo fmt --all -- --check
-  cargo test --quiet --workspace --all-targets --no-run
+  test_build_cli
   # The app is compiled for wasm32 only (by Trunk, without the wrapper): check it apart.
   RUSTC_WORKSPACE_WRAPPER='' cargo clippy --quiet -p routelens-app --target wasm32-unknown-unknown \
     -- -D warnings
@@ -88,12 +92,20 @@ step_wasm() {
   )
 }
 
-step_sdk() { bash tests/typesafe_sdk/run.sh; }
+# The debug CLI that the test build links (target/debug/routelens): built by `cargo test`, whose
+# dependency features (dev-dependencies included) differ from a plain `cargo build -p routelens`,
+# so building it that way would compile tantivy and the rest a second time.
+test_build_cli() { cargo test --quiet --workspace --all-targets --no-run; }
+
+step_sdk() {
+  test_build_cli
+  ROUTELENS_BIN=target/debug/routelens bash tests/typesafe_sdk/run.sh
+}
 
 step_e2e() {
   # The same release build that scripts/run.sh serves, so a machine that ran it builds nothing here.
   RUSTC_WORKSPACE_WRAPPER='' trunk build --quiet index.html --release
-  cargo build --quiet -p routelens
+  test_build_cli
   (cd tests/e2e && node --test)
 }
 

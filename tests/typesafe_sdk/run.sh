@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks routelens' System One protocol stub (and the requests routelens sends) against the official
 # Python SDK, typesafe-sdk from PyPI. Installs the SDK into a virtual environment under
-# target/typesafe-sdk-venv the first time (quiet when it is already there), builds the CLI, and
-# runs check.py. Usage: bash tests/typesafe_sdk/run.sh
+# target/typesafe-sdk-venv the first time (quiet when it is already there), builds the CLI (unless
+# $ROUTELENS_BIN names one), and runs check.py. Usage: bash tests/typesafe_sdk/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SDK_VERSION="0.7.5"
@@ -13,5 +13,11 @@ fi
 if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('typesafe-sdk') != '$SDK_VERSION')" 2>/dev/null; then
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "typesafe-sdk==$SDK_VERSION"
 fi
-cargo build --quiet -p routelens
-"$VENV/bin/python" tests/typesafe_sdk/check.py target/debug/routelens bundler/tests/fixtures/repo.bundle
+# $ROUTELENS_BIN: a CLI already built (scripts/test.sh passes the one its test build made, so
+# nothing is compiled twice); else the debug CLI is built here.
+cli="${ROUTELENS_BIN:-}"
+if [ -z "$cli" ]; then
+    cargo build --quiet -p routelens
+    cli=target/debug/routelens
+fi
+"$VENV/bin/python" tests/typesafe_sdk/check.py "$cli" bundler/tests/fixtures/repo.bundle
