@@ -22,10 +22,10 @@ pub fn tool_version() -> String {
 
 /// Runs `bundle`.
 pub fn run(args: &BundleArgs, out: &mut dyn Write) -> Result<(), Failure> {
-    let policy = Policy {
-        max_file_bytes: args.max_file_bytes,
-        ..Policy::default()
-    };
+    let mut policy = args.policy.policy();
+    if let Some(cap) = args.max_file_bytes {
+        policy.max_file_bytes = Some(cap);
+    }
     if let Some(path) = &args.explain {
         let line = explain(&args.repo, args.commit.as_deref(), &policy, path)?;
         return writeln!(out, "{line}").map_err(Failure::output);

@@ -8,7 +8,7 @@ use routelens_engine::bundle::{DEFAULT_COMPRESSION_LEVEL, MAX_COMPRESSION_LEVEL}
 use routelens_engine::context::DEFAULT_CONTEXT_K;
 use routelens_engine::lexical::fts::Tokenizer;
 use routelens_engine::pack::DEFAULT_BUDGET_TOKENS;
-use routelens_engine::policy::DEFAULT_MAX_FILE_BYTES;
+use routelens_engine::policy::PolicyName;
 use routelens_engine::select::{DEFAULT_ANCHORS_PER_FILE, DEFAULT_RADIUS_LINES};
 use routelens_engine::LexicalArm;
 
@@ -111,6 +111,11 @@ pub struct RouteArgs {
     #[arg(long, value_enum, default_value_t = StrategyArg::Tree)]
     pub strategy: StrategyArg,
 
+    /// The issue's id: the flat tournament orders paths by SHA-256 of `<id>\0<path>`, as the
+    /// paper did with the case id (default empty; a replay uses the recorded id).
+    #[arg(long, value_name = "ID", default_value = "")]
+    pub issue_id: String,
+
     /// Output format: the ranking and costs as text, or the run as one JSON object.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
@@ -186,9 +191,16 @@ pub struct BundleArgs {
     #[arg(long, value_name = "DIR", required_unless_present = "explain")]
     pub out: Option<PathBuf>,
 
-    /// Files larger than this many bytes are excluded (too-large).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FILE_BYTES)]
-    pub max_file_bytes: u64,
+    /// The searchable-file policy: `paper` (the paper's loader: hidden directories entered,
+    /// hidden file names and index.md, log.md, _error.log dropped, no size cap) or `strict`
+    /// (no hidden component, vendor/ skipped, a 1 MiB cap).
+    #[arg(long, value_name = "NAME", default_value = "paper")]
+    pub policy: PolicyName,
+
+    /// Files larger than this many bytes are excluded (too-large). Default: the policy's own
+    /// (none under paper, 1048576 under strict).
+    #[arg(long, value_name = "N")]
+    pub max_file_bytes: Option<u64>,
 
     /// The source name written into the manifest (default: the repository folder's name).
     #[arg(long, value_name = "NAME")]
@@ -244,12 +256,19 @@ pub struct RouterArgs {
     /// Stop after nominating this many files.
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub max_files: usize,
-    /// Stop before a call beyond this many.
+    /// Stop before a call beyond this many (the tree walk; the flat tournament has no cap, as
+    /// in the paper, unless --flat-max-calls is given).
     #[arg(long, value_name = "N", default_value_t = 32)]
     pub max_calls: usize,
-    /// Stop once this many seconds have passed.
+    /// Stop once this many seconds have passed (the tree walk; likewise --flat-max-seconds).
     #[arg(long, value_name = "S", default_value_t = 180)]
     pub max_seconds: u64,
+    /// The flat tournament's call cap (default none).
+    #[arg(long, value_name = "N")]
+    pub flat_max_calls: Option<usize>,
+    /// The flat tournament's time cap in seconds (default none).
+    #[arg(long, value_name = "S")]
+    pub flat_max_seconds: Option<u64>,
     /// Keep a child whose probability is at least this ...
     #[arg(long, value_name = "P", default_value_t = 0.01)]
     pub min_probability: f64,

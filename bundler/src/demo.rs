@@ -14,7 +14,7 @@
 //!                        no version in the path, so gold paths survive a dependency update
 //! ```
 //!
-//! Every file passes the same policy as `routelens bundle`. The question set is written into the
+//! Every file passes the paper's searchable-file policy, `routelens bundle`'s default. The question set is written into the
 //! bundle folder as `questions.jsonl` (beside the manifest, not listed in it), which is where
 //! `routelens serve` finds it.
 //!
@@ -184,7 +184,7 @@ pub fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Failure> {
 
     let started = Instant::now();
     let mut warnings = Vec::new();
-    let mut collection = Collection::new(Policy::default());
+    let mut collection = Collection::new(Policy::paper());
     match sources::git_listed_files(&args.repo) {
         Some(paths) => collection.add_listed(&args.repo, &paths, REPO_PREFIX)?,
         None => collection.add_tree(&args.repo, REPO_PREFIX)?,

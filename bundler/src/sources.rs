@@ -197,7 +197,7 @@ impl Collection {
                 self.skipped_special += 1;
             } else if entry
                 .size
-                .is_some_and(|size| size > self.policy.max_file_bytes)
+                .is_some_and(|size| self.policy.is_too_large(size))
             {
                 self.exclude_file(rel, ExclusionReason::TooLarge);
             } else {
@@ -281,10 +281,11 @@ pub fn symlinked_ancestor(root: &Path, path: &str) -> Option<String> {
 }
 
 /// Reads at most `cap + 1` bytes: enough for the policy to see that a file is over the cap.
-pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, Failure> {
+/// With no cap (the paper's policy), the whole file.
+pub fn read_capped(path: &Path, cap: Option<u64>) -> Result<Vec<u8>, Failure> {
     let file = File::open(path).map_err(|err| Failure::read(path, err))?;
     let mut bytes = Vec::new();
-    file.take(cap.saturating_add(1))
+    file.take(cap.map_or(u64::MAX, |cap| cap.saturating_add(1)))
         .read_to_end(&mut bytes)
         .map_err(|err| Failure::read(path, err))?;
     Ok(bytes)

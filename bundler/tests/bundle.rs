@@ -138,7 +138,7 @@ fn reads_a_git_commit_not_the_working_tree() {
         temp.path(),
     ));
     assert!(
-        explained.contains("included: UTF-8 text, 22 bytes"),
+        explained.contains("included under the paper policy: UTF-8 text, 22 bytes"),
         "{explained}"
     );
     ok(routelens(
@@ -246,7 +246,7 @@ fn the_demo_is_rebuilt_only_when_its_sources_change() {
 ///
 /// ```text
 /// cd bundler/tests/fixtures && rm -rf repo.bundle tampered.bundle &&
-///   cargo run -p routelens -- bundle repo --out repo.bundle --max-file-bytes 512
+///   cargo run -p routelens -- bundle repo --out repo.bundle --policy strict --max-file-bytes 512
 /// ```
 ///
 /// then copy it to `tampered.bundle` and flip one byte in the middle of its chunk and of its
@@ -258,7 +258,7 @@ fn the_fixture_bundle_is_current() {
         &["bundle", "repo", "--out"]
             .into_iter()
             .chain([temp.path().join("b").to_str().unwrap()])
-            .chain(["--max-file-bytes", "512"])
+            .chain(["--policy", "strict", "--max-file-bytes", "512"])
             .collect::<Vec<_>>(),
         Path::new("tests/fixtures"),
     ));

@@ -75,7 +75,7 @@ pub use linescore::{clip_gold, score_lines, ClippedSpan, FileLines, LineScore};
 pub use metrics::{first_gold_rank, score_ranking, summarize, ArmSummary, CaseScore};
 pub use pack::{pack, render_block, Pack, PackConfig, PackedBlock, SkipReason};
 pub use paired::{compare, PairedComparison, PairedMetric};
-pub use policy::{Decision, ExclusionReason, Policy};
+pub use policy::{Decision, ExclusionReason, Policy, PolicyName};
 pub use report::{score, ScoreConfig, ScoreReport};
 pub use runfile::{load_jsonl, load_trec};
 pub use select::{

@@ -1,41 +1,77 @@
-//! The common searchable-file policy: which files of a repository every arm may rank.
+//! The searchable-file policies: which files of a repository every arm may rank.
 //!
-//! The paper searched "the same eligible UTF-8 files" with every arm. This module is that rule as
-//! a pure function of a repository-relative path and the file's bytes, so the bundler, the app and
-//! `routelens bundle --explain PATH` all decide the same way. A file is searchable when every
-//! check below passes; the first check that fails names the [`ExclusionReason`]:
+//! The paper searched "the same eligible UTF-8 files" with every arm. A policy is that rule as a
+//! pure function of a repository-relative path and the file's bytes, so the bundler, the app and
+//! `routelens bundle --explain PATH` all decide the same way. Two are named:
+//!
+//! - **`paper`** ([`Policy::paper`], the default): the paper's loader, so that a bundle of a
+//!   case's snapshot holds exactly the files the paper indexed (`file_count` in the archive). It
+//!   skips directories, at any depth, named in [`PAPER_SKIPPED_DIRS`] (`.git`, `node_modules`,
+//!   `build`, …; no `vendor`), enters every other directory, hidden ones included (`.github/`,
+//!   `.ci/`), drops files whose *name* starts with `.`, files named in [`PAPER_RESERVED_NAMES`]
+//!   (`index.md`, `log.md`, `_error.log`: its own bundle format's names), symbolic links, and
+//!   files that are not valid UTF-8 or hold a NUL byte. It has no size cap. Like the paper's
+//!   loader, which rejects every path whose parts include a skipped name, it also drops a *file*
+//!   with such a name (a file called `build`).
+//! - **`strict`** ([`Policy::strict`]): routelens's earlier rule. No component (directory or
+//!   file) may start with `.`; directories named in [`STRICT_EXCLUDED_DIRS`] (the paper's
+//!   non-hidden list plus `vendor`) are skipped; files over 1 MiB are cut.
+//!
+//! A file is searchable when every check passes; the first that fails names the
+//! [`ExclusionReason`]. Path rules look at components from the root down and the first component
+//! that fails decides:
 //!
 //! 1. **Path** ([`ExclusionReason::BadPath`]): a relative path with `/` separators and no empty,
 //!    `.` or `..` component. The bundler also uses this reason for file names that are not UTF-8.
-//! 2. **Hidden** ([`ExclusionReason::Hidden`]): no component (directory or file name) starts
-//!    with `.`, so `.git/`, `.github/` and `.gitignore` are out.
-//! 3. **Generated or vendored directory** ([`ExclusionReason::GeneratedDir`]): no *directory*
-//!    component equals a name in [`Policy::excluded_dirs`] (exact, case-sensitive). The default
-//!    list, [`DEFAULT_EXCLUDED_DIRS`], is the paper loader's list of non-hidden skipped
-//!    directories (`__pycache__`, `build`, `coverage`, `dist`, `node_modules`, `target`, `venv`)
-//!    plus `vendor`. Checks 2 and 3 look at components from the root down, and the first
-//!    component that fails decides. A *file* named `build` is kept: only directories are
-//!    skipped. The rule is crude on purpose, and it costs: five of the paper's cases lost gold
-//!    files that were real source under directories named `build`.
-//! 4. **Size** ([`ExclusionReason::TooLarge`]): at most [`Policy::max_file_bytes`] bytes
-//!    (default 1 MiB). The paper had no cap; a cap keeps bundles and the browser's memory bounded.
-//! 5. **Binary** ([`ExclusionReason::Binary`]): no NUL byte (checked before UTF-8, so an image is
-//!    "binary", not "not UTF-8").
-//! 6. **UTF-8** ([`ExclusionReason::NotUtf8`]): the bytes are valid UTF-8.
+//! 2. **Skipped directory** ([`ExclusionReason::GeneratedDir`]): a *directory* component equals a
+//!    name in [`Policy::excluded_dirs`] (exact, case-sensitive). A *file* of such a name is kept
+//!    under strict and dropped under paper ([`Policy::skip_files_with_dir_names`]).
+//! 3. **Hidden** ([`ExclusionReason::Hidden`]): the file name starts with `.`, or, when
+//!    [`Policy::skip_hidden_dirs`] is set (strict), any directory does (checked before 2 there, so
+//!    `.git/build/a` is hidden under strict).
+//! 4. **Reserved name** ([`ExclusionReason::ReservedName`]): the file name is in
+//!    [`Policy::reserved_names`].
 //!
-//! Symbolic links are never followed; the bundler, which can see them, counts them as
-//! [`ExclusionReason::Symlink`]. Empty files are searchable.
-//!
-//! The paper's loader also skipped files named `index.md`, `log.md` and `_error.log` (reserved
-//! names of its own bundle format); this policy keeps them.
+//! Content rules follow: **size** ([`ExclusionReason::TooLarge`], only with a cap), **binary**
+//! ([`ExclusionReason::Binary`]: a NUL byte, checked before UTF-8 so an image is "binary") and
+//! **UTF-8** ([`ExclusionReason::NotUtf8`]). Symbolic links are never followed; the bundler,
+//! which can see them, counts them as [`ExclusionReason::Symlink`]. Empty files are searchable.
 
 use std::fmt;
 
-/// The default size cap: 1 MiB.
+/// The strict policy's size cap: 1 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1 << 20;
 
-/// The default generated or vendored directory names, sorted.
-pub const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
+/// The directory names the paper's loader skips at any depth, sorted.
+pub const PAPER_SKIPPED_DIRS: &[&str] = &[
+    ".cache",
+    ".coverage",
+    ".fastindex",
+    ".git",
+    ".hg",
+    ".mypy_cache",
+    ".next",
+    ".nuxt",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    "__pycache__",
+    "build",
+    "coverage",
+    "dist",
+    "node_modules",
+    "target",
+    "venv",
+];
+
+/// The file names the paper's loader drops (names of its own bundle format), sorted.
+pub const PAPER_RESERVED_NAMES: &[&str] = &["_error.log", "index.md", "log.md"];
+
+/// The strict policy's skipped directory names, sorted: the paper's list without the hidden
+/// names (every hidden directory is out under strict) plus `vendor`.
+pub const STRICT_EXCLUDED_DIRS: &[&str] = &[
     "__pycache__",
     "build",
     "coverage",
@@ -55,9 +91,9 @@ pub const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
 pub enum ExclusionReason {
     /// The path is not a clean relative path (or its name is not UTF-8).
     BadPath,
-    /// A directory or the file name starts with `.`.
+    /// The file name starts with `.` (under strict, any directory too).
     Hidden,
-    /// A directory is in the generated or vendored list.
+    /// A directory is in the skipped list.
     GeneratedDir,
     /// Larger than the size cap.
     TooLarge,
@@ -67,14 +103,17 @@ pub enum ExclusionReason {
     NotUtf8,
     /// A symbolic link (assigned by the caller that reads the file system).
     Symlink,
+    /// The file name is reserved (the paper's `index.md`, `log.md`, `_error.log`).
+    ReservedName,
 }
 
 impl ExclusionReason {
     /// Every reason, in the order of the checks.
-    pub const ALL: [ExclusionReason; 7] = [
+    pub const ALL: [ExclusionReason; 8] = [
         ExclusionReason::BadPath,
-        ExclusionReason::Hidden,
         ExclusionReason::GeneratedDir,
+        ExclusionReason::Hidden,
+        ExclusionReason::ReservedName,
         ExclusionReason::TooLarge,
         ExclusionReason::Binary,
         ExclusionReason::NotUtf8,
@@ -91,6 +130,7 @@ impl ExclusionReason {
             ExclusionReason::Binary => "binary",
             ExclusionReason::NotUtf8 => "not-utf8",
             ExclusionReason::Symlink => "symlink",
+            ExclusionReason::ReservedName => "reserved-name",
         }
     }
 
@@ -98,7 +138,10 @@ impl ExclusionReason {
     pub fn is_path_rule(self) -> bool {
         matches!(
             self,
-            ExclusionReason::BadPath | ExclusionReason::Hidden | ExclusionReason::GeneratedDir
+            ExclusionReason::BadPath
+                | ExclusionReason::Hidden
+                | ExclusionReason::GeneratedDir
+                | ExclusionReason::ReservedName
         )
     }
 }
@@ -118,25 +161,87 @@ pub enum Decision {
     Excluded(ExclusionReason),
 }
 
-/// The policy's settings. Written into the manifest, so a bundle says which rule made it.
+/// Which named policy a [`Policy`] started from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PolicyName {
+    /// The paper's loader ([`Policy::paper`]).
+    Paper,
+    /// routelens's stricter rule ([`Policy::strict`]).
+    Strict,
+}
+
+impl PolicyName {
+    /// `paper` or `strict`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PolicyName::Paper => "paper",
+            PolicyName::Strict => "strict",
+        }
+    }
+
+    /// The named policy with its own settings.
+    pub fn policy(self) -> Policy {
+        match self {
+            PolicyName::Paper => Policy::paper(),
+            PolicyName::Strict => Policy::strict(),
+        }
+    }
+}
+
+impl fmt::Display for PolicyName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for PolicyName {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "paper" => Ok(PolicyName::Paper),
+            "strict" => Ok(PolicyName::Strict),
+            other => Err(format!("no policy named {other:?} (paper, strict)")),
+        }
+    }
+}
+
+/// Bundles written before the policies had names were built under today's `strict`.
+fn strict_name() -> PolicyName {
+    PolicyName::Strict
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The policy's settings. Written into the manifest, so a bundle says which rule made it; the
+/// fields missing from older manifests default to the strict policy's, which made them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Policy {
-    /// Files larger than this many bytes are excluded (default [`DEFAULT_MAX_FILE_BYTES`]).
-    pub max_file_bytes: u64,
-    /// Directory names excluded wherever they occur (default [`DEFAULT_EXCLUDED_DIRS`]).
+    /// The named policy these settings started from.
+    #[serde(default = "strict_name")]
+    pub name: PolicyName,
+    /// Files larger than this many bytes are excluded; `None`: no cap (the paper's).
+    pub max_file_bytes: Option<u64>,
+    /// Directory names skipped wherever they occur.
     pub excluded_dirs: Vec<String>,
+    /// Whether directories whose name starts with `.` are skipped (strict) or entered (paper).
+    #[serde(default = "yes")]
+    pub skip_hidden_dirs: bool,
+    /// File names dropped wherever they occur.
+    #[serde(default)]
+    pub reserved_names: Vec<String>,
+    /// Whether a *file* named like a skipped directory is dropped too (paper) or kept (strict).
+    #[serde(default)]
+    pub skip_files_with_dir_names: bool,
 }
 
 impl Default for Policy {
     fn default() -> Self {
-        Policy {
-            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
-            excluded_dirs: DEFAULT_EXCLUDED_DIRS
-                .iter()
-                .map(|name| name.to_string())
-                .collect(),
-        }
+        Policy::paper()
     }
 }
 
@@ -148,7 +253,75 @@ struct PathFailure<'a> {
     prefix: &'a str,
 }
 
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|name| name.to_string()).collect()
+}
+
+/// Whether `path` is a clean relative path: `/` separators, no empty, `.` or `..` component.
+pub fn is_clean_path(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with('/')
+        && path
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
+}
+
 impl Policy {
+    /// The paper's loader: see the module documentation.
+    pub fn paper() -> Policy {
+        Policy {
+            name: PolicyName::Paper,
+            max_file_bytes: None,
+            excluded_dirs: names(PAPER_SKIPPED_DIRS),
+            skip_hidden_dirs: false,
+            reserved_names: names(PAPER_RESERVED_NAMES),
+            skip_files_with_dir_names: true,
+        }
+    }
+
+    /// routelens's stricter rule: see the module documentation.
+    pub fn strict() -> Policy {
+        Policy {
+            name: PolicyName::Strict,
+            max_file_bytes: Some(DEFAULT_MAX_FILE_BYTES),
+            excluded_dirs: names(STRICT_EXCLUDED_DIRS),
+            skip_hidden_dirs: true,
+            reserved_names: Vec::new(),
+            skip_files_with_dir_names: false,
+        }
+    }
+
+    /// Whether these are exactly the named policy's own settings (no option changed them).
+    pub fn is_pristine(&self) -> bool {
+        *self == self.name.policy()
+    }
+
+    /// A short label: `paper`, or `paper (changed: max_file_bytes)` when options changed it.
+    pub fn label(&self) -> String {
+        let own = self.name.policy();
+        let mut changed = Vec::new();
+        if self.max_file_bytes != own.max_file_bytes {
+            changed.push("max_file_bytes");
+        }
+        if self.excluded_dirs != own.excluded_dirs {
+            changed.push("excluded_dirs");
+        }
+        if self.skip_hidden_dirs != own.skip_hidden_dirs {
+            changed.push("skip_hidden_dirs");
+        }
+        if self.reserved_names != own.reserved_names {
+            changed.push("reserved_names");
+        }
+        if self.skip_files_with_dir_names != own.skip_files_with_dir_names {
+            changed.push("skip_files_with_dir_names");
+        }
+        if changed.is_empty() {
+            self.name.to_string()
+        } else {
+            format!("{} (changed: {})", self.name, changed.join(", "))
+        }
+    }
+
     /// The decision from the path alone: `Some(reason)` when a path rule excludes it. A walker
     /// can call this on a directory's path (with a trailing file name) to prune it unread.
     pub fn check_path(&self, path: &str) -> Option<ExclusionReason> {
@@ -166,26 +339,51 @@ impl Policy {
         }
     }
 
-    /// Whether a directory name (one component) is in the excluded list.
+    /// Whether a directory name (one component) is in the skipped list.
     pub fn is_excluded_dir(&self, name: &str) -> bool {
         self.excluded_dirs.iter().any(|dir| dir == name)
     }
 
-    /// One sentence saying why the file is in or out, for `routelens bundle --explain PATH`.
+    /// Whether a file of `size` bytes is over the cap.
+    pub fn is_too_large(&self, size: u64) -> bool {
+        self.max_file_bytes.is_some_and(|cap| size > cap)
+    }
+
+    /// One sentence saying why the file is in or out under this policy, naming the rule, for
+    /// `routelens bundle --explain PATH`.
     pub fn explain(&self, path: &str, bytes: &[u8]) -> String {
+        let policy = self.label();
         if let Some(failure) = self.path_failure(path) {
             return match failure.reason {
+                ExclusionReason::Hidden if failure.prefix == path => format!(
+                    "{path}: excluded (hidden) under the {policy} policy: the file name `{}` \
+                     starts with a dot",
+                    failure.component
+                ),
                 ExclusionReason::Hidden => format!(
-                    "{path}: excluded (hidden): `{}` starts with a dot, and hidden files and \
-                     directories are not searched",
+                    "{path}: excluded (hidden) under the {policy} policy: `{}` starts with a dot, \
+                     and hidden directories are not searched",
                     failure.prefix
                 ),
+                ExclusionReason::GeneratedDir if failure.prefix == path => format!(
+                    "{path}: excluded (generated-dir) under the {policy} policy: its name `{}` is \
+                     a skipped directory name, and a path with such a part is not read (the \
+                     list: {})",
+                    failure.component,
+                    self.excluded_dirs.join(", ")
+                ),
                 ExclusionReason::GeneratedDir => format!(
-                    "{path}: excluded (generated-dir): it is inside `{}/`, and directories named \
-                     `{}` are treated as generated or vendored (the list: {})",
+                    "{path}: excluded (generated-dir) under the {policy} policy: it is inside \
+                     `{}/`, and directories named `{}` are skipped (the list: {})",
                     failure.prefix,
                     failure.component,
                     self.excluded_dirs.join(", ")
+                ),
+                ExclusionReason::ReservedName => format!(
+                    "{path}: excluded (reserved-name) under the {policy} policy: files named `{}` \
+                     are dropped (the list: {})",
+                    failure.component,
+                    self.reserved_names.join(", ")
                 ),
                 _ => format!(
                     "{path}: excluded (bad-path): {:?} is not a clean relative path component \
@@ -195,25 +393,35 @@ impl Policy {
             };
         }
         let size = bytes.len();
+        let cap = match self.max_file_bytes {
+            Some(cap) => format!("cap {cap}"),
+            None => "no cap".to_string(),
+        };
         match self.content_failure(bytes) {
             Some(ExclusionReason::TooLarge) => format!(
-                "{path}: excluded (too-large): {size} bytes is over the cap of {} bytes",
-                self.max_file_bytes
+                "{path}: excluded (too-large) under the {policy} policy: {size} bytes is over the \
+                 cap of {} bytes",
+                self.max_file_bytes.unwrap_or_default()
             ),
             Some(ExclusionReason::Binary) => {
                 let at = bytes.iter().position(|&byte| byte == 0).unwrap_or(0);
-                format!("{path}: excluded (binary): it has a NUL byte at offset {at}")
+                format!(
+                    "{path}: excluded (binary) under the {policy} policy: it has a NUL byte at \
+                     offset {at}"
+                )
             }
             Some(_) => {
                 let at = std::str::from_utf8(bytes)
                     .err()
                     .map_or(0, |error| error.valid_up_to());
-                format!("{path}: excluded (not-utf8): the bytes are not UTF-8 from offset {at}")
+                format!(
+                    "{path}: excluded (not-utf8) under the {policy} policy: the bytes are not \
+                     UTF-8 from offset {at}"
+                )
             }
             None => format!(
-                "{path}: included: UTF-8 text, {size} bytes (cap {}), no hidden or excluded \
-                 directory in its path",
-                self.max_file_bytes
+                "{path}: included under the {policy} policy: UTF-8 text, {size} bytes ({cap}), \
+                 no skipped directory, hidden or reserved name in its path"
             ),
         }
     }
@@ -233,12 +441,20 @@ impl Policy {
             end += component.len();
             let prefix = &path[..end];
             end += 1;
+            let is_dir = index < last;
+            let hidden = component.starts_with('.') && (!is_dir || self.skip_hidden_dirs);
             let reason = if component.is_empty() || component == "." || component == ".." {
                 ExclusionReason::BadPath
-            } else if component.starts_with('.') {
+            } else if hidden && self.skip_hidden_dirs {
+                // Strict: a hidden component is out before the directory list is read.
                 ExclusionReason::Hidden
-            } else if index < last && self.is_excluded_dir(component) {
+            } else if (is_dir || self.skip_files_with_dir_names) && self.is_excluded_dir(component)
+            {
                 ExclusionReason::GeneratedDir
+            } else if hidden {
+                ExclusionReason::Hidden
+            } else if !is_dir && self.reserved_names.iter().any(|name| name == component) {
+                ExclusionReason::ReservedName
             } else {
                 continue;
             };
@@ -252,7 +468,7 @@ impl Policy {
     }
 
     fn content_failure(&self, bytes: &[u8]) -> Option<ExclusionReason> {
-        if bytes.len() as u64 > self.max_file_bytes {
+        if self.is_too_large(bytes.len() as u64) {
             Some(ExclusionReason::TooLarge)
         } else if bytes.contains(&0) {
             Some(ExclusionReason::Binary)
@@ -269,7 +485,7 @@ mod tests {
     use super::*;
 
     fn decide(path: &str, bytes: &[u8]) -> Decision {
-        Policy::default().check(path, bytes)
+        Policy::strict().check(path, bytes)
     }
 
     #[test]
@@ -340,8 +556,8 @@ mod tests {
     #[test]
     fn content_rules_in_order() {
         let policy = Policy {
-            max_file_bytes: 4,
-            ..Policy::default()
+            max_file_bytes: Some(4),
+            ..Policy::strict()
         };
         assert_eq!(policy.check("a", b"abcd"), Decision::Included);
         assert_eq!(
@@ -366,18 +582,136 @@ mod tests {
 
     #[test]
     fn explains_each_verdict() {
-        let policy = Policy::default();
+        let policy = Policy::strict();
         let explain = |path: &str, bytes: &[u8]| policy.explain(path, bytes);
         assert!(explain("src/a.rs", b"ok").contains("included"));
         let text = explain("pkg/build/gen/a.c", b"x");
         assert!(text.contains("`pkg/build/`"), "{text}");
         assert!(text.contains("generated-dir"), "{text}");
-        assert!(explain("a/.env", b"x").contains("`a/.env` starts with a dot"));
+        assert!(explain("a/.env", b"x").contains("the file name `.env` starts with a dot"));
+        assert!(explain(".ci/run", b"x").contains("`.ci` starts with a dot"));
         assert!(explain("a.bin", b"ab\0").contains("NUL byte at offset 2"));
         assert!(explain("a.txt", b"ab\xff").contains("not UTF-8 from offset 2"));
         assert!(explain("a/../b", b"x").contains("bad-path"));
         let big = vec![b'a'; (DEFAULT_MAX_FILE_BYTES + 1) as usize];
         assert!(explain("big.txt", &big).contains("1048577 bytes is over the cap of 1048576"));
+    }
+
+    #[test]
+    fn the_paper_policy_enters_hidden_dirs_and_drops_hidden_files() {
+        use ExclusionReason::*;
+        let paper = Policy::paper();
+        let check = |path: &str, bytes: &[u8]| paper.check(path, bytes);
+        // Hidden directories are entered; only the skipped names are out.
+        assert_eq!(
+            check(".github/ISSUE_TEMPLATE/bug.yml", b"x"),
+            Decision::Included
+        );
+        assert_eq!(check(".release-notes/1.2.md", b"x"), Decision::Included);
+        assert_eq!(check(".ci/run", b"x"), Decision::Included);
+        for dir in PAPER_SKIPPED_DIRS {
+            let path = format!("pkg/{dir}/a.py");
+            assert_eq!(
+                check(&path, b"x"),
+                Decision::Excluded(GeneratedDir),
+                "{path}"
+            );
+        }
+        // No vendor rule: NodeBB's public/vendor/ is searched.
+        assert_eq!(check("public/vendor/jquery.js", b"x"), Decision::Included);
+        // A file name starting with a dot is dropped, wherever it is.
+        assert_eq!(check(".gitignore", b"x"), Decision::Excluded(Hidden));
+        assert_eq!(check(".github/.keep", b"x"), Decision::Excluded(Hidden));
+        // Reserved names, as files only.
+        for name in PAPER_RESERVED_NAMES {
+            assert_eq!(
+                check(&format!("docs/{name}"), b"x"),
+                Decision::Excluded(ReservedName)
+            );
+        }
+        assert_eq!(check("index.md/a.md", b"x"), Decision::Included);
+        assert_eq!(check("docs/Index.md", b"x"), Decision::Included);
+        // No size cap; NUL and bad UTF-8 are still out.
+        let big = vec![b'a'; 2 << 20];
+        assert_eq!(check("big.txt", &big), Decision::Included);
+        assert_eq!(
+            Policy::strict().check("big.txt", &big),
+            Decision::Excluded(TooLarge)
+        );
+        assert_eq!(check("a.bin", b"a\0b"), Decision::Excluded(Binary));
+        assert_eq!(check("a.txt", b"a\xffb"), Decision::Excluded(NotUtf8));
+        // A skipped name decides even when it is hidden, and a file of such a name is dropped
+        // too (the paper's loader rejects any path part with a skipped name).
+        assert_eq!(check(".git/config", b"x"), Decision::Excluded(GeneratedDir));
+        assert_eq!(
+            check("scripts/build", b"x"),
+            Decision::Excluded(GeneratedDir)
+        );
+        assert_eq!(
+            check(".git", b"gitdir: x"),
+            Decision::Excluded(GeneratedDir)
+        );
+        assert!(paper
+            .explain("scripts/target", b"x")
+            .contains("its name `target`"));
+        assert_eq!(
+            Policy::strict().check("scripts/build", b"x"),
+            Decision::Included
+        );
+    }
+
+    #[test]
+    fn policies_are_named_and_labelled() {
+        assert_eq!(Policy::default(), Policy::paper());
+        assert!(Policy::paper().is_pristine() && Policy::strict().is_pristine());
+        assert_eq!(Policy::paper().label(), "paper");
+        let capped = Policy {
+            max_file_bytes: Some(10),
+            ..Policy::paper()
+        };
+        assert!(!capped.is_pristine());
+        assert_eq!(capped.label(), "paper (changed: max_file_bytes)");
+        assert_eq!("strict".parse::<PolicyName>(), Ok(PolicyName::Strict));
+        assert!("lax"
+            .parse::<PolicyName>()
+            .unwrap_err()
+            .contains("paper, strict"));
+        let text = Policy::paper().explain(".github/x.yml", b"x");
+        assert!(text.contains("included under the paper policy"), "{text}");
+        let text = Policy::paper().explain("docs/log.md", b"x");
+        assert!(
+            text.contains("reserved-name") && text.contains("_error.log"),
+            "{text}"
+        );
+        let text = Policy::strict().explain(".github/x.yml", b"x");
+        assert!(text.contains("under the strict policy"), "{text}");
+    }
+
+    #[test]
+    fn manifests_without_a_policy_name_read_as_strict() {
+        let old: Policy =
+            serde_json::from_str(r#"{"max_file_bytes":1048576,"excluded_dirs":["build"]}"#)
+                .unwrap();
+        assert_eq!(old.name, PolicyName::Strict);
+        assert!(old.skip_hidden_dirs && old.reserved_names.is_empty());
+        assert_eq!(old.max_file_bytes, Some(1 << 20));
+        let paper = serde_json::to_string(&Policy::paper()).unwrap();
+        assert!(
+            paper.contains(r#""name":"paper","max_file_bytes":null"#),
+            "{paper}"
+        );
+        assert_eq!(
+            serde_json::from_str::<Policy>(&paper).unwrap(),
+            Policy::paper()
+        );
+    }
+
+    #[test]
+    fn clean_paths() {
+        assert!(is_clean_path("a/b.rs") && is_clean_path(".github/x"));
+        for path in ["", "/a", "a//b", "a/./b", "../a", "a/"] {
+            assert!(!is_clean_path(path), "{path:?}");
+        }
     }
 
     #[test]

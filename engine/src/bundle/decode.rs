@@ -4,7 +4,7 @@
 use super::{decompress, DirTree, FileEntry, IndexEntry, Manifest, MANIFEST_FILE, READ_VERSIONS};
 use crate::archive::sha256_hex;
 use crate::error::{Error, Result};
-use crate::policy::{ExclusionReason, Policy};
+use crate::policy::is_clean_path;
 
 /// Parses and checks `manifest.json`: the format version first (so a newer bundle says so
 /// rather than failing on a new field), then the fields, then that the paths are clean, sorted
@@ -180,13 +180,9 @@ impl Manifest {
 
     fn check(&self) -> Result<()> {
         let file = MANIFEST_FILE;
-        let path_rules = Policy {
-            max_file_bytes: u64::MAX,
-            excluded_dirs: Vec::new(),
-        };
         for (index, entry) in self.files.iter().enumerate() {
             let field = |name: &str| format!("files[{index}].{name}");
-            if path_rules.check_path(&entry.path) == Some(ExclusionReason::BadPath) {
+            if !is_clean_path(&entry.path) {
                 return Err(Error::field(
                     file,
                     field("path"),
