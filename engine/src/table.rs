@@ -22,7 +22,7 @@ impl Cell {
     /// A number shown with `decimals` digits after the point.
     pub fn number(value: f64, decimals: usize) -> Self {
         Cell {
-            text: format!("{value:.decimals$}"),
+            text: format!("{:.decimals$}", half_away(value, decimals)),
             value: Some(value),
         }
     }
@@ -30,7 +30,7 @@ impl Cell {
     /// A signed number shown with `decimals` digits (`+0.113`, `-0.020`).
     pub fn signed(value: f64, decimals: usize) -> Self {
         Cell {
-            text: format!("{value:+.decimals$}"),
+            text: format!("{:+.decimals$}", half_away(value, decimals)),
             value: Some(value),
         }
     }
@@ -114,9 +114,33 @@ impl Table {
     }
 }
 
+/// `value` moved to the nearest `decimals`-digit number when it lies exactly halfway, away from
+/// zero, as the papers' tables round (fastindex's Table 7 prints VS Code's 1/8 as 0.13, where
+/// Rust's formatting, like Python's, rounds an exact half to even: 0.12). Every other value is
+/// left to the formatter, which rounds it correctly.
+fn half_away(value: f64, decimals: usize) -> f64 {
+    let scale = 10f64.powi(decimals.min(17) as i32);
+    let scaled = value * scale;
+    if scaled.is_finite() && (scaled - scaled.trunc()).abs() == 0.5 {
+        scaled.round() / scale
+    } else {
+        value
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_halves_round_away_from_zero_like_the_papers() {
+        assert_eq!(Cell::number(0.125, 2).text, "0.13");
+        assert_eq!(Cell::number(-0.125, 2).text, "-0.13");
+        assert_eq!(Cell::signed(0.0625, 3).text, "+0.063");
+        assert_eq!(Cell::number(0.1249, 2).text, "0.12");
+        assert_eq!(Cell::number(0.352, 3).text, "0.352");
+        assert_eq!(Cell::number(2.5, 0).text, "3");
+    }
 
     #[test]
     fn csv_keeps_full_precision_and_quotes_text() {

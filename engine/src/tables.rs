@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use crate::metrics::{score_ranking, summarize};
 use crate::paired::PairedComparison;
-use crate::study::Study;
+use crate::study::{Arm, Study};
 use crate::subset::Subset;
 use crate::table::{Cell, Table};
 
@@ -136,7 +136,25 @@ pub const OPERATIONS: &[(&str, &str)] = &[
     ("enumerate_ms", "enumerate ms"),
 ];
 
-/// Operating points: each arm's recall at k beside its mean archived operation measurements.
+/// The measurements that show a run was timed without a model: a lexical arm's own query or
+/// search time.
+const MODEL_FREE_TIMINGS: &[&str] = &["query_ms", "search_ms"];
+
+/// An arm's mean model calls per issue: the recorded `model_calls`, or 0 for an arm whose run
+/// recorded its own query or search times and no model calls (FTS5, rg: no model was asked),
+/// or `None` when the arm records neither (a fusion, an arm loaded without measurements).
+pub fn model_calls_per_issue(arm: &Arm) -> Option<f64> {
+    if let Some((calls, _)) = arm.mean_measurement("model_calls") {
+        return Some(calls);
+    }
+    MODEL_FREE_TIMINGS
+        .iter()
+        .any(|name| arm.mean_measurement(name).is_some())
+        .then_some(0.0)
+}
+
+/// Operating points: each arm's recall at k beside its mean archived operation measurements
+/// (model calls as [`model_calls_per_issue`] has them).
 pub fn operations_table(study: &Study, k: usize) -> Table {
     let mut headers = vec!["arm", "recall"];
     headers.extend(OPERATIONS.iter().map(|(_, label)| *label));
@@ -148,7 +166,11 @@ pub fn operations_table(study: &Study, k: usize) -> Table {
             Cell::number(summarize(study, index, k, &all).file_recall, 3),
         ];
         for (name, _) in OPERATIONS {
-            row.push(match arm.mean_measurement(name) {
+            let mean = match *name {
+                "model_calls" => model_calls_per_issue(arm).map(|calls| (calls, 0)),
+                _ => arm.mean_measurement(name),
+            };
+            row.push(match mean {
                 Some((mean, _)) if *name == "cost_usd" => Cell::number(mean, 6),
                 Some((mean, _)) => Cell::number(mean, 1),
                 None => Cell::missing(),

@@ -177,3 +177,143 @@ fn subgroups_are_the_papers() {
     assert_eq!(Subset::MultipleDirectories(true).indices(&study).len(), 47);
     assert_eq!(study.repos().len(), 11);
 }
+
+#[test]
+fn the_flat_tournament_follows_the_archived_config_and_its_call_counts() {
+    use routelens_engine::route::{
+        run, FlatTournament, ManualClock, OfflineDecider, RouteSettings,
+    };
+    use routelens_engine::DirTree;
+    let Some(study) = study() else { return };
+    let arm = &study.arms[study.arm_index("flat-jev").unwrap()];
+    let settings = RouteSettings::default();
+    let config = |key: &str| {
+        arm.config
+            .get(key)
+            .unwrap_or_else(|| panic!("config.{key}"))
+    };
+    assert_eq!(
+        config("instructions"),
+        &Value::from(settings.flat_instructions.clone())
+    );
+    assert_eq!(
+        config("menu_limit"),
+        &Value::from(settings.flat_menu_options)
+    );
+    assert_eq!(config("top_k"), &Value::from(settings.flat_advance));
+    assert_eq!(config("ordering"), "SHA-256 of issue ID plus NUL plus path");
+    assert_eq!(
+        config("timeout_retries"),
+        "up to 3 on TimeoutError/URLError; delays 1, 2, 4 seconds"
+    );
+    assert_eq!(settings.flat_transport_retries, 3);
+    // Every case's archived call count is what the rounds predict from its file count: the
+    // tournament over that many (short) paths, every menu a call.
+    for (case, row) in study.cases.iter().zip(&arm.measurements) {
+        let files = row["file_count"] as usize;
+        let paths: Vec<String> = (0..files).map(|i| format!("f{i}")).collect();
+        let mut walk = FlatTournament::new(
+            &DirTree::from_paths(&paths),
+            &case.id,
+            "issue",
+            settings.clone(),
+        );
+        let ran = run(
+            &mut walk,
+            &mut OfflineDecider::default(),
+            &mut ManualClock::default(),
+        );
+        assert_eq!(ran.calls as f64, row["model_calls"], "{}", case.id);
+    }
+}
+
+#[test]
+fn table_7_per_repository_recall_at_8() {
+    let Some(study) = study() else { return };
+    // The paper's Table 7, rounded to two places: n, tree, FTS5, fusion.
+    let expected = [
+        ("huggingface/transformers", 8, "0.78", "0.59", "0.78"),
+        ("sympy/sympy", 8, "0.69", "0.65", "0.73"),
+        ("ansible/ansible", 8, "0.60", "0.45", "0.57"),
+        ("mui/material-ui", 8, "0.61", "0.34", "0.55"),
+        ("microsoft/vscode", 8, "0.13", "0.13", "0.13"),
+        ("serverless/serverless", 8, "0.16", "0.23", "0.28"),
+        ("NodeBB/NodeBB", 8, "0.18", "0.07", "0.14"),
+        ("cli/cli", 8, "0.66", "0.47", "0.63"),
+        ("flipt-io/flipt", 5, "0.29", "0.23", "0.42"),
+        ("ponylang/ponyc", 7, "0.42", "0.31", "0.55"),
+        ("clap-rs/clap", 6, "0.54", "0.38", "0.66"),
+    ];
+    // Read off the engine's Table 7 as the app and the CLI show it.
+    let arms = ["tree", "fts5", "tree+fts5"].map(|arm| study.arm_index(arm).unwrap());
+    let table = routelens_engine::tables::repo_table(&study, &arms, 8);
+    assert_eq!(table.rows.len(), expected.len());
+    for (repo, n, tree, fts5, fusion) in expected {
+        let row = table
+            .rows
+            .iter()
+            .find(|row| row[0].text == repo)
+            .unwrap_or_else(|| panic!("{repo} is not in Table 7"));
+        let texts: Vec<&str> = row.iter().map(|cell| cell.text.as_str()).collect();
+        assert_eq!(texts, [repo, &n.to_string(), tree, fts5, fusion], "{repo}");
+    }
+}
+
+#[test]
+fn operating_points_are_the_papers() {
+    use routelens_engine::tables::model_calls_per_issue;
+    let Some(study) = study() else { return };
+    let arm = |name: &str| &study.arms[study.arm_index(name).unwrap()];
+    let mean = |name: &str, field: &str| arm(name).mean_measurement(field).unwrap().0;
+    // Section 4.3: 729 calls over 82 issues, 12.2K input and 1.93K output tokens, 8.93 s,
+    // $0.000512 per issue.
+    let tree = arm("tree");
+    let calls: f64 = tree.measurements.iter().map(|m| m["model_calls"]).sum();
+    assert_eq!(calls, 729.0);
+    assert_eq!(
+        format!("{:.2}", model_calls_per_issue(tree).unwrap()),
+        "8.89"
+    );
+    assert_eq!(
+        format!("{:.1}", mean("tree", "input_tokens") / 1000.0),
+        "12.2"
+    );
+    assert_eq!(
+        format!("{:.2}", mean("tree", "output_tokens") / 1000.0),
+        "1.93"
+    );
+    assert_eq!(
+        format!("{:.2}", mean("tree", "latency_ms") / 1000.0),
+        "8.93"
+    );
+    assert_eq!(format!("{:.6}", mean("tree", "cost_usd")), "0.000512");
+    // Section 4.4: flat Jev's 24.6 calls, 156K input tokens, 30.6 s, $0.00657 per issue.
+    assert_eq!(
+        format!("{:.1}", model_calls_per_issue(arm("flat-jev")).unwrap()),
+        "24.6"
+    );
+    assert_eq!(
+        format!("{:.0}", mean("flat-jev", "input_tokens") / 1000.0),
+        "156"
+    );
+    assert_eq!(
+        format!("{:.1}", mean("flat-jev", "latency_ms") / 1000.0),
+        "30.6"
+    );
+    assert_eq!(format!("{:.5}", mean("flat-jev", "cost_usd")), "0.00657");
+    // FTS5 at zero calls because its run timed itself without a model (894 ms builds and
+    // 7.5 ms first-500 queries on average), not because of its name; a fusion records neither.
+    assert_eq!(model_calls_per_issue(arm("fts5")), Some(0.0));
+    assert_eq!(format!("{:.0}", mean("fts5", "build_ms")), "894");
+    assert_eq!(format!("{:.1}", mean("fts5", "query_ms")), "7.5");
+    assert_eq!(model_calls_per_issue(arm("rg")), Some(0.0));
+    assert_eq!(model_calls_per_issue(arm("tree+fts5")), None);
+    let mut renamed = arm("fts5").clone();
+    renamed.name = "something".into();
+    assert_eq!(model_calls_per_issue(&renamed), Some(0.0));
+    for row in &mut renamed.measurements {
+        row.clear();
+    }
+    renamed.name = "fts5".into();
+    assert_eq!(model_calls_per_issue(&renamed), None);
+}

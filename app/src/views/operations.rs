@@ -1,9 +1,11 @@
 //! Operating points (the paper's Figure 3 and section 4.3): recall at k beside each arm's mean
 //! archived model calls, tokens, latency and cost; and a scatter of model calls per issue against
-//! recall for the arms that record calls, with FTS5 at zero calls.
+//! recall for the arms that record calls, and at zero calls the lexical arms whose runs timed
+//! themselves without a model (the engine's `model_calls_per_issue`).
 
 use leptos::prelude::*;
-use routelens_engine::{summarize, tables::operations_table, Subset};
+use routelens_engine::tables::{model_calls_per_issue, operations_table};
+use routelens_engine::{summarize, Subset};
 
 use crate::components::{KSelect, TableView};
 use crate::state::{AppState, SettingsStoreFields};
@@ -32,11 +34,7 @@ pub fn OperationsView() -> impl IntoView {
                     .iter()
                     .enumerate()
                     .filter_map(|(index, arm)| {
-                        let calls = match arm.mean_measurement("model_calls") {
-                            Some((calls, _)) => calls,
-                            None if arm.name == "fts5" => 0.0,
-                            None => return None,
-                        };
+                        let calls = model_calls_per_issue(arm)?;
                         let recall = summarize(study, index, k, &all).file_recall;
                         Some((arm.name.clone(), calls, recall))
                     })

@@ -14,16 +14,25 @@ pub fn archive_dir() -> PathBuf {
         })
 }
 
-/// Reads every archive file that exists, or `None` (with the reason printed) when the folder is
-/// absent, so that the caller can skip visibly.
+/// `None` with the reason printed, so that the caller can skip visibly; a panic instead when
+/// `ROUTELENS_REQUIRE_FIXTURES=1` (the test command and CI set it), so that a missing input can
+/// never pass as a skipped test there.
+pub fn skip<T>(reason: &str) -> Option<T> {
+    if std::env::var_os("ROUTELENS_REQUIRE_FIXTURES").is_some_and(|value| value == "1") {
+        panic!("missing fixture: {reason} (ROUTELENS_REQUIRE_FIXTURES=1 makes this a failure)");
+    }
+    eprintln!("SKIPPED: {reason}");
+    None
+}
+
+/// Reads every archive file that exists, or `None` (see [`skip`]) when the folder is absent.
 pub fn read_archive() -> Option<ArchiveBytes> {
     let dir = archive_dir();
     if !dir.join("paper/data/README.md").is_file() {
-        eprintln!(
-            "SKIPPED: the paper archive is not at {} (set ROUTELENS_FASTINDEX)",
+        return skip(&format!(
+            "the paper archive is not at {} (set ROUTELENS_FASTINDEX)",
             dir.display()
-        );
-        return None;
+        ));
     }
     Some(
         ARCHIVE_FILES

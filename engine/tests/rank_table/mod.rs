@@ -37,20 +37,26 @@ pub fn rank_table_path() -> Option<PathBuf> {
     found.pop()
 }
 
-/// The rank table's bytes, or `None` with the reason printed, so the caller can skip visibly.
+/// `None` with the reason printed, so that the caller can skip visibly; a panic instead when
+/// `ROUTELENS_REQUIRE_FIXTURES=1` (the test command and CI set it).
+fn skip<T>(reason: &str) -> Option<T> {
+    if std::env::var_os("ROUTELENS_REQUIRE_FIXTURES").is_some_and(|value| value == "1") {
+        panic!("missing fixture: {reason} (ROUTELENS_REQUIRE_FIXTURES=1 makes this a failure)");
+    }
+    eprintln!("SKIPPED: {reason}");
+    None
+}
+
+/// The rank table's bytes, or `None` (see [`skip`]).
 pub fn read_rank_table() -> Option<Vec<u8>> {
     let Some(path) = rank_table_path() else {
-        eprintln!(
-            "SKIPPED: no cl100k_base.tiktoken in the cargo registry's tiktoken-rs sources \
-             (set ROUTELENS_CL100K_TIKTOKEN to the file)"
+        return skip(
+            "no cl100k_base.tiktoken in the cargo registry's tiktoken-rs sources \
+             (set ROUTELENS_CL100K_TIKTOKEN to the file)",
         );
-        return None;
     };
     match std::fs::read(&path) {
         Ok(bytes) => Some(bytes),
-        Err(error) => {
-            eprintln!("SKIPPED: cannot read {}: {error}", path.display());
-            None
-        }
+        Err(error) => skip(&format!("cannot read {}: {error}", path.display())),
     }
 }

@@ -13,10 +13,20 @@ export const archive = process.env.ROUTELENS_FASTINDEX ?? resolve(root, '../shar
 export const artifacts = join(root, 'tests/e2e/artifacts');
 const cli = join(root, 'target/debug/routelens');
 
-/** Why the scenarios cannot run here, or null when they can. */
+/** Why the scenarios cannot run here, or null when they can. With ROUTELENS_REQUIRE_FIXTURES=1
+ * (the test command and CI set it) a missing input throws instead, so no scenario can pass by
+ * being skipped there. */
 export function missing() {
+  const reason = missingInput();
+  if (reason && process.env.ROUTELENS_REQUIRE_FIXTURES === '1') {
+    throw new Error(`missing fixture: ${reason} (ROUTELENS_REQUIRE_FIXTURES=1 makes this a failure)`);
+  }
+  return reason;
+}
+
+function missingInput() {
   if (!existsSync(join(archive, 'paper/data/README.md'))) return `no paper archive at ${archive}`;
-  if (!existsSync(join(root, 'dist/index.html'))) return 'dist/ is not built (trunk build index.html)';
+  if (!existsSync(join(root, 'dist/index.html'))) return 'dist/ is not built (trunk build index.html --release)';
   if (!existsSync(cli)) return 'target/debug/routelens is not built (cargo build -p routelens)';
   return null;
 }
