@@ -40,12 +40,14 @@ pub fn run(args: &RouteArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let folder = BundleFolder::open(&args.bundle)?;
     let tree = folder.manifest.tree();
 
+    let mut issue_id = args.issue_id.clone();
     let (strategy, settings, mut decider): (Strategy, RouteSettings, Box<dyn Decider>) =
         match &args.decider {
             DeciderChoice::Replay(path) => {
                 let text = read_text(path)?;
                 let file = RunFile::from_json(&path.display().to_string(), &text)?;
                 let decider = Box::new(Replayer::new(&file));
+                issue_id = file.issue_id.clone();
                 (file.strategy, file.settings, decider)
             }
             choice => {
@@ -61,6 +63,8 @@ pub fn run(args: &RouteArgs, out: &mut dyn Write) -> Result<(), Failure> {
                     max_menu_options: router.max_menu_options,
                     max_menu_chars: router.max_menu_chars,
                     max_option_chars: router.max_option_chars,
+                    flat_max_calls: router.flat_max_calls,
+                    flat_max_elapsed_ms: router.flat_max_seconds.map(|s| s.saturating_mul(1000)),
                     pricing: Pricing {
                         usd_per_million_input: router.usd_per_million_input,
                         ..defaults.pricing
@@ -93,13 +97,13 @@ pub fn run(args: &RouteArgs, out: &mut dyn Write) -> Result<(), Failure> {
         };
     settings.check()?;
 
-    let mut walk = route::walk(strategy, &tree, &issue, settings.clone());
+    let mut walk = route::walk(strategy, &tree, &issue_id, &issue, settings.clone());
     let replaying = matches!(args.decider, DeciderChoice::Replay(_));
     let mut clock = WallClock::start(!replaying);
     let run = if let Some(path) = &args.record {
         let mut recorder = Recorder::new(BoxedDecider(decider.as_mut()));
         let run = route::run(walk.as_mut(), &mut recorder, &mut clock);
-        let file = recorder.into_file(&issue, &settings, &run);
+        let file = recorder.into_file(&issue_id, &issue, &settings, &run);
         write_run_file(path, &file)?;
         run
     } else {

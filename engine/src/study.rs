@@ -131,6 +131,9 @@ pub struct Arm {
     pub measurements: Vec<BTreeMap<String, f64>>,
     /// Archived line-level measurements, by k, then per case.
     pub archived_lines: BTreeMap<usize, Vec<Option<ArchivedLines>>>,
+    /// The settings the archive recorded for this arm (its file's `config` block), by name: the
+    /// flat tournament's `instructions`, `menu_limit`, … Empty for arms computed here.
+    pub config: BTreeMap<String, serde_json::Value>,
 }
 
 impl Arm {
@@ -144,6 +147,7 @@ impl Arm {
             rankings,
             measurements: vec![BTreeMap::new(); cases],
             archived_lines: BTreeMap::new(),
+            config: BTreeMap::new(),
         }
     }
 

@@ -478,11 +478,15 @@ async fn run_single(app: AppState, rs: RouteState) {
         }
     } else {
         let issue = rs.text.get_untracked();
+        // A picked question (or study case) orders the flat tournament by its id, as the paper
+        // ordered by case id; typed text has none.
+        let issue_id = rs.question.get_untracked().unwrap_or_default();
         let settings = route_run::settings_of(&setup);
         Transport::for_setup(&setup, &key).and_then(|transport| {
             Session::new(
                 setup.strategy,
                 &open.tree,
+                &issue_id,
                 &issue,
                 settings.clone(),
                 setup.decider.name(),

@@ -337,6 +337,7 @@ async fn route_one(
     let mut session = Session::new(
         setup.strategy,
         tree,
+        &question.id,
         &question.question,
         settings.clone(),
         setup.decider.name(),

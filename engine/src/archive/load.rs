@@ -31,6 +31,9 @@ struct LedgerCase {
 #[derive(Deserialize)]
 struct Rows {
     results: Vec<Value>,
+    /// The run's recorded settings, where the file has them.
+    #[serde(default)]
+    config: BTreeMap<String, Value>,
 }
 
 #[derive(Deserialize)]
@@ -315,7 +318,7 @@ pub fn load_archive(files: &ArchiveBytes) -> Result<Study> {
             continue;
         };
         let rows: Rows = parse(source.file, bytes)?;
-        let arm = arm_from_rows(
+        let mut arm = arm_from_rows(
             source.name,
             source.label,
             source.file,
@@ -323,6 +326,7 @@ pub fn load_archive(files: &ArchiveBytes) -> Result<Study> {
             source.mode,
             &index,
         )?;
+        arm.config = rows.config;
         study.add_arm(arm)?;
     }
 

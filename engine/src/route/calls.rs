@@ -15,8 +15,11 @@
 //! ```
 //!
 //! Time is the driver's: it passes the milliseconds since the run started, and the router stops
-//! at `max_elapsed_ms`. A 429 or 529 comes back as the same call with `attempt` one higher and a
-//! `wait_ms` from [`retry_delay_ms`]; any other error ends the run with the error recorded.
+//! at `max_elapsed_ms` (the flat tournament at `flat_max_elapsed_ms`, none by default). A 429 or
+//! 529 comes back as the same call with `attempt` one higher and a `wait_ms` from
+//! [`retry_delay_ms`]; for the flat tournament a transport error (a timeout, a refused
+//! connection) does too, with a wait from [`transport_retry_delay_ms`] (its own count, as the
+//! paper's code kept one loop for each); any other error ends the run with the error recorded.
 
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +80,27 @@ pub fn retry_delay_ms(error: &DecisionError, retry: u32, settings: &RouteSetting
     )
 }
 
+/// How long to wait before transport retry number `retry` (1, 2, 3) of a flat tournament's
+/// call, or `None` when it must not be retried: only [`DecisionError::Transport`] is, at most
+/// `flat_transport_retries` times, after `flat_transport_retry_ms` doubling (1, 2, 4 s).
+pub fn transport_retry_delay_ms(
+    error: &DecisionError,
+    retry: u32,
+    settings: &RouteSettings,
+) -> Option<u64> {
+    if !matches!(error, DecisionError::Transport { .. })
+        || retry == 0
+        || retry > settings.flat_transport_retries
+    {
+        return None;
+    }
+    Some(
+        settings
+            .flat_transport_retry_ms
+            .saturating_mul(1u64 << (retry - 1).min(32)),
+    )
+}
+
 /// The bookkeeping both routers share.
 #[derive(Debug, Clone)]
 pub(crate) struct Ledger {
@@ -85,6 +109,9 @@ pub(crate) struct Ledger {
     /// The call handed out and not yet answered.
     pub pending: Option<Call>,
     pub done: bool,
+    /// The pending call's retries so far: after 429/529, and after transport errors.
+    rate_retries: u32,
+    transport_retries: u32,
 }
 
 impl Ledger {
@@ -99,12 +126,30 @@ impl Ledger {
             run,
             pending: None,
             done: false,
+            rate_retries: 0,
+            transport_retries: 0,
+        }
+    }
+
+    /// The call cap: `max_calls` for the tree, `flat_max_calls` for the flat tournament.
+    fn max_calls(&self) -> Option<usize> {
+        match self.run.strategy {
+            Strategy::Tree => Some(self.settings.max_calls),
+            Strategy::Flat => self.settings.flat_max_calls,
+        }
+    }
+
+    /// The time cap, likewise.
+    fn max_elapsed_ms(&self) -> Option<u64> {
+        match self.run.strategy {
+            Strategy::Tree => Some(self.settings.max_elapsed_ms),
+            Strategy::Flat => self.settings.flat_max_elapsed_ms,
         }
     }
 
     /// Stops the run at the time cap. Returns whether it is over.
     pub fn check_time(&mut self, elapsed_ms: u64) -> bool {
-        if !self.done && elapsed_ms >= self.settings.max_elapsed_ms {
+        if !self.done && self.max_elapsed_ms().is_some_and(|cap| elapsed_ms >= cap) {
             self.stop(Some(Cap::Time));
         }
         self.done
@@ -122,7 +167,7 @@ impl Ledger {
 
     /// Hands out a new call, unless the call cap is reached (then the run stops, truncated).
     pub fn issue(&mut self, menu: String, request: Request) -> Option<Call> {
-        if self.run.calls >= self.settings.max_calls {
+        if self.max_calls().is_some_and(|cap| self.run.calls >= cap) {
             self.stop(Some(Cap::Calls));
             return None;
         }
@@ -134,6 +179,8 @@ impl Ledger {
             request,
         };
         self.pending = Some(call.clone());
+        self.rate_retries = 0;
+        self.transport_retries = 0;
         Some(call)
     }
 
@@ -158,12 +205,23 @@ impl Ledger {
                 Some(response)
             }
             Err(error) => {
-                let retry = pending.attempt + 1;
-                match retry_delay_ms(&error, retry, &self.settings) {
+                let rate = retry_delay_ms(&error, self.rate_retries + 1, &self.settings);
+                let transport = match self.run.strategy {
+                    Strategy::Flat => {
+                        transport_retry_delay_ms(&error, self.transport_retries + 1, &self.settings)
+                    }
+                    Strategy::Tree => None,
+                };
+                if rate.is_some() {
+                    self.rate_retries += 1;
+                } else if transport.is_some() {
+                    self.transport_retries += 1;
+                }
+                match rate.or(transport) {
                     Some(wait_ms) => {
                         self.run.retries += 1;
                         self.pending = Some(Call {
-                            attempt: retry,
+                            attempt: pending.attempt + 1,
                             wait_ms,
                             ..pending
                         });

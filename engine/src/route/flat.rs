@@ -1,27 +1,35 @@
 //! The paper's flat tournament, the exploratory control, as a step machine
-//! ([`FlatTournament`]).
+//! ([`FlatTournament`]). Every rule follows the `config` block the archive records for it
+//! (`contextbench-paper-flat-paths.json`) and, where that is silent, the paper's code:
 //!
-//! Every eligible path is an option (the file option text, no directory menus). A round splits
-//! the candidates into bounded menus exactly as the tree splits a big directory (254 options,
-//! 48,000 characters); each menu advances its top `flat_advance` (16) paths by probability, ties
-//! in menu order. A menu that holds no more than that advances whole without a call. Rounds
-//! repeat until the candidates fit one menu; that menu's answer is the ranking, cut to
-//! `max_files`. With one candidate there is nothing to ask.
+//! - every eligible path is an option `Source file: <path>` (not cut; no directory menus); the
+//!   state is `User issue: ` and the issue's first 500 characters;
+//! - the paths are ordered ascending by the SHA-256 digest of `<issue id>\0<path>` (UTF-8), so
+//!   the issue id is part of a run ([`menu_order`]);
+//! - a round splits the candidates, in order, into menus of at most 200 paths that also close
+//!   before 600 + Σ(length of path + 20) would pass 48,000 characters ([`flat_menus`]);
+//! - every menu is a call, even a small one; each advances its top 16 by probability, ties by
+//!   path ascending, none-of-these never advancing ([`top`]); the survivors, menu after menu,
+//!   are the next round's candidates;
+//! - rounds repeat until at most 16 remain, which are the ranking in that order; a round that
+//!   does not shrink the field is an error;
+//! - a call that times out or fails in transport is retried up to 3 times after 1, 2 and 4 s;
+//!   429 and 529 retry as for the tree. No call or time cap unless one is set (the paper's ran
+//!   up to 231 calls and 302 s).
 //!
-//! The paper gives the tournament a different instruction from the tree's without printing it;
-//! ours is [`super::settings::FLAT_INSTRUCTIONS`], a setting. A run stopped early (calls, time,
-//! an error) ranks what the current round has advanced so far, best first, then the candidates it
-//! has not judged yet, in their order.
+//! A run stopped early (a cap, an error) ranks what the current round has advanced so far, then
+//! the candidates it has not judged yet, in their order.
 
 use std::ops::Range;
 
+use sha2::{Digest, Sha256};
+
 use super::calls::{Call, Ledger, Walk};
-use super::menu::{choice_request, file_text, split_menu, MenuOption};
+use super::menu::{choice_request, MenuOption};
 use super::protocol::{option_key, DecisionError, Response};
 use super::run::{MenuRecord, Run, RunError, Strategy};
 use super::settings::RouteSettings;
 use crate::bundle::DirTree;
-use crate::terms::first_chars;
 
 /// The flat tournament over a bundle's paths.
 #[derive(Debug, Clone)]
@@ -30,32 +38,35 @@ pub struct FlatTournament {
     /// This round's candidates, as options.
     pool: Vec<MenuOption>,
     parts: Vec<Range<usize>>,
-    /// Parts of this round dealt with so far.
+    /// Menus of this round answered so far.
     part: usize,
     round: usize,
-    /// Paths advanced this round with their probability (`None`: advanced without a call).
-    advanced: Vec<(MenuOption, Option<f64>)>,
+    /// Paths advanced this round, menu after menu.
+    advanced: Vec<MenuOption>,
     ledger: Ledger,
 }
 
 impl FlatTournament {
-    /// A tournament over every file of `tree` for `issue`.
-    pub fn new(tree: &DirTree, issue: &str, settings: RouteSettings) -> FlatTournament {
+    /// A tournament over every file of `tree` for the issue `issue_id` with text `issue`.
+    pub fn new(
+        tree: &DirTree,
+        issue_id: &str,
+        issue: &str,
+        settings: RouteSettings,
+    ) -> FlatTournament {
         let mut paths = Vec::new();
         collect_paths(tree, &mut paths);
-        paths.sort();
-        let pool: Vec<MenuOption> = paths
+        let pool: Vec<MenuOption> = menu_order(issue_id, paths)
             .into_iter()
             .map(|path| MenuOption {
-                text: first_chars(&file_text(&path), settings.max_option_chars).to_string(),
+                text: format!("{}{path}", settings.flat_option_prefix),
                 path,
                 is_dir: false,
             })
             .collect();
-        let state = settings.state(issue);
-        let parts = split_menu(state.chars().count(), &pool, &settings);
+        let parts = flat_menus(&pool, &settings);
         FlatTournament {
-            state,
+            state: settings.flat_state(issue),
             pool,
             parts,
             part: 0,
@@ -65,12 +76,13 @@ impl FlatTournament {
         }
     }
 
-    fn menu_name(&self) -> String {
-        format!("round {} menu {}", self.round, self.part + 1)
+    /// The request state (`User issue: ` and the issue's start).
+    pub fn state(&self) -> &str {
+        &self.state
     }
 
-    fn is_final(&self) -> bool {
-        self.parts.len() == 1
+    fn menu_name(&self) -> String {
+        format!("round {} menu {}", self.round, self.part + 1)
     }
 
     /// Moves on until a call is needed or the tournament is over.
@@ -79,25 +91,15 @@ impl FlatTournament {
             if self.ledger.done {
                 return None;
             }
-            if self.pool.len() <= 1 {
-                self.ledger.run.paths = self.pool.iter().map(|o| o.path.clone()).collect();
+            if self.part == 0 && self.pool.len() <= self.ledger.settings.flat_advance {
+                let mut paths: Vec<String> = self.pool.iter().map(|o| o.path.clone()).collect();
+                paths.truncate(self.ledger.settings.max_files);
+                self.ledger.run.paths = paths;
                 self.ledger.stop(None);
                 return None;
             }
             if self.part < self.parts.len() {
                 let range = self.parts[self.part].clone();
-                if !self.is_final() && range.len() <= self.ledger.settings.flat_advance {
-                    let options = self.pool[range].to_vec();
-                    self.record(
-                        &options,
-                        Vec::new(),
-                        options.iter().map(|o| o.path.clone()).collect(),
-                        0,
-                    );
-                    self.advanced.extend(options.into_iter().map(|o| (o, None)));
-                    self.part += 1;
-                    continue;
-                }
                 let request = choice_request(
                     &self.state,
                     &self.ledger.settings.flat_instructions,
@@ -112,65 +114,36 @@ impl FlatTournament {
                 return call;
             }
             // The round is over: the advanced paths are the next round's candidates.
-            let next: Vec<MenuOption> = self.advanced.drain(..).map(|(o, _)| o).collect();
+            let next = std::mem::take(&mut self.advanced);
             if next.len() >= self.pool.len() {
                 self.ledger.run.error = Some(RunError {
                     status: None,
                     message: format!(
-                        "the flat tournament cannot shrink {} candidates with these settings",
+                        "the flat tournament's round {} did not shrink its {} candidates",
+                        self.round,
                         self.pool.len()
                     ),
                 });
-                self.pool = next;
+                self.advanced = next;
                 self.rank_partial();
                 self.ledger.stop(None);
                 return None;
             }
             self.pool = next;
-            self.parts = split_menu(
-                self.state.chars().count(),
-                &self.pool,
-                &self.ledger.settings,
-            );
+            self.parts = flat_menus(&self.pool, &self.ledger.settings);
             self.part = 0;
             self.round += 1;
         }
     }
 
-    fn record(
-        &mut self,
-        options: &[MenuOption],
-        probabilities: Vec<f64>,
-        kept: Vec<String>,
-        calls: usize,
-    ) {
-        let directory = self.menu_name();
-        self.ledger.run.menus.push(MenuRecord {
-            directory,
-            options: options.iter().map(|o| o.text.clone()).collect(),
-            paths: options.iter().map(|o| o.path.clone()).collect(),
-            probabilities,
-            kept,
-            none_of_these: Vec::new(),
-            calls,
-        });
-    }
-
-    /// The ranking of a tournament stopped early: this round's advanced paths, best first, then
-    /// the candidates not judged yet.
+    /// The ranking of a tournament stopped early: this round's advanced paths, then the
+    /// candidates not judged yet.
     fn rank_partial(&mut self) {
-        let mut ranked: Vec<(usize, &MenuOption, f64)> = self
-            .advanced
-            .iter()
-            .enumerate()
-            .map(|(i, (o, p))| (i, o, p.unwrap_or(0.0)))
-            .collect();
-        ranked.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
         let judged_end = self
             .parts
             .get(self.part)
             .map_or(self.pool.len(), |r| r.start);
-        let mut paths: Vec<String> = ranked.iter().map(|(_, o, _)| o.path.clone()).collect();
+        let mut paths: Vec<String> = self.advanced.iter().map(|o| o.path.clone()).collect();
         for option in &self.pool[judged_end..] {
             if !paths.contains(&option.path) {
                 paths.push(option.path.clone());
@@ -190,10 +163,55 @@ fn collect_paths(dir: &DirTree, out: &mut Vec<String>) {
     }
 }
 
-/// The indices of a menu's top `count` options by probability, ties in menu order.
-pub fn top(probabilities: &[f64], count: usize) -> Vec<usize> {
+/// The paths in the tournament's order: ascending by the SHA-256 digest of
+/// `<issue id>\0<path>` (the archive's "SHA-256 of issue ID plus NUL plus path"), compared as
+/// bytes.
+pub fn menu_order(issue_id: &str, paths: Vec<String>) -> Vec<String> {
+    let mut keyed: Vec<([u8; 32], String)> = paths
+        .into_iter()
+        .map(|path| {
+            let mut hasher = Sha256::new();
+            hasher.update(issue_id.as_bytes());
+            hasher.update([0]);
+            hasher.update(path.as_bytes());
+            (hasher.finalize().into(), path)
+        })
+        .collect();
+    keyed.sort();
+    keyed.into_iter().map(|(_, path)| path).collect()
+}
+
+/// Splits a round's candidates, in order, into menus: a menu closes before it would hold more
+/// than `flat_menu_options` paths or before `flat_menu_base_chars` + Σ(path characters +
+/// `flat_option_overhead_chars`) would pass `max_menu_chars`. Every menu holds at least one path.
+pub fn flat_menus(pool: &[MenuOption], settings: &RouteSettings) -> Vec<Range<usize>> {
+    let mut menus = Vec::new();
+    let mut start = 0;
+    let mut size = settings.flat_menu_base_chars;
+    for (i, option) in pool.iter().enumerate() {
+        let length = option.path.chars().count() + settings.flat_option_overhead_chars;
+        let full = i - start >= settings.flat_menu_options;
+        if i > start && (full || size + length > settings.max_menu_chars) {
+            menus.push(start..i);
+            start = i;
+            size = settings.flat_menu_base_chars;
+        }
+        size += length;
+    }
+    if start < pool.len() {
+        menus.push(start..pool.len());
+    }
+    menus
+}
+
+/// The indices of a menu's top `count` options by probability, ties by path ascending.
+pub fn top(options: &[MenuOption], probabilities: &[f64], count: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..probabilities.len()).collect();
-    order.sort_by(|&a, &b| probabilities[b].total_cmp(&probabilities[a]));
+    order.sort_by(|&a, &b| {
+        probabilities[b]
+            .total_cmp(&probabilities[a])
+            .then_with(|| options[a].path.cmp(&options[b].path))
+    });
     order.truncate(count);
     order
 }
@@ -233,23 +251,20 @@ impl Walk for FlatTournament {
                     .unwrap_or(0.0)
             })
             .collect();
-        let count = if self.is_final() {
-            self.ledger.settings.max_files
-        } else {
-            self.ledger.settings.flat_advance
-        };
-        let best = top(&probabilities, count);
+        let best = top(&options, &probabilities, self.ledger.settings.flat_advance);
         let kept: Vec<String> = best.iter().map(|&i| options[i].path.clone()).collect();
-        self.record(&options, probabilities.clone(), kept.clone(), 1);
-        if self.is_final() {
-            self.ledger.run.paths = kept;
-            self.ledger.stop(None);
-            return;
-        }
-        self.advanced.extend(
-            best.into_iter()
-                .map(|i| (options[i].clone(), Some(probabilities[i]))),
-        );
+        let directory = self.menu_name();
+        self.ledger.run.menus.push(MenuRecord {
+            directory,
+            options: options.iter().map(|o| o.text.clone()).collect(),
+            paths: options.iter().map(|o| o.path.clone()).collect(),
+            probabilities,
+            kept,
+            none_of_these: Vec::new(),
+            calls: 1,
+        });
+        self.advanced
+            .extend(best.into_iter().map(|i| options[i].clone()));
         self.part += 1;
     }
 

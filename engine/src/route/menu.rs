@@ -6,8 +6,9 @@
 //! - a file: `<path>: - [<name>](<name>)`
 //! - a directory: `<path>: - [<name>/](<name>/); subtopics: <names>`, where the names are up to
 //!   12 descendant names collected breadth-first from at most three levels below it: directory
-//!   names and file names without their extension, `-` read as a space. A name already listed is
-//!   not listed twice, so a folder of `mod.rs` files does not spend its slots on `mod`.
+//!   names and file names without their extension, `-` read as a space. As in the paper's code,
+//!   names are not deduplicated: a folder holding `v6/meta.json` and `v7/meta.json` lists
+//!   `v6, v7, meta, meta`.
 //!
 //! Each option is cut to 800 characters. A menu is split into consecutive parts, each one call,
 //! when it has more than 254 options or when the state plus its option texts would pass 48,000
@@ -55,7 +56,7 @@ pub fn subtopics(dir: &DirTree, max: usize, depth: usize) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     let mut queue: VecDeque<(&DirTree, usize)> = VecDeque::from([(dir, 0)]);
     let add = |name: String, names: &mut Vec<String>| {
-        if names.len() < max && !names.contains(&name) {
+        if names.len() < max {
             names.push(name);
         }
     };
@@ -212,7 +213,26 @@ mod tests {
     }
 
     #[test]
-    fn subtopics_stop_at_twelve_and_skip_repeats() {
+    fn subtopics_keep_repeated_names_like_the_paper() {
+        let tree = DirTree::from_paths(&[
+            "data/index_v6/meta.json",
+            "data/index_v7/meta.json",
+            "data/index_v7/sub-dir/meta.json",
+        ]);
+        let names = subtopics(tree.find("data").unwrap(), 12, 3);
+        assert_eq!(
+            names,
+            ["index_v6", "index_v7", "meta", "sub dir", "meta", "meta"]
+        );
+        let options = directory_options(&tree, &RouteSettings::default());
+        assert_eq!(
+            options[0].text,
+            "data: - [data/](data/); subtopics: index_v6, index_v7, meta, sub dir, meta, meta"
+        );
+    }
+
+    #[test]
+    fn subtopics_stop_at_twelve() {
         let paths: Vec<String> = (0..20).map(|i| format!("d/f{i:02}.rs")).collect();
         let mut paths = paths;
         paths.push("d/x/f00.py".into());

@@ -39,7 +39,7 @@ pub mod settings;
 #[cfg(test)]
 mod tests;
 
-pub use calls::{retry_delay_ms, Call, Walk};
+pub use calls::{retry_delay_ms, transport_retry_delay_ms, Call, Walk};
 pub use decider::{
     check_response, lexical_response, run, Clock, Decider, ManualClock, OfflineDecider,
 };
@@ -55,15 +55,17 @@ pub use run::{Cap, MenuRecord, Run, RunError, Strategy};
 pub use session::Session;
 pub use settings::RouteSettings;
 
-/// A walk of either strategy, for drivers that choose at run time.
+/// A walk of either strategy, for drivers that choose at run time. `issue_id` orders the flat
+/// tournament's paths (the tree does not use it).
 pub fn walk(
     strategy: Strategy,
     tree: &crate::DirTree,
+    issue_id: &str,
     issue: &str,
     settings: RouteSettings,
 ) -> Box<dyn Walk> {
     match strategy {
         Strategy::Tree => Box::new(TreeWalk::new(tree, issue, settings)),
-        Strategy::Flat => Box::new(FlatTournament::new(tree, issue, settings)),
+        Strategy::Flat => Box::new(FlatTournament::new(tree, issue_id, issue, settings)),
     }
 }

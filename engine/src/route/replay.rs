@@ -27,6 +27,9 @@ pub struct RunFile {
     pub format: String,
     /// Tree or flat.
     pub strategy: Strategy,
+    /// The issue's id (it orders the flat tournament's paths; empty when none was given).
+    #[serde(default)]
+    pub issue_id: String,
     /// The issue text routed.
     pub issue: String,
     /// The settings the run used.
@@ -113,10 +116,17 @@ impl<D: Decider> Recorder<D> {
     }
 
     /// The run file of a finished run.
-    pub fn into_file(self, issue: &str, settings: &RouteSettings, run: &Run) -> RunFile {
+    pub fn into_file(
+        self,
+        issue_id: &str,
+        issue: &str,
+        settings: &RouteSettings,
+        run: &Run,
+    ) -> RunFile {
         RunFile {
             format: RUN_FILE_FORMAT.into(),
             strategy: run.strategy,
+            issue_id: issue_id.to_string(),
             issue: issue.to_string(),
             settings: settings.clone(),
             decider: self.inner.kind(),

@@ -6,9 +6,11 @@
 //! menu has its answer, each child whose probability is at least
 //! `max(min_probability, relative_probability × best)` is kept, where the best is the highest
 //! child probability over all parts (none-of-these is never a child and never the best, and
-//! probabilities are neither renormalised across parts nor multiplied down the path). Kept
-//! children are pushed in ascending probability, ties in reverse menu order, so the best is
-//! visited first and, among equals, the first in the menu.
+//! probabilities are neither renormalised across parts nor multiplied down the path). As in the
+//! paper ("A stack visits higher-scoring children first; tied children follow reverse input
+//! order"), kept children are sorted ascending by probability with a stable sort and pushed in
+//! that order, so the best is visited first and, among equals, the one that came *later* in the
+//! menu (across all of a split menu's parts).
 //!
 //! The walk stops when the stack is empty, or at a cap (files, calls, time), which marks the run
 //! truncated when work was left.
@@ -184,8 +186,10 @@ fn node(option: &MenuOption) -> Node {
     }
 }
 
-/// The indices of the children to keep, best first (ties: menu order): those with probability at
-/// least `max(min_probability, relative_probability × best child)`.
+/// The indices of the children to keep, in visit order: best first, and among equal
+/// probabilities the later in the menu first (the paper's stable ascending sort, popped from the
+/// top). Kept are those with probability at least `max(min_probability, relative_probability ×
+/// best child)`.
 pub fn keep(probabilities: &[f64], settings: &RouteSettings) -> Vec<usize> {
     let best = probabilities.iter().copied().fold(0.0_f64, f64::max);
     let threshold = settings
@@ -194,8 +198,12 @@ pub fn keep(probabilities: &[f64], settings: &RouteSettings) -> Vec<usize> {
     let mut kept: Vec<usize> = (0..probabilities.len())
         .filter(|&i| probabilities[i] >= threshold)
         .collect();
-    // Stable sort: equal probabilities keep menu order.
-    kept.sort_by(|&a, &b| probabilities[b].total_cmp(&probabilities[a]));
+    // Descending probability; equal probabilities in reverse menu order.
+    kept.sort_by(|&a, &b| {
+        probabilities[b]
+            .total_cmp(&probabilities[a])
+            .then(b.cmp(&a))
+    });
     kept
 }
 

@@ -12,8 +12,8 @@
 //! use routelens_engine::DirTree;
 //! let tree = DirTree::from_paths(&["src/parser.rs", "src/lexer.rs", "docs/guide.md"]);
 //! let mut session =
-//!     Session::new(Strategy::Tree, &tree, "the parser panics", RouteSettings::default(), "offline")
-//!         .unwrap();
+//!     Session::new(Strategy::Tree, &tree, "", "the parser panics", RouteSettings::default(),
+//!         "offline").unwrap();
 //! let mut decider = OfflineDecider::default();
 //! while let Some(call) = session.next_call(0) {
 //!     let outcome = decider.decide(&call.request);
@@ -34,6 +34,7 @@ use crate::DirTree;
 pub struct Session {
     walk: Box<dyn Walk>,
     strategy: Strategy,
+    issue_id: String,
     issue: String,
     settings: RouteSettings,
     decider: String,
@@ -51,11 +52,13 @@ impl std::fmt::Debug for Session {
 }
 
 impl Session {
-    /// A run of `strategy` over `tree` for `issue`, answered by `decider` (`offline`, `http`,
-    /// `proxy`, `replay of http`, …: what the run records). Refuses settings that cannot route.
+    /// A run of `strategy` over `tree` for the issue `issue_id` (it orders the flat tournament;
+    /// may be empty) with text `issue`, answered by `decider` (`offline`, `http`, `proxy`,
+    /// `replay of http`, …: what the run records). Refuses settings that cannot route.
     pub fn new(
         strategy: Strategy,
         tree: &DirTree,
+        issue_id: &str,
         issue: &str,
         settings: RouteSettings,
         decider: &str,
@@ -64,11 +67,12 @@ impl Session {
         if issue.trim().is_empty() {
             return Err(crate::Error::setting("issue", "\"\"", "some text to route"));
         }
-        let mut walk = super::walk(strategy, tree, issue, settings.clone());
+        let mut walk = super::walk(strategy, tree, issue_id, issue, settings.clone());
         walk.run_mut().decider = decider.to_string();
         Ok(Session {
             walk,
             strategy,
+            issue_id: issue_id.to_string(),
             issue: issue.to_string(),
             settings,
             decider: decider.to_string(),
@@ -81,6 +85,7 @@ impl Session {
         Session::new(
             file.strategy,
             tree,
+            &file.issue_id,
             &file.issue,
             file.settings.clone(),
             &format!("replay of {}", file.decider),
@@ -133,6 +138,7 @@ impl Session {
         RunFile {
             format: RUN_FILE_FORMAT.into(),
             strategy: self.strategy,
+            issue_id: self.issue_id.clone(),
             issue: self.issue.clone(),
             settings: self.settings.clone(),
             decider: self.decider.clone(),
@@ -172,7 +178,7 @@ mod tests {
             &mut ManualClock::default(),
         );
         let mut session =
-            Session::new(Strategy::Tree, &tree(), issue, settings, "offline").unwrap();
+            Session::new(Strategy::Tree, &tree(), "", issue, settings, "offline").unwrap();
         let mut offline = OfflineDecider::default();
         while let Some(call) = session.next_call(0) {
             let outcome = offline.decide(&call.request);
@@ -198,6 +204,7 @@ mod tests {
         let err = Session::new(
             Strategy::Tree,
             &tree(),
+            "",
             "  ",
             RouteSettings::default(),
             "offline",
@@ -207,6 +214,7 @@ mod tests {
         let mut session = Session::new(
             Strategy::Flat,
             &tree(),
+            "case-1",
             "parser",
             RouteSettings::default(),
             "offline",

@@ -11,9 +11,10 @@ pub const TREE_INSTRUCTIONS: &str = "Choose the best route toward answer evidenc
 /// The none-of-these criterion, verbatim from the paper.
 pub const NONE_OF_THESE: &str = "None contains direct answer evidence";
 
-/// The flat tournament's instruction. The paper says only that it differs from the tree's and
-/// does not print it; this one is ours, and a setting.
-pub const FLAT_INSTRUCTIONS: &str = "Choose the file most likely to contain answer evidence for the question. Choose none only when the question is unrelated to every option.";
+/// The flat tournament's instruction, verbatim from the `instructions` of the archive's
+/// `contextbench-paper-flat-paths.json` config (the paper itself does not print it; the
+/// reproduction test holds the two equal).
+pub const FLAT_INSTRUCTIONS: &str = "Choose the source file path most likely to contain direct evidence for the issue. Judge paths only; no file contents or directory summaries are available. Choose none only if no listed path could contain relevant evidence.";
 
 /// How the router walks, talks and stops.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,8 +58,29 @@ pub struct RouteSettings {
     pub retry_min_ms: u64,
     /// The longest wait before a retry (default 15,000 ms).
     pub retry_max_ms: u64,
-    /// How many paths each flat menu advances (default 16).
+    /// How many paths each flat menu advances, and how few end the tournament (default 16, the
+    /// archive's `top_k`).
     pub flat_advance: usize,
+    /// Put before the issue in the flat tournament's state (default `User issue: `).
+    pub flat_state_prefix: String,
+    /// Put before the path in a flat option (default `Source file: `; options are not cut).
+    pub flat_option_prefix: String,
+    /// A flat menu holds at most this many paths (default 200, the archive's `menu_limit`).
+    pub flat_menu_options: usize,
+    /// A flat menu's size starts at this many characters (default 600) ...
+    pub flat_menu_base_chars: usize,
+    /// ... and each path adds its length plus this (default 20); the menu closes before the
+    /// size would pass `max_menu_chars`.
+    pub flat_option_overhead_chars: usize,
+    /// Retries of a flat call that timed out or failed in transport (default 3), after 1, 2,
+    /// 4 s (doubling from `flat_transport_retry_ms`); 429 and 529 retry as for the tree.
+    pub flat_transport_retries: u32,
+    /// The first transport retry's wait (default 1,000 ms).
+    pub flat_transport_retry_ms: u64,
+    /// The flat tournament's call cap (default none: the paper's ran up to 231 calls).
+    pub flat_max_calls: Option<usize>,
+    /// The flat tournament's time cap (default none: the paper's ran up to 302 s).
+    pub flat_max_elapsed_ms: Option<u64>,
     /// The price estimate (default $0.042 per million input tokens, output free).
     pub pricing: Pricing,
 }
@@ -86,6 +108,15 @@ impl Default for RouteSettings {
             retry_min_ms: 1_000,
             retry_max_ms: 15_000,
             flat_advance: 16,
+            flat_state_prefix: "User issue: ".into(),
+            flat_option_prefix: "Source file: ".into(),
+            flat_menu_options: 200,
+            flat_menu_base_chars: 600,
+            flat_option_overhead_chars: 20,
+            flat_transport_retries: 3,
+            flat_transport_retry_ms: 1_000,
+            flat_max_calls: None,
+            flat_max_elapsed_ms: None,
             pricing: Pricing::default(),
         }
     }
@@ -98,6 +129,15 @@ impl RouteSettings {
         format!(
             "{}{}",
             self.state_prefix,
+            crate::terms::first_chars(issue, self.state_chars)
+        )
+    }
+
+    /// The flat tournament's state: its prefix and the issue's first `state_chars` characters.
+    pub fn flat_state(&self, issue: &str) -> String {
+        format!(
+            "{}{}",
+            self.flat_state_prefix,
             crate::terms::first_chars(issue, self.state_chars)
         )
     }
@@ -116,11 +156,11 @@ impl RouteSettings {
         if self.max_files == 0 {
             return Err(Error::setting("max_files", 0, "1 or more"));
         }
-        if self.flat_advance == 0 || self.flat_advance >= self.max_menu_options {
+        if self.flat_advance == 0 || self.flat_advance >= self.flat_menu_options {
             return Err(Error::setting(
                 "flat_advance",
                 self.flat_advance,
-                "1 to max_menu_options - 1",
+                "1 to flat_menu_options - 1",
             ));
         }
         if self.max_option_chars == 0 {
@@ -170,8 +210,16 @@ mod tests {
         assert_eq!(parsed.max_calls, 32);
         let err = serde_json::from_str::<RouteSettings>(r#"{"max_file": 8}"#).unwrap_err();
         assert!(err.to_string().contains("max_file"), "{err}");
+        assert_eq!(
+            settings.flat_state(&issue).chars().count(),
+            "User issue: ".len() + 500
+        );
+        assert_eq!(
+            (settings.flat_menu_options, settings.flat_advance),
+            (200, 16)
+        );
         let bad = RouteSettings {
-            flat_advance: 254,
+            flat_advance: 200,
             ..RouteSettings::default()
         };
         assert!(bad

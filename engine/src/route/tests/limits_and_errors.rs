@@ -25,8 +25,8 @@ fn the_call_cap_truncates() {
     assert_eq!(run.calls, 3);
     assert!(run.truncated);
     assert_eq!(run.stopped_by, Some(Cap::Calls));
-    // root, p, p/s: two files nominated before the fourth call was needed.
-    assert_eq!(run.paths, ["p/s/u.rs", "p/s/v.rs"]);
+    // root, r, r/t (ties go to the later child): two files before the fourth call was needed.
+    assert_eq!(run.paths, ["r/t/v.rs", "r/t/u.rs"]);
     let full = tree_run(&deep_tree(), RouteSettings::default(), &mut script(uniform));
     assert_eq!(
         (full.calls, full.paths.len(), full.truncated),
@@ -71,7 +71,7 @@ fn rate_limits_are_retried_with_waits() {
     let run = run(&mut walk, &mut decider, &mut clock);
     assert_eq!(clock.sleeps, [3_000, 4_000]);
     assert_eq!((run.calls, run.retries), (1, 2));
-    assert_eq!(run.paths, ["a.rs", "b.rs"]);
+    assert_eq!(run.paths, ["b.rs", "a.rs"]);
     assert!(run.error.is_none());
 }
 
@@ -96,7 +96,7 @@ fn a_fourth_overload_fails_the_run_and_keeps_it() {
     assert_eq!(error.status, Some(529));
     assert!(error.message.contains("busy"));
     assert_eq!(run.calls, 3);
-    assert_eq!(run.paths, ["p/s/u.rs", "p/s/v.rs"]);
+    assert_eq!(run.paths, ["r/t/v.rs", "r/t/u.rs"]);
     assert!(!run.truncated);
 }
 
@@ -137,7 +137,7 @@ fn other_errors_end_the_run_at_once() {
         assert!(run.paths.is_empty());
         // The root menu is kept, and the unanswered one is recorded without probabilities.
         assert_eq!(run.menus.len(), 2);
-        assert_eq!(run.menus[1].directory, "p");
+        assert_eq!(run.menus[1].directory, "r");
         assert!(run.menus[1].probabilities.is_empty());
     }
 }

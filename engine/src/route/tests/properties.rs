@@ -54,11 +54,13 @@ proptest! {
             max_calls,
             max_files,
             flat_advance: 1.max(max_menu_options / 2),
+            flat_menu_options: max_menu_options,
+            flat_max_calls: Some(max_calls),
             ..RouteSettings::default()
         };
         prop_assert!(settings.check().is_ok());
         let strategy = if flat { super::super::Strategy::Flat } else { super::super::Strategy::Tree };
-        let mut walk = super::super::walk(strategy, &tree, "issue a b", settings);
+        let mut walk = super::super::walk(strategy, &tree, "id", "issue a b", settings);
         let mut decider = Hashed(seed);
         let mut steps = 0;
         let mut now = 0;

@@ -5,26 +5,37 @@ use super::*;
 
 #[test]
 fn offline_runs_replay_exactly() {
-    let tree = DirTree::from_paths(&[
+    // More than 16 files, so that the flat tournament has a menu to ask.
+    let mut paths: Vec<String> = [
         "src/parser/json.rs",
         "src/parser/toml.rs",
         "src/lexer.rs",
         "docs/parser.md",
         "tests/parse_nested.rs",
-    ]);
+    ]
+    .map(String::from)
+    .to_vec();
+    paths.extend((0..20).map(|i| format!("src/util/helper_{i:02}.rs")));
+    let tree = DirTree::from_paths(&paths);
     let issue = "The JSON parser panics on nested arrays";
     for strategy in [Strategy::Tree, Strategy::Flat] {
         let settings = RouteSettings::default();
-        let mut walk = super::walk(strategy, &tree, issue, settings.clone());
+        let mut walk = super::walk(strategy, &tree, "case-1", issue, settings.clone());
         let mut recorder = Recorder::new(OfflineDecider::default());
         let recorded = run(walk.as_mut(), &mut recorder, &mut ManualClock::default());
         assert!(!recorded.paths.is_empty());
-        let file = recorder.into_file(issue, &settings, &recorded);
+        let file = recorder.into_file("case-1", issue, &settings, &recorded);
         let text = file.to_json();
         let back = RunFile::from_json("run.json", &text).unwrap();
         assert_eq!(back, file);
         let mut replayer = Replayer::new(&back);
-        let mut again = super::walk(back.strategy, &tree, &back.issue, back.settings.clone());
+        let mut again = super::walk(
+            back.strategy,
+            &tree,
+            &back.issue_id,
+            &back.issue,
+            back.settings.clone(),
+        );
         let replayed = run(again.as_mut(), &mut replayer, &mut ManualClock::default());
         assert_eq!(replayed.paths, recorded.paths);
         assert_eq!(replayed.menus, recorded.menus);
@@ -45,7 +56,13 @@ fn offline_runs_replay_exactly() {
         assert_eq!(replayed.decider, "replay of offline");
         assert_eq!(replayer.remaining(), 0);
         // Another issue asks another question: the replay refuses it.
-        let mut other = super::walk(strategy, &tree, "something else", back.settings.clone());
+        let mut other = super::walk(
+            strategy,
+            &tree,
+            "case-1",
+            "something else",
+            back.settings.clone(),
+        );
         let refused = run(
             other.as_mut(),
             &mut Replayer::new(&back),
@@ -77,7 +94,7 @@ fn replay_records_errors_and_retries_too() {
     }));
     let mut walk = TreeWalk::new(&tree, "q", settings.clone());
     let recorded = run(&mut walk, &mut recorder, &mut ManualClock::default());
-    let file = recorder.into_file("q", &settings, &recorded);
+    let file = recorder.into_file("", "q", &settings, &recorded);
     assert_eq!(file.exchanges.len(), 2);
     assert!(matches!(
         file.exchanges[0].outcome,

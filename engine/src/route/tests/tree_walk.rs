@@ -1,10 +1,10 @@
-//! The tree walk's rules: best first with ties in menu order, the keep thresholds, menus split at
+//! The tree walk's rules: best first with ties in reverse menu order, the keep thresholds, menus split at
 //! the option and character limits, the file cap, and the offline decider.
 
 use super::*;
 
 #[test]
-fn best_first_and_ties_in_menu_order() {
+fn best_first_and_ties_in_reverse_menu_order() {
     let tree = DirTree::from_paths(&["a/x.rs", "a/y.rs", "b/z.rs", "c.rs", "d.rs"]);
     // Root menu: a, b, c.rs, d.rs. b ties with a; d.rs is best.
     let mut decider = script(|call, texts| {
@@ -19,7 +19,8 @@ fn best_first_and_ties_in_menu_order() {
         })
     });
     let run = tree_run(&tree, RouteSettings::default(), &mut decider);
-    assert_eq!(run.paths, ["d.rs", "a/x.rs", "a/y.rs", "b/z.rs", "c.rs"]);
+    // The paper: tied children follow reverse input order (b before a, y.rs before x.rs).
+    assert_eq!(run.paths, ["d.rs", "b/z.rs", "a/y.rs", "a/x.rs", "c.rs"]);
     assert_eq!(run.calls, 2);
     assert_eq!((run.input_tokens, run.output_tokens), (200, 6));
     assert!((run.cost_usd - 200.0 * 0.042 / 1e6).abs() < 1e-15);
@@ -27,12 +28,15 @@ fn best_first_and_ties_in_menu_order() {
     assert_eq!(run.decider, "script");
     let root = &run.menus[0];
     assert_eq!(root.directory, "");
-    assert_eq!(root.kept, ["d.rs", "a", "b", "c.rs"]);
+    assert_eq!(root.kept, ["d.rs", "b", "a", "c.rs"]);
     assert_eq!(root.probabilities, [0.2, 0.2, 0.1, 0.4]);
     assert_eq!(root.none_of_these, [0.0]);
-    assert_eq!(run.menus[2].directory, "b");
-    assert_eq!(run.menus[2].calls, 0);
-    assert!(run.menus[2].probabilities.is_empty());
+    // b (one child, no call) is visited before a.
+    assert_eq!(run.menus[1].directory, "b");
+    assert_eq!(run.menus[1].calls, 0);
+    assert!(run.menus[1].probabilities.is_empty());
+    assert_eq!(run.menus[2].directory, "a");
+    assert_eq!(run.menus[2].calls, 1);
 }
 
 #[test]
@@ -101,8 +105,38 @@ fn split_menus_are_not_renormalised() {
     assert_eq!(run.calls, 2);
     assert_eq!(run.menus[0].probabilities.len(), 300);
     assert_eq!(run.menus[0].calls, 2);
-    // Kept: 0.9 and the three 0.02s of part 2 (each ≥ max(0.01, 0.009)).
-    assert_eq!(run.paths, ["f000.rs", "f254.rs", "f255.rs", "f256.rs"]);
+    // Kept: 0.9 and the three 0.02s of part 2 (each ≥ max(0.01, 0.009)), tied ones in reverse
+    // menu order.
+    assert_eq!(run.paths, ["f000.rs", "f256.rs", "f255.rs", "f254.rs"]);
+}
+
+#[test]
+fn ties_across_split_menu_parts_follow_reverse_menu_order() {
+    // 300 files in one directory: two parts (254 + 46). f010 in part 1 and f260 in part 2 tie
+    // at the best probability, f020 and f280 tie below it: the later in the menu goes first.
+    let paths: Vec<String> = (0..300).map(|i| format!("f{i:03}.rs")).collect();
+    let tree = DirTree::from_paths(&paths);
+    let mut decider = script(|call, texts| {
+        let (best, second) = if call == 0 {
+            (10, 20)
+        } else {
+            (260 - 254, 280 - 254)
+        };
+        Ok((0..texts.len())
+            .map(|i| match i {
+                i if i == best => 0.5,
+                i if i == second => 0.3,
+                _ => 0.0,
+            })
+            .collect())
+    });
+    let run = tree_run(&tree, RouteSettings::default(), &mut decider);
+    assert_eq!(run.calls, 2);
+    assert_eq!(run.paths, ["f260.rs", "f010.rs", "f280.rs", "f020.rs"]);
+    assert_eq!(
+        run.menus[0].kept,
+        ["f260.rs", "f010.rs", "f280.rs", "f020.rs"]
+    );
 }
 
 #[test]
@@ -141,7 +175,7 @@ fn the_file_cap_truncates_only_with_work_left() {
         &mut script(uniform),
     );
     assert_eq!(run.paths.len(), 16);
-    assert_eq!(run.paths[0], "f00.rs");
+    assert_eq!(run.paths[0], "f19.rs");
     assert!(run.truncated);
     assert_eq!(run.stopped_by, Some(Cap::Files));
     let exact: Vec<String> = (0..16).map(|i| format!("f{i:02}.rs")).collect();
