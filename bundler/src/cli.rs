@@ -263,6 +263,13 @@ pub struct RouterArgs {
     /// Stop once this many seconds have passed (the tree walk; likewise --flat-max-seconds).
     #[arg(long, value_name = "S", default_value_t = 180)]
     pub max_seconds: u64,
+    /// How many paths each flat menu advances, and how few end the tournament (the archive's
+    /// `top_k`).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub flat_top_k: usize,
+    /// How many paths a flat menu holds at most (the archive's `menu_limit`).
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub flat_menu_limit: usize,
     /// The flat tournament's call cap (default none).
     #[arg(long, value_name = "N")]
     pub flat_max_calls: Option<usize>,

@@ -63,6 +63,8 @@ pub fn run(args: &RouteArgs, out: &mut dyn Write) -> Result<(), Failure> {
                     max_menu_options: router.max_menu_options,
                     max_menu_chars: router.max_menu_chars,
                     max_option_chars: router.max_option_chars,
+                    flat_advance: router.flat_top_k,
+                    flat_menu_options: router.flat_menu_limit,
                     flat_max_calls: router.flat_max_calls,
                     flat_max_elapsed_ms: router.flat_max_seconds.map(|s| s.saturating_mul(1000)),
                     pricing: Pricing {
