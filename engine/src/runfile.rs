@@ -47,6 +47,7 @@ fn assemble(title: String, cases: Vec<Case>, rankings: Vec<ArmRows>) -> Result<S
         title,
         cases,
         arms: Vec::new(),
+        policy: None,
     };
     for (name, by_case, measurements) in rankings {
         let mut arm = Arm::new(

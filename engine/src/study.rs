@@ -176,6 +176,9 @@ pub struct Study {
     pub cases: Vec<Case>,
     /// The arms, archived ones first, then fusions in the order they were added.
     pub arms: Vec<Arm>,
+    /// The searchable-file policy its rankings were made under, when known (the fastindex
+    /// archive: `paper`), so that a bundle under another policy is not silently compared.
+    pub policy: Option<crate::policy::PolicyName>,
 }
 
 impl Study {

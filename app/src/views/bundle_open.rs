@@ -4,7 +4,9 @@
 
 use leptos::prelude::GetUntracked;
 use routelens_engine::bundle::{decode_manifest, Manifest};
-use routelens_engine::lexical::live::{parse_questions, study_case_questions, Question};
+use routelens_engine::lexical::live::{
+    parse_questions, study_case_questions, BundleSnapshot, Question,
+};
 
 use crate::api::{self, BundleEntry};
 use crate::state::AppState;
@@ -14,6 +16,29 @@ pub(super) struct FetchedBundle {
     pub(super) manifest: Manifest,
     pub(super) manifest_bytes: usize,
     pub(super) questions: Vec<Question>,
+    /// The open study's cases of this repository left out because they were cut at another
+    /// commit than the bundle's or ranked under another file policy, one sentence each.
+    pub(super) mismatched: Vec<String>,
+}
+
+impl FetchedBundle {
+    /// What loaded, for the progress line: `files` files, the questions, and the study cases a
+    /// commit or policy mismatch kept out (never silently).
+    pub(super) fn summary(&self, name: &str) -> String {
+        let mut text = format!(
+            "{name}: manifest loaded ({} bytes, {} files, {} questions)",
+            self.manifest_bytes,
+            self.manifest.files.len(),
+            self.questions.len()
+        );
+        if let Some(first) = self.mismatched.first() {
+            text.push_str(&format!(
+                "; {} study case(s) of another snapshot or file policy not offered ({first})",
+                self.mismatched.len()
+            ));
+        }
+        text
+    }
 }
 
 /// Fetches `entry`'s manifest and question set, saying what it fetches through `progress`.
@@ -34,17 +59,29 @@ pub(super) async fn fetch_bundle(
             parse_questions(url, &String::from_utf8_lossy(&bytes)).map_err(|e| e.to_string())?
         }
     };
-    // The open study's cases of this bundle's repository, when their issue texts are loaded.
+    // The open study's cases of this bundle's repository and commit, when their issue texts are
+    // loaded.
+    let mut mismatched = Vec::new();
     if let Some(study) = app.base.get_untracked() {
         let texts = app.issue_texts.get_untracked();
         for repo in [manifest.source.as_str(), entry.name.as_str()] {
-            let cases = study_case_questions(&study, &texts, repo, &questions);
-            questions.extend(cases);
+            let bundle = BundleSnapshot {
+                repo,
+                commit: manifest.commit.as_deref(),
+                policy: &manifest.policy,
+            };
+            let found = study_case_questions(&study, &texts, bundle, &questions);
+            questions.extend(found.questions);
+            mismatched.extend(found.mismatched);
         }
     }
+    // The source name and the entry name may be the same repository.
+    mismatched.sort();
+    mismatched.dedup();
     Ok(FetchedBundle {
         manifest,
         manifest_bytes: manifest_bytes.len(),
         questions,
+        mismatched,
     })
 }

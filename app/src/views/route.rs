@@ -405,12 +405,7 @@ async fn open_bundle(app: AppState, rs: RouteState, entry: BundleEntry) {
         }
     };
     let paths = fetched.manifest.paths();
-    rs.progress.set(Some(format!(
-        "{}: manifest loaded ({} files, {} questions)",
-        entry.name,
-        paths.len(),
-        fetched.questions.len()
-    )));
+    rs.progress.set(Some(fetched.summary(&entry.name)));
     if let Some(query) = app.settings.query().get_untracked() {
         match fetched.questions.iter().find(|q| q.id == query) {
             Some(q) => {

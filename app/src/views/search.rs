@@ -339,23 +339,20 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
     s.live.set(None);
     s.all.set(None);
     s.error.set(None);
-    let fetched = fetch_bundle(app, &entry, |p| s.progress.set(Some(p))).await;
-    let FetchedBundle {
-        manifest,
-        manifest_bytes,
-        questions,
-    } = match fetched {
+    let fetched = match fetch_bundle(app, &entry, |p| s.progress.set(Some(p))).await {
         Ok(fetched) => fetched,
         Err(err) => return fail(s, err),
     };
     s.progress.set(Some(format!(
-        "{}: manifest loaded ({} bytes, {} files, {} questions); the index loads on the first \
-         search",
-        entry.name,
-        manifest_bytes,
-        manifest.files.len(),
-        questions.len()
+        "{}; the index loads on the first search",
+        fetched.summary(&entry.name)
     )));
+    let FetchedBundle {
+        manifest,
+        manifest_bytes,
+        questions,
+        ..
+    } = fetched;
     // A permalink's query: a question id of this set, else issue text.
     if let Some(query) = app.settings.query().get_untracked() {
         match questions.iter().find(|q| q.id == query) {

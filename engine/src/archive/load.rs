@@ -312,6 +312,8 @@ pub fn load_archive(files: &ArchiveBytes) -> Result<Study> {
         title: "Name-only directory routing (fastindex, 82 cases)".into(),
         cases,
         arms: Vec::new(),
+        // The paper's loader decided which files every arm could rank.
+        policy: Some(crate::policy::PolicyName::Paper),
     };
     for source in ARM_SOURCES {
         let Some(bytes) = files.get(source.file) else {

@@ -196,6 +196,7 @@ fn the_recomputed_table_averages_and_shows_archived_beside() {
         title: "s".into(),
         cases,
         arms: vec![arm],
+        policy: None,
     };
     let table = recomputed_lines_table("t", &rows, Some(&study));
     assert_eq!(table.rows[0][7].text, "0.600");

@@ -94,6 +94,7 @@ pub fn live_study(repo: &str, questions: &[Question]) -> Study {
         title: format!("{repo}: live lexical arms"),
         cases,
         arms: Vec::new(),
+        policy: None,
     }
 }
 
@@ -107,29 +108,84 @@ pub fn add_live_arm(
     study.add_arm(Arm::new(name, label, ArmOrigin::Archived, rankings))
 }
 
-/// The open study's cases that a bundle of repository `repo` can answer, as questions: each case
-/// of that repository whose issue text is in `texts` (by case id) and whose id is not already
-/// one of `questions`, with the case's gold files. So a study case can be searched live once its
-/// repository's bundle is loaded and its text is known.
+/// The open study's cases that a bundle can answer, as questions, and the cases of its repository
+/// that it cannot because they were cut at another commit.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CaseMatch {
+    /// Each case of the bundle's repository whose issue text is known, whose id is not already a
+    /// question of the set, and whose `base_commit` is the bundle's commit (or that records none).
+    pub questions: Vec<Question>,
+    /// The cases of the repository left out because their snapshot or file policy is not the
+    /// bundle's: one sentence each, naming the case and what differs, for the page to show.
+    pub mismatched: Vec<String>,
+}
+
+/// What a bundle was built from, as far as matching study cases goes: its manifest's commit and
+/// searchable-file policy.
+#[derive(Debug, Clone, Copy)]
+pub struct BundleSnapshot<'a> {
+    /// The repository name the cases must carry.
+    pub repo: &'a str,
+    /// The commit its files were read at (`None`: a working tree).
+    pub commit: Option<&'a str>,
+    /// The policy that chose its files.
+    pub policy: &'a crate::policy::Policy,
+}
+
+/// Matches the open study's cases to a bundle by repository *and* commit: a case that records a
+/// `base_commit` is offered only when the bundle was built at that commit, since its gold lines
+/// and the bundle's files would otherwise belong to different snapshots. A study that records its
+/// file policy (the archive: `paper`) offers cases only to a bundle built under exactly that
+/// policy, since another policy holds other files (BM25's statistics, the tree's menus). Cases
+/// need their issue text in `texts` (by case id); ids already in `questions` are skipped.
 pub fn study_case_questions(
     study: &Study,
     texts: &std::collections::BTreeMap<String, String>,
-    repo: &str,
+    bundle: BundleSnapshot<'_>,
     questions: &[Question],
-) -> Vec<Question> {
-    study
-        .cases
-        .iter()
-        .filter(|case| case.repo == repo && !questions.iter().any(|q| q.id == case.id))
-        .filter_map(|case| {
-            Some(Question {
-                id: case.id.clone(),
-                question: texts.get(&case.id)?.clone(),
-                gold: case.gold_files.clone(),
-                gold_lines: case.gold_spans.clone(),
-            })
-        })
-        .collect()
+) -> CaseMatch {
+    let mut found = CaseMatch::default();
+    let commit = bundle.commit;
+    let policy_differs = study
+        .policy
+        .filter(|name| *name != bundle.policy.name || !bundle.policy.is_pristine());
+    for case in &study.cases {
+        if case.repo != bundle.repo || questions.iter().any(|q| q.id == case.id) {
+            continue;
+        }
+        let Some(text) = texts.get(&case.id) else {
+            continue;
+        };
+        if let Some(study_policy) = policy_differs {
+            found.mismatched.push(format!(
+                "case {} was ranked under the {study_policy} file policy, but the bundle under \
+                 the {} policy: not offered",
+                case.id,
+                bundle.policy.label()
+            ));
+            continue;
+        }
+        if let Some(base) = &case.base_commit {
+            if commit != Some(base.as_str()) {
+                found.mismatched.push(format!(
+                    "case {} is at commit {base}, but the bundle {}: not offered",
+                    case.id,
+                    match commit {
+                        Some(commit) => format!("was built at {commit}"),
+                        None => "records no commit (a working tree)".to_string(),
+                    }
+                ));
+                continue;
+            }
+        }
+        found.questions.push(Question {
+            id: case.id.clone(),
+            question: text.clone(),
+            gold: case.gold_files.clone(),
+            gold_lines: case.gold_spans.clone(),
+        });
+    }
+    found
 }
 
 /// The open study with the live study's arms added (replacing arms of the same name), when the
@@ -192,6 +248,7 @@ pub fn trec_run(lists: &[RunList<'_>]) -> String {
 mod tests {
     use super::*;
     use crate::metrics::score_ranking;
+    use crate::policy::{Policy, PolicyName};
 
     #[test]
     fn questions_become_cases_and_live_arms_score() {
@@ -249,7 +306,13 @@ mod tests {
         ]
         .into_iter()
         .collect();
-        let found = study_case_questions(&study, &texts, "astropy", &[]);
+        let paper = Policy::paper();
+        let at = |repo, commit| BundleSnapshot {
+            repo,
+            commit,
+            policy: &paper,
+        };
+        let found = study_case_questions(&study, &texts, at("astropy", None), &[]).questions;
         assert_eq!(found.len(), 1);
         assert_eq!(
             (found[0].id.as_str(), found[0].question.as_str()),
@@ -257,9 +320,77 @@ mod tests {
         );
         assert_eq!(found[0].gold, ["g.py"]);
         // No text, another repository, or already a question of the set: not offered.
-        assert!(study_case_questions(&study, &Default::default(), "astropy", &[]).is_empty());
-        assert!(study_case_questions(&study, &texts, "numpy", &[]).is_empty());
-        assert!(study_case_questions(&study, &texts, "astropy", &found).is_empty());
+        let none = |found: CaseMatch| found.questions.is_empty() && found.mismatched.is_empty();
+        assert!(none(study_case_questions(
+            &study,
+            &Default::default(),
+            at("astropy", None),
+            &[]
+        )));
+        assert!(none(study_case_questions(
+            &study,
+            &texts,
+            at("numpy", None),
+            &[]
+        )));
+        assert!(none(study_case_questions(
+            &study,
+            &texts,
+            at("astropy", None),
+            &found
+        )));
+    }
+
+    #[test]
+    fn study_cases_match_a_bundle_by_repository_and_commit() {
+        let mut study = live_study(
+            "sympy",
+            &parse_questions("q", "{\"id\":\"a\",\"question\":\"x\"}\n").unwrap(),
+        );
+        study.cases[0].base_commit = Some("2dfa7457".into());
+        let texts: std::collections::BTreeMap<String, String> =
+            [("a".to_string(), "text a".to_string())]
+                .into_iter()
+                .collect();
+        study.policy = Some(PolicyName::Paper);
+        let paper = Policy::paper();
+        let at = |commit, policy| BundleSnapshot {
+            repo: "sympy",
+            commit,
+            policy,
+        };
+        let same = study_case_questions(&study, &texts, at(Some("2dfa7457"), &paper), &[]);
+        assert_eq!((same.questions.len(), same.mismatched.len()), (1, 0));
+        let other = study_case_questions(&study, &texts, at(Some("39de9a26"), &paper), &[]);
+        assert!(other.questions.is_empty());
+        assert_eq!(
+            other.mismatched,
+            ["case a is at commit 2dfa7457, but the bundle was built at 39de9a26: not offered"]
+        );
+        let tree = study_case_questions(&study, &texts, at(None, &paper), &[]);
+        assert!(tree.questions.is_empty());
+        assert!(
+            tree.mismatched[0].contains("records no commit"),
+            "{:?}",
+            tree.mismatched
+        );
+        // Another policy, or the paper's with a changed setting, is never compared silently.
+        let strict = Policy::strict();
+        let under_strict = study_case_questions(&study, &texts, at(Some("2dfa7457"), &strict), &[]);
+        assert!(under_strict.questions.is_empty());
+        assert_eq!(
+            under_strict.mismatched,
+            [
+                "case a was ranked under the paper file policy, but the bundle under the strict \
+              policy: not offered"
+            ]
+        );
+        let capped = Policy {
+            max_file_bytes: Some(1),
+            ..Policy::paper()
+        };
+        let under_capped = study_case_questions(&study, &texts, at(Some("2dfa7457"), &capped), &[]);
+        assert!(under_capped.mismatched[0].contains("paper (changed: max_file_bytes)"));
     }
 
     #[test]
