@@ -308,7 +308,7 @@ fn the_demo_holds_every_gold_file() {
     let files = paths(&manifest(&out));
     assert!(files
         .iter()
-        .any(|path| path == "routelens/engine/src/policy.rs"));
+        .any(|path| path == "routelens/engine/src/policy/mod.rs"));
     assert!(!files
         .iter()
         .any(|path| path.starts_with("routelens/bundler/demo/")));

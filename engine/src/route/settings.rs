@@ -126,18 +126,17 @@ impl RouteSettings {
     /// The request state for an issue: the prefix and the issue's first `state_chars`
     /// characters.
     pub fn state(&self, issue: &str) -> String {
-        format!(
-            "{}{}",
-            self.state_prefix,
-            crate::terms::first_chars(issue, self.state_chars)
-        )
+        self.prefixed_state(&self.state_prefix, issue)
     }
 
     /// The flat tournament's state: its prefix and the issue's first `state_chars` characters.
     pub fn flat_state(&self, issue: &str) -> String {
+        self.prefixed_state(&self.flat_state_prefix, issue)
+    }
+
+    fn prefixed_state(&self, prefix: &str, issue: &str) -> String {
         format!(
-            "{}{}",
-            self.flat_state_prefix,
+            "{prefix}{}",
             crate::terms::first_chars(issue, self.state_chars)
         )
     }

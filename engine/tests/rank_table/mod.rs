@@ -1,8 +1,11 @@
 //! Finds `cl100k_base.tiktoken` for native tests and benches without committing it: the file
 //! ships in the tiktoken-rs crate's sources, which cargo has unpacked into its registry.
-#![allow(clippy::print_stderr)] // A skipped test must say why on the test output.
 
 use std::path::PathBuf;
+
+#[path = "../common/skip.rs"]
+mod skip;
+use skip::skip;
 
 /// `$ROUTELENS_CL100K_TIKTOKEN` if set, else `assets/cl100k_base.tiktoken` of a tiktoken-rs
 /// source folder under `$CARGO_HOME/registry/src/*/` (`~/.cargo` when `CARGO_HOME` is unset),
@@ -35,16 +38,6 @@ pub fn rank_table_path() -> Option<PathBuf> {
         .collect();
     found.sort();
     found.pop()
-}
-
-/// `None` with the reason printed, so that the caller can skip visibly; a panic instead when
-/// `ROUTELENS_REQUIRE_FIXTURES=1` (the test command and CI set it).
-fn skip<T>(reason: &str) -> Option<T> {
-    if std::env::var_os("ROUTELENS_REQUIRE_FIXTURES").is_some_and(|value| value == "1") {
-        panic!("missing fixture: {reason} (ROUTELENS_REQUIRE_FIXTURES=1 makes this a failure)");
-    }
-    eprintln!("SKIPPED: {reason}");
-    None
 }
 
 /// The rank table's bytes, or `None` (see [`skip`]).
