@@ -23,11 +23,11 @@ with a fixed seed.
 Per query, overlap = |ours ∩ FTS5| / max(|ours|, |FTS5|) (1 when both are empty). The script
 prints the mean and every query below 1 with its differing paths and the likely cause:
 
-- **phrase**: a term such as `serde_json` is one token for routelens's term extraction but two
-  for unicode61, and FTS5 matches it as the phrase "serde json" (adjacent tokens) while the
-  routelens index has no positions and matches the two tokens independently. The script re-runs
-  FTS5 with such terms split into separate OR'ed tokens ("FTS5, phrases split"); when that list
-  equals ours, the phrase rule is the whole difference.
+- **phrase**: a term such as `serde_json` is one token for the term extraction but two for
+  unicode61, and FTS5 matches it as the phrase "serde json" (adjacent tokens). routelens does
+  too from the index's positions; a bundle built with `--no-positions` matches the two tokens
+  independently. The script re-runs FTS5 with such terms split into separate OR'ed tokens
+  ("FTS5, phrases split"); when that list equals ours, the phrase rule is the whole difference.
 - **near-tie**: the scores at the cut-off differ by less than 1e-9 relative, so floating-point
   summation order decides.
 - anything else is printed as **other** (and would be a bug worth reading).

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use routelens_engine::bundle::{BundleOptions, PendingBundle, StoredIndex, MANIFEST_FILE};
-use routelens_engine::lexical::fts::{build_index_blob_owned, Tokenizer};
+use routelens_engine::lexical::fts::{build_index_blob_owned, IndexSpec};
 use routelens_engine::{BundleInput, EncodedBundle, ExclusionReason, Policy};
 
 use crate::cli::{BundleArgs, OutputFormat};
@@ -56,7 +56,7 @@ pub fn run(args: &BundleArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .unwrap_or_else(|| sources::folder_name(&args.repo));
     let read_ms = elapsed_ms(started);
     let options = BuildOptions {
-        tokenizer: args.tokenizer.into(),
+        index: IndexSpec::of(args.tokenizer.into(), !args.no_positions),
         bundle: BundleOptions {
             compression_level: args.compression_level,
             ..BundleOptions::default()
@@ -82,8 +82,8 @@ pub struct Built {
 /// How [`build`] indexes and packs.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BuildOptions {
-    /// The index's tokenizer (default the paper's `unicode61`).
-    pub tokenizer: Tokenizer,
+    /// The index's tokenizer and positions (default the paper's `unicode61`, with positions).
+    pub index: IndexSpec,
     /// Chunk size and DEFLATE level.
     pub bundle: BundleOptions,
 }
@@ -125,8 +125,8 @@ pub fn build(
                 // name by `PendingBundle::prepare`.
                 .filter_map(|file| Some((file.path, String::from_utf8(file.bytes).ok()?)))
                 .collect();
-            let indexed = build_index_blob_owned(texts, options.tokenizer).map(|blob| {
-                let format = options.tokenizer.index_format();
+            let indexed = build_index_blob_owned(texts, options.index).map(|blob| {
+                let format = options.index.index_format();
                 let stored = StoredIndex::new(&blob, format, options.bundle.compression_level);
                 (stored, elapsed_ms(started))
             });

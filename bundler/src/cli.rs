@@ -221,6 +221,11 @@ pub struct BundleArgs {
     #[arg(long, value_enum, default_value_t = TokenizerArg::Unicode61)]
     pub tokenizer: TokenizerArg,
 
+    /// Build the search index without token positions: smaller, but a query term that cuts into
+    /// several tokens (`empty_set`) then matches its tokens anywhere instead of as FTS5's phrase.
+    #[arg(long)]
+    pub no_positions: bool,
+
     /// DEFLATE level of the chunks and the index (libdeflate's), 0 (store) to 12.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_COMPRESSION_LEVEL,
           value_parser = clap::value_parser!(u8).range(0..=MAX_COMPRESSION_LEVEL as i64))]

@@ -253,7 +253,10 @@ fn bm25_arms_need_the_feature() {
 #[cfg(feature = "lexical")]
 mod bm25 {
     use super::*;
-    use routelens_engine::lexical::fts::{build_index_blob, FtsIndex, Scoring, INDEX_FORMAT};
+    use routelens_engine::lexical::fts::{
+        build_index_blob, build_index_blob_with, FtsIndex, IndexSpec, Scoring, Tokenizer,
+        INDEX_FORMAT,
+    };
 
     /// Runs a BM25 arm with tantivy's own scoring.
     fn run_tantivy(loaded: &Loaded, arm: LexicalArm) -> ArmOutput {
@@ -448,6 +451,71 @@ mod bm25 {
             ],
             TOLERANCE,
         );
+    }
+
+    /// Six files, each path two tokens (`a txt`). `empty` and `set` are in a, b, c and d, but
+    /// only a (once) and d (twice) hold them adjacent and in that order.
+    const PHRASE_FILES: &[(&str, &str)] = &[
+        ("a.txt", "empty set here"),
+        ("b.txt", "set empty"),
+        ("c.txt", "empty other set"),
+        ("d.txt", "the empty set and empty set"),
+        ("e.txt", "nothing"),
+        ("f.txt", "nothing"),
+    ];
+
+    fn phrase_index(positions: bool) -> FtsIndex {
+        let spec = IndexSpec::of(Tokenizer::Unicode61, positions);
+        let blob = build_index_blob_with(PHRASE_FILES, spec).unwrap();
+        let paths = PHRASE_FILES
+            .iter()
+            .map(|(path, _)| path.to_string())
+            .collect();
+        FtsIndex::open("i", &blob, paths).unwrap()
+    }
+
+    #[test]
+    fn a_term_of_several_tokens_is_an_fts5_phrase() {
+        let index = phrase_index(true);
+        assert!(index.has_positions());
+        // FTS5: `"empty_set"` is the phrase `empty set`: 2 of 6 rows hold it, so its idf is
+        // ln(4.5 / 2.5); row lengths 5, 8 over an average of 28 / 6 (all rows, path + content).
+        let bm25 = |f: f64, d: f64| {
+            let idf = (4.5f64 / 2.5).ln();
+            idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * d / (28.0 / 6.0)))
+        };
+        assert_ranking(
+            &index.fts5("empty_set", 16).unwrap(),
+            &[("d.txt", bm25(2.0, 8.0)), ("a.txt", bm25(1.0, 5.0))],
+            1e-12,
+        );
+        // Two terms that make the same phrase are two phrases of the query: each scores.
+        let once = index.fts5("empty", 16).unwrap();
+        let twice = index.fts5("empty empty_", 16).unwrap();
+        assert_eq!(twice.terms, ["empty", "empty_"]);
+        assert_eq!(once.paths(), twice.paths());
+        for ((_, one), (_, two)) in once.results.iter().zip(&twice.results) {
+            assert!((two - 2.0 * one).abs() < 1e-12, "{one} {two}");
+        }
+        // In the path column as in the content: `a txt` is a.txt's path; `txt a` is no one's.
+        assert_eq!(index.path_fts5("a_txt", 16).unwrap().paths(), ["a.txt"]);
+        assert!(index.path_fts5("txt_a", 16).unwrap().results.is_empty());
+    }
+
+    #[test]
+    fn without_positions_a_phrase_is_its_tokens() {
+        let index = phrase_index(false);
+        assert!(!index.has_positions());
+        let found = index.fts5("empty_set", 16).unwrap();
+        // Every file with both tokens anywhere, as FTS5 would not.
+        // b's row is the shortest of the three with one of each (4 tokens against 5).
+        assert_eq!(found.paths(), ["d.txt", "b.txt", "a.txt", "c.txt"]);
+        assert_eq!(
+            IndexSpec::default().index_format(),
+            INDEX_FORMAT,
+            "the default index keeps positions"
+        );
+        assert!(INDEX_FORMAT.contains("+positions"));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use tantivy::{Directory, Index, IndexSettings, SingleSegmentIndexWriter};
 
 use super::grouped::{Grouper, Replay};
 use super::grouping::GroupingQueue;
-use super::{blob, index_error, schema, Fields, Tokenizer, INDEX_NAME};
+use super::{blob, index_error, schema, Fields, IndexSpec, INDEX_NAME};
 use crate::error::{Error, Result};
 
 /// The writer's memory budget. With one segment written at the end it only sizes the initial
@@ -21,30 +21,31 @@ use crate::error::{Error, Result};
 /// falls out of the cache.
 const WRITER_BUDGET_BYTES: usize = 6 * 1024 * 1024;
 
-/// Indexes `(path, text)` pairs with the default `unicode61` tokenizer and returns the blob:
+/// Indexes `(path, text)` pairs as [`IndexSpec::default`] says (`unicode61`, positions) and
+/// returns the blob:
 /// files sorted by path (the manifest's order; a file's id is its position), one segment, every
 /// index file packed as [`blob`] describes. Refuses a path given twice.
 pub fn build_index_blob<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)]) -> Result<Vec<u8>> {
-    build_index_blob_with(files, Tokenizer::Unicode61)
+    build_index_blob_with(files, IndexSpec::default())
 }
 
-/// [`build_index_blob`] with another tokenizer.
+/// [`build_index_blob`] with another tokenizer, or without positions.
 pub fn build_index_blob_with<P: AsRef<str>, T: AsRef<str>>(
     files: &[(P, T)],
-    tokenizer: Tokenizer,
+    spec: IndexSpec,
 ) -> Result<Vec<u8>> {
     let owned = files
         .iter()
         .map(|(path, text)| (path.as_ref().to_string(), text.as_ref().to_string()))
         .collect();
-    build_index_blob_owned(owned, tokenizer)
+    build_index_blob_owned(owned, spec)
 }
 
 /// [`build_index_blob_with`] over texts it may keep, so that tantivy reads them in place
 /// instead of copying each into a `TantivyDocument` (the bundler's path).
 pub fn build_index_blob_owned(
     mut files: Vec<(String, String)>,
-    tokenizer: Tokenizer,
+    spec: IndexSpec,
 ) -> Result<Vec<u8>> {
     let err = |error: tantivy::TantivyError| index_error(INDEX_NAME, error);
     files.sort_by(|a, b| a.0.cmp(&b.0));
@@ -56,17 +57,19 @@ pub fn build_index_blob_owned(
         ));
     }
     let files: Arc<[(String, String)]> = files.into();
-    let fields = schema(tokenizer).1;
+    let fields = schema(spec).1;
     let directory = RamDirectory::create();
-    let replay = Replay::new(tokenizer.analyzer());
-    let mut writer = new_writer(&directory, tokenizer, replay.clone())?;
+    let replay = Replay::new(spec.tokenizer.analyzer());
+    let mut writer = new_writer(&directory, spec, replay.clone())?;
     // Each file's texts are tokenized and grouped (see [`grouped`]) ahead of the writer by a
     // second thread, helped by this one when it falls behind ([`grouping`]); their token counts
     // are the exact row lengths FTS5's scoring needs.
     let queue = GroupingQueue::new(&files);
     std::thread::scope(|scope| {
-        scope.spawn(|| queue.help(&mut Grouper::new(tokenizer)));
-        let mut grouper = Grouper::new(tokenizer);
+        let grouper = move || Grouper::new(spec.tokenizer, spec.positions);
+        let helped = &queue;
+        scope.spawn(move || helped.help(&mut grouper()));
+        let mut grouper = grouper();
         let fed = (0..files.len()).try_for_each(|id| {
             let (path, content) = queue
                 .take(id, &mut grouper)
@@ -91,7 +94,7 @@ pub fn build_index_blob_owned(
     let index_files = written_files(writer, &directory)?;
     let paths: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
     Ok(blob::encode(
-        &tokenizer.index_format(),
+        &spec.index_format(),
         files.len() as u64,
         blob::paths_sha256(&paths),
         &index_files,
@@ -101,17 +104,17 @@ pub fn build_index_blob_owned(
 /// A writer of one segment into `directory`, cutting the text fields with `analyzer`.
 fn new_writer(
     directory: &RamDirectory,
-    tokenizer: Tokenizer,
+    spec: IndexSpec,
     analyzer: impl Into<TextAnalyzer>,
 ) -> Result<SingleSegmentIndexWriter<FileDocument>> {
     let tokenizers = TokenizerManager::default();
-    tokenizers.register(tokenizer.name(), analyzer.into());
+    tokenizers.register(spec.tokenizer.name(), analyzer.into());
     // One segment written on the calling thread: no indexing threads and no merge (with two
     // threads the merge back to one segment cost more than the second thread saved). The
     // writer is public but doc-hidden in tantivy; Cargo.lock pins the version and the index
     // format names it.
     Index::builder()
-        .schema(schema(tokenizer).0)
+        .schema(schema(spec).0)
         .settings(IndexSettings::default())
         .tokenizers(tokenizers)
         .single_segment_index_writer(directory.clone(), WRITER_BUDGET_BYTES)
@@ -220,7 +223,7 @@ impl<'a> Value<'a> for FileValue<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lexical::fts::{tokens_of, FtsIndex, MAX_TOKEN_BYTES};
+    use crate::lexical::fts::{tokens_of, FtsIndex, Tokenizer, MAX_TOKEN_BYTES};
 
     #[test]
     fn writes_one_segment_in_path_order_with_exact_counts() {
@@ -258,15 +261,16 @@ mod tests {
 
     /// The files of an index over `files` built the plain way: the analyzer itself in the
     /// writer, every count the analyzer's, on one thread.
-    fn analyzed_index_files(files: &[(String, String)], tokenizer: Tokenizer) -> Vec<Vec<u8>> {
+    fn analyzed_index_files(files: &[(String, String)], spec: IndexSpec) -> Vec<Vec<u8>> {
+        let tokenizer = spec.tokenizer;
         let files: Arc<[(String, String)]> = files.into();
         let directory = RamDirectory::create();
-        let mut writer = new_writer(&directory, tokenizer, tokenizer.analyzer()).unwrap();
+        let mut writer = new_writer(&directory, spec, tokenizer.analyzer()).unwrap();
         for (id, (path, text)) in files.iter().enumerate() {
             let document = FileDocument {
                 files: Arc::clone(&files),
                 id,
-                fields: schema(tokenizer).1,
+                fields: schema(spec).1,
                 path_tokens: tokens_of(&mut tokenizer.analyzer(), path).len() as u64,
                 content_tokens: tokens_of(&mut tokenizer.analyzer(), text).len() as u64,
             };
@@ -305,20 +309,17 @@ mod tests {
             })
             .collect();
         files.sort();
-        for tokenizer in Tokenizer::ALL {
-            let blob = build_index_blob_with(&files, tokenizer).unwrap();
+        for spec in IndexSpec::ALL {
+            let blob = build_index_blob_with(&files, spec).unwrap();
             let grouped: Vec<Vec<u8>> = blob::decode("i", &blob).unwrap().1[1..]
                 .iter()
                 .map(|(_, bytes)| bytes.to_vec())
                 .collect();
-            let analyzed = analyzed_index_files(&files, tokenizer);
+            let analyzed = analyzed_index_files(&files, spec);
             assert_eq!(grouped.len(), analyzed.len());
             for (at, (grouped, analyzed)) in grouped.iter().zip(&analyzed).enumerate() {
                 // Not assert_eq: a mismatch would print the whole file.
-                assert!(
-                    grouped == analyzed,
-                    "{tokenizer:?}: segment file {at} differs"
-                );
+                assert!(grouped == analyzed, "{spec:?}: segment file {at} differs");
             }
         }
     }
@@ -332,7 +333,7 @@ mod tests {
         let paths: Vec<String> = files.iter().map(|(p, _)| p.to_string()).collect();
         let code = FtsIndex::open(
             "i",
-            &build_index_blob_with(&files, Tokenizer::Code).unwrap(),
+            &build_index_blob_with(&files, IndexSpec::of(Tokenizer::Code, true)).unwrap(),
             paths.clone(),
         )
         .unwrap();

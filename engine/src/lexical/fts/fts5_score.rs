@@ -1,7 +1,7 @@
 //! FTS5's `bm25()` computed from the index's postings and exact token counts: the default
 //! [`Scoring::Fts5`](super::Scoring::Fts5).
 
-use tantivy::postings::Postings;
+use tantivy::postings::{Postings, SegmentPostings};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, TERMINATED};
 
@@ -9,8 +9,9 @@ use super::{index_error, FtsIndex, CONTENT_TOKENS, FILE_ID, INDEX_NAME, PATH_TOK
 use crate::error::Result;
 
 impl FtsIndex {
-    /// The `k` best files by FTS5's `bm25()` (see [`Scoring::Fts5`]), every file holding at
-    /// least one token scored, ties by path.
+    /// The `k` best files by FTS5's `bm25()` (see [`Scoring::Fts5`]) over the query's phrases
+    /// (each a list of tokens, matched adjacent within one column), every file holding at least
+    /// one phrase scored, ties by path.
     ///
     /// This loop is the query's cost, so it allocates per query, not per matching file: the
     /// frequencies sit in one flat vector, a row per matching file, found through a per-document
@@ -19,7 +20,7 @@ impl FtsIndex {
     /// checks the list), so ordering ties by id orders them by path.
     pub(super) fn fts5_top(
         &self,
-        tokens: &[String],
+        phrases: &[Vec<String>],
         columns: &[(Field, Score)],
         k: usize,
     ) -> Result<Vec<(String, f64)>> {
@@ -28,7 +29,7 @@ impl FtsIndex {
         let with_content = columns
             .iter()
             .any(|&(field, _)| field == self.fields.content);
-        let width = tokens.len();
+        let width = phrases.len();
         // Per matching file: its id and row length D; and `width` weighted frequencies each.
         let mut files: Vec<(u64, f64)> = Vec::new();
         let mut freqs: Vec<f64> = Vec::new();
@@ -41,26 +42,49 @@ impl FtsIndex {
             let first_row = files.len();
             let mut slot = vec![u32::MAX; segment.max_doc() as usize];
             let mut matched: Vec<DocId> = Vec::new();
-            for (index, token) in tokens.iter().enumerate() {
+            for (index, phrase) in phrases.iter().enumerate() {
                 for &(field, weight) in columns {
                     let inverted = segment.inverted_index(field).map_err(err)?;
-                    let Some(mut postings) = terms
-                        .postings(&inverted, field, token, IndexRecordOption::WithFreqs)
-                        .map_err(io_err)?
-                    else {
-                        continue;
-                    };
-                    let mut doc = postings.doc();
-                    while doc != TERMINATED {
+                    let mut count = |doc: DocId, freq: u32| {
                         let row = &mut slot[doc as usize];
                         if *row == u32::MAX {
                             *row = (first_row + matched.len()) as u32;
                             matched.push(doc);
                             freqs.resize(freqs.len() + width, 0.0);
                         }
-                        freqs[*row as usize * width + index] +=
-                            f64::from(weight) * f64::from(postings.term_freq());
-                        doc = postings.advance();
+                        freqs[*row as usize * width + index] += f64::from(weight) * f64::from(freq);
+                    };
+                    if let [token] = phrase.as_slice() {
+                        let Some(mut postings) = terms
+                            .postings(&inverted, field, token, IndexRecordOption::WithFreqs)
+                            .map_err(io_err)?
+                        else {
+                            continue;
+                        };
+                        let mut doc = postings.doc();
+                        while doc != TERMINATED {
+                            count(doc, postings.term_freq());
+                            doc = postings.advance();
+                        }
+                        continue;
+                    }
+                    let mut postings = Vec::with_capacity(phrase.len());
+                    for token in phrase {
+                        match terms
+                            .postings(
+                                &inverted,
+                                field,
+                                token,
+                                IndexRecordOption::WithFreqsAndPositions,
+                            )
+                            .map_err(io_err)?
+                        {
+                            Some(found) => postings.push(found),
+                            None => break,
+                        }
+                    }
+                    if postings.len() == phrase.len() {
+                        for_each_phrase_match(&mut postings, &mut count);
                     }
                 }
             }
@@ -132,5 +156,49 @@ impl FtsIndex {
             .into_iter()
             .map(|(score, file_id)| (self.paths[file_id as usize].clone(), score))
             .collect())
+    }
+}
+
+/// Calls `count(doc, n)` for every document where the tokens of `postings` (one per token of a
+/// phrase, each with positions) occur `n > 0` times one after another: a position `p` of the
+/// first token with the second at `p + 1`, and so on. Hand-written because tantivy's
+/// `PhraseQuery` scores with its own BM25 and does not hand out the phrase counts FTS5's
+/// formula needs.
+fn for_each_phrase_match(postings: &mut [SegmentPostings], count: &mut impl FnMut(DocId, u32)) {
+    let Some((first, rest)) = postings.split_first_mut() else {
+        return;
+    };
+    let mut starts: Vec<u32> = Vec::new();
+    let mut others: Vec<u32> = Vec::new();
+    let mut doc = first.doc();
+    'docs: while doc != TERMINATED {
+        for other in rest.iter_mut() {
+            // A posting list may already stand past `doc` (a seek for an earlier one overshot).
+            let found = if other.doc() >= doc {
+                other.doc()
+            } else {
+                other.seek(doc)
+            };
+            if found != doc {
+                doc = first.seek(found);
+                continue 'docs;
+            }
+        }
+        first.positions(&mut starts);
+        for (offset, other) in (1u32..).zip(rest.iter_mut()) {
+            other.positions(&mut others);
+            starts.retain(|&start| {
+                start
+                    .checked_add(offset)
+                    .is_some_and(|next| others.binary_search(&next).is_ok())
+            });
+            if starts.is_empty() {
+                break;
+            }
+        }
+        if !starts.is_empty() {
+            count(doc, starts.len() as u32);
+        }
+        doc = first.advance();
     }
 }

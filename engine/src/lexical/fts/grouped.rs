@@ -2,12 +2,14 @@
 //!
 //! The index build's critical path is tantivy's segment writer, on one thread: it tokenizes
 //! every text and probes its term table once per token, and that table is far bigger than the
-//! cache. The index keeps term frequencies but no positions, so the order of a text's tokens
-//! changes no byte of it. So the builder's second thread runs the real analyzer over each text
-//! and groups equal tokens ([`Grouper`]), and the writer's tokenizer ([`Replay`]) hands each
-//! distinct token over as many times as it occurred, in a row: one cold probe per distinct token
-//! instead of one per token, and no tokenizing on the critical path. A test holds the index
-//! built this way to the bytes of one built with the analyzer itself.
+//! cache. tantivy keeps each term's frequencies (and positions) in a recorder of its own, so the
+//! order in which different tokens arrive changes no byte of the index as long as each token's
+//! own occurrences arrive in order. So the builder's second thread runs the real analyzer over
+//! each text and groups equal tokens ([`Grouper`]), and the writer's tokenizer ([`Replay`]) hands
+//! each distinct token over as many times as it occurred, in a row, each time at its own position
+//! when the index keeps positions: one cold probe per distinct token instead of one per token,
+//! and no tokenizing on the critical path. A test holds the index built this way to the bytes of
+//! one built with the analyzer itself, with and without positions.
 //!
 //! Hand-written because tantivy's own route for tokens made elsewhere (`PreTokenizedString`
 //! values) allocates every token as a `String` and copies the lot twice per document.
@@ -33,6 +35,8 @@ pub struct GroupedText {
     groups: Vec<(usize, u32)>,
     /// The number of tokens (the sum of the counts): the text's exact token count.
     tokens: u64,
+    /// When positions are kept: each token's group and position, in text order.
+    occurrences: Vec<(u32, u32)>,
 }
 
 impl GroupedText {
@@ -52,11 +56,34 @@ impl GroupedText {
             .map_or(0, |before| self.groups[before].0);
         &self.terms[start..self.groups[group].0]
     }
+
+    /// The recorded positions ordered by group, each group's ascending (a counting sort over the
+    /// groups' counts), or nothing when positions were not recorded.
+    fn positions_by_group(&self) -> Vec<u32> {
+        if self.occurrences.is_empty() {
+            return Vec::new();
+        }
+        let mut next: Vec<usize> = Vec::with_capacity(self.groups.len());
+        let mut start = 0;
+        for &(_, count) in &self.groups {
+            next.push(start);
+            start += count as usize;
+        }
+        let mut ordered = vec![0; self.occurrences.len()];
+        for &(group, position) in &self.occurrences {
+            let slot = &mut next[group as usize];
+            ordered[*slot] = position;
+            *slot += 1;
+        }
+        ordered
+    }
 }
 
 /// Groups texts' tokens, reusing its hash table from text to text.
 pub struct Grouper {
     tokenizer: Tokenizer,
+    /// Whether each token's position is recorded (for an index that keeps positions).
+    positions: bool,
     analyzer: TextAnalyzer,
     /// Group indices, hashed by their token.
     table: HashTable<u32>,
@@ -65,10 +92,11 @@ pub struct Grouper {
 }
 
 impl Grouper {
-    /// A grouper that cuts texts as `tokenizer` does.
-    pub fn new(tokenizer: Tokenizer) -> Grouper {
+    /// A grouper that cuts texts as `tokenizer` does, recording positions if `positions`.
+    pub fn new(tokenizer: Tokenizer, positions: bool) -> Grouper {
         Grouper {
             tokenizer,
+            positions,
             analyzer: tokenizer.analyzer(),
             table: HashTable::new(),
             token: String::new(),
@@ -83,29 +111,38 @@ impl Grouper {
                 ..GroupedText::default()
             },
             table: &mut self.table,
+            positions: self.positions,
         };
         grouped.table.clear();
         match self.tokenizer {
             Tokenizer::Unicode61 => {
                 let token = &mut self.token;
                 let analyzer = &mut self.analyzer;
-                for_each_run(text, token, |run, lowered| match lowered {
-                    Some(lowered) if run.len() <= MAX_TOKEN_BYTES => grouped.add(lowered),
-                    Some(_) => {}
-                    None => {
-                        // Rare: the analyzer itself lower-cases and folds a run with
-                        // non-ASCII characters (one token, or none if it is too long).
-                        let mut stream = analyzer.token_stream(run);
-                        while let Some(token) = stream.next() {
-                            grouped.add(&token.text);
+                // Every run takes a position, a dropped (too long) one too, as in the analyzer.
+                let mut position = 0u32;
+                for_each_run(text, token, |run, lowered| {
+                    match lowered {
+                        Some(lowered) if run.len() <= MAX_TOKEN_BYTES => {
+                            grouped.add(lowered, position)
+                        }
+                        Some(_) => {}
+                        None => {
+                            // Rare: the analyzer itself lower-cases and folds a run with
+                            // non-ASCII characters (one token, or none if it is too long).
+                            let mut stream = analyzer.token_stream(run);
+                            while let Some(token) = stream.next() {
+                                grouped.add(&token.text, position);
+                            }
                         }
                     }
+                    position = position.wrapping_add(1);
                 });
             }
             Tokenizer::Code => {
                 let mut stream = self.analyzer.token_stream(text);
                 while let Some(token) = stream.next() {
-                    grouped.add(&token.text);
+                    let position = u32::try_from(token.position).unwrap_or(u32::MAX);
+                    grouped.add(&token.text, position);
                 }
             }
         }
@@ -191,10 +228,11 @@ const ASCII_LOWERED: [u8; 256] = {
 struct Groups<'t> {
     grouped: GroupedText,
     table: &'t mut HashTable<u32>,
+    positions: bool,
 }
 
 impl Groups<'_> {
-    fn add(&mut self, term: &str) {
+    fn add(&mut self, term: &str, position: u32) {
         let grouped = &mut self.grouped;
         grouped.tokens += 1;
         let hash = hash_of(term);
@@ -202,8 +240,11 @@ impl Groups<'_> {
             .table
             .find(hash, |&group| grouped.term(group as usize) == term)
             .copied();
-        match found {
-            Some(group) => grouped.groups[group as usize].1 += 1,
+        let group = match found {
+            Some(group) => {
+                grouped.groups[group as usize].1 += 1;
+                group
+            }
             None => {
                 // More distinct tokens than u32 counts would need a text of over 4 GB.
                 let group = u32::try_from(grouped.groups.len()).unwrap_or(u32::MAX);
@@ -211,7 +252,11 @@ impl Groups<'_> {
                 grouped.groups.push((grouped.terms.len(), 1));
                 self.table
                     .insert_unique(hash, group, |&group| hash_of(grouped.term(group as usize)));
+                group
             }
+        };
+        if self.positions {
+            grouped.occurrences.push((group, position));
         }
     }
 }
@@ -257,6 +302,8 @@ impl tantivy::tokenizer::Tokenizer for Replay {
     fn token_stream<'a>(&'a mut self, text: &'a str) -> ReplayStream<'a> {
         match self.take(text) {
             Some(grouped) => ReplayStream::Grouped(GroupedStream {
+                positions: grouped.positions_by_group(),
+                emitted: 0,
                 grouped,
                 next_group: 0,
                 left: 0,
@@ -281,6 +328,10 @@ pub struct GroupedStream {
     next_group: usize,
     /// How many more times the current token is handed over.
     left: u32,
+    /// With positions: every token's, in the order handed over ([`GroupedText::positions_by_group`]).
+    positions: Vec<u32>,
+    /// How many tokens were handed over.
+    emitted: usize,
     token: Token,
 }
 
@@ -319,8 +370,12 @@ impl GroupedStream {
             self.left = count;
         }
         self.left -= 1;
-        // Positions count tokens, as the analyzer's do; the index keeps none of them.
-        self.token.position = self.token.position.wrapping_add(1);
+        // Without recorded positions the index keeps none: any count will do.
+        self.token.position = match self.positions.get(self.emitted) {
+            Some(&position) => position as usize,
+            None => self.token.position.wrapping_add(1),
+        };
+        self.emitted += 1;
         true
     }
 }
@@ -337,7 +392,7 @@ mod tests {
     #[test]
     fn groups_equal_tokens_in_first_occurrence_order() {
         let text = "Foo bar_foo BAZ foo bar";
-        let grouped = Grouper::new(Tokenizer::Unicode61).group(text);
+        let grouped = Grouper::new(Tokenizer::Unicode61, false).group(text);
         assert_eq!(grouped.tokens(), 6);
         let groups: Vec<(&str, u32)> = (0..grouped.groups.len())
             .map(|group| (grouped.term(group), grouped.groups[group].1))
@@ -355,7 +410,7 @@ mod tests {
     fn a_text_nothing_was_offered_for_is_analyzed() {
         let (text, other) = ("alpha beta", String::from("alpha beta"));
         let mut replay = Replay::new(analyzer());
-        replay.offer([Grouper::new(Tokenizer::Unicode61).group(text)]);
+        replay.offer([Grouper::new(Tokenizer::Unicode61, false).group(text)]);
         // Equal, but another string: its own tokens, not the offered ones.
         assert_eq!(replayed(&mut replay, &other), ["alpha", "beta"]);
         assert_eq!(replayed(&mut replay, text), ["alpha", "beta"]);
@@ -387,6 +442,17 @@ mod tests {
         tokens
     }
 
+    /// The `(token, position)` pairs `analyzer` makes of `text`, sorted.
+    fn positioned(analyzer: &mut TextAnalyzer, text: &str) -> Vec<(String, usize)> {
+        let mut stream = analyzer.token_stream(text);
+        let mut tokens = Vec::new();
+        while let Some(token) = stream.next() {
+            tokens.push((token.text.clone(), token.position));
+        }
+        tokens.sort();
+        tokens
+    }
+
     proptest::proptest! {
         #[test]
         fn grouped_tokens_are_the_analyzers_tokens(
@@ -395,13 +461,19 @@ mod tests {
         ) {
             let padded = format!("{text} {}é {text}{}", "X".repeat(long), "é".repeat(long / 2));
             for tokenizer in Tokenizer::ALL {
-                let mut grouper = Grouper::new(tokenizer);
+                let mut grouper = Grouper::new(tokenizer, true);
                 for sample in [text.as_str(), padded.as_str()] {
                     let grouped = grouper.group(sample);
                     let mut analyzed = tokens_of(&mut tokenizer.analyzer(), sample);
                     analyzed.sort();
                     proptest::prop_assert_eq!(grouped.tokens(), analyzed.len() as u64);
                     proptest::prop_assert_eq!(expanded(&grouped), analyzed, "{:?}", sample);
+                    // Replayed with positions: each token at the analyzer's position.
+                    let replay = Replay::new(tokenizer.analyzer());
+                    replay.offer([grouper.group(sample)]);
+                    let replayed = positioned(&mut TextAnalyzer::from(replay), sample);
+                    let analyzed = positioned(&mut tokenizer.analyzer(), sample);
+                    proptest::prop_assert_eq!(replayed, analyzed, "{:?}", sample);
                 }
             }
         }

@@ -124,8 +124,8 @@ mod tests {
         let files = files(500);
         let queue = GroupingQueue::new(&files);
         std::thread::scope(|scope| {
-            scope.spawn(|| queue.help(&mut Grouper::new(Tokenizer::Unicode61)));
-            let mut grouper = Grouper::new(Tokenizer::Unicode61);
+            scope.spawn(|| queue.help(&mut Grouper::new(Tokenizer::Unicode61, false)));
+            let mut grouper = Grouper::new(Tokenizer::Unicode61, false);
             for (id, (path_text, content_text)) in files.iter().enumerate() {
                 let (path, content) = queue.take(id, &mut grouper).unwrap();
                 assert_eq!(path.tokens(), 1);
@@ -143,7 +143,7 @@ mod tests {
         let queue = GroupingQueue::new(&files);
         // A helper that stopped at once (as if it had panicked before its first file).
         drop(HelperStopped(&queue));
-        let mut grouper = Grouper::new(Tokenizer::Unicode61);
+        let mut grouper = Grouper::new(Tokenizer::Unicode61, false);
         for id in 0..files.len() {
             assert!(queue.take(id, &mut grouper).is_some());
         }

@@ -7,10 +7,10 @@
 //! the browser included, by [`FtsIndex::open`] from a RAM directory with
 //! [`ReloadPolicy::Manual`].
 //!
-//! **Schema.** `path` and `content`: text fields indexed with term frequencies and field norms
-//! but no positions (nothing here needs phrases, and positions would triple the index), neither
-//! stored; `file_id`: a fast `u64`, the file's position in the path-sorted file list;
-//! `path_tokens` and `content_tokens`: fast `u64`s, the exact token counts (tantivy's own field
+//! **Schema.** `path` and `content`: text fields indexed with term frequencies, field norms and
+//! (by default, [`IndexSpec`]) token positions, neither stored; `file_id`: a fast `u64`, the
+//! file's position in the path-sorted file list; `path_tokens` and `content_tokens`: fast
+//! `u64`s, the exact token counts (tantivy's own field
 //! norms are quantised to one byte, and FTS5's formula needs the exact row length). The term
 //! dictionary is tantivy's sstable (its `quickwit` feature) rather than its FST: on the demo
 //! corpus the segment was serialised in about half the time (34–51 ms against 69–100 ms) and the
@@ -25,17 +25,20 @@
 //! does not (`ß` → `ss`).
 //!
 //! **Query.** The terms of [`crate::terms`] (first 500 characters for `fts5` and `path-fts5`,
-//! the whole issue for `fts5-full`) go through the same tokenizer; each distinct token is one
-//! query "phrase". FTS5 made a term that splits into several tokens (`"foo_bar"`) one phrase
-//! (`foo` then `bar`, adjacent); without positions in the index (they would triple it) each of
-//! its tokens counts as a phrase of its own. The stock `QueryParser` is not used: it would make
-//! phrase queries, which need positions.
+//! the whole issue for `fts5-full`) go through the same tokenizer; each term is one query
+//! phrase, as each double-quoted term is in FTS5: a term that cuts into several tokens
+//! (`"empty_set"`) is the phrase `empty set` (adjacent, in one column), matched from the
+//! positions. An index built without positions (`routelens bundle --no-positions`, smaller)
+//! counts each of such a term's tokens as a phrase of its own, which FTS5 does not. The stock
+//! `QueryParser` is not used: its syntax is not FTS5's.
 //!
 //! **Scoring** ([`Scoring`]). By default, SQLite FTS5's own `bm25()` formula, computed from the
 //! postings (weighted term frequencies of both fields) and exact per-file token counts stored as
-//! fast fields: on a 365-file Rust corpus and 60 comment-derived queries its top 8 shared 0.952
-//! of real FTS5's `bm25(files, 2.0, 1.0), path` top 8, which is exactly the overlap of FTS5 with
-//! itself when the phrases are split, so the remaining difference is the phrase rule above.
+//! fast fields, each phrase's frequency counted from the positions: on the engine's own sources
+//! (81 files) and 60 comment-derived queries its top 8 equalled real FTS5's
+//! `bm25(files, 2.0, 1.0), path` top 8 in all 60 (without phrases, 0.952 shared on a 365-file
+//! corpus: exactly FTS5's overlap with itself when the phrases are split). On four sympy cases of
+//! the paper's archive the `fts5`, `fts5-full` and `path-fts5` top 16 equal the archived ones.
 //! tantivy's own per-field BM25 (a `BooleanQuery` of boosted `TermQuery`s, [`Scoring::Tantivy`])
 //! is kept as an option; it shared only 0.60 there, because its idf, length normalisation and
 //! quantised field lengths all differ from FTS5's. Either way every matching file is scored (no
@@ -85,10 +88,77 @@ use crate::bundle::Manifest;
 use crate::error::{Error, Result};
 use crate::terms::{extract_terms, first_chars, FIRST_CHARS};
 
-/// The index format of the default (`unicode61`) tokenizer: tantivy version, tokenizer, and this
-/// module's schema version (3: the sstable term dictionary; 2 had tantivy's FST). The manifest
-/// records it and [`FtsIndex::open`] refuses any format but this and [`Tokenizer::Code`]'s.
-pub const INDEX_FORMAT: &str = "tantivy-0.27/unicode61/3";
+/// The index format of the default index ([`IndexSpec::default`]: `unicode61`, positions kept):
+/// tantivy version, tokenizer, `+positions`, and this module's schema version (3: the sstable
+/// term dictionary; 2 had tantivy's FST). The manifest records it and [`FtsIndex::open`]
+/// refuses any format but the four of [`IndexSpec::ALL`].
+pub const INDEX_FORMAT: &str = "tantivy-0.27/unicode61+positions/3";
+
+/// What an index is built with, fixed when the bundle is built: its tokenizer, and whether it
+/// keeps each token's positions, which FTS5's phrase terms need (`"foo_bar"` is the phrase
+/// `foo bar`). Without positions a phrase's tokens count as phrases of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IndexSpec {
+    /// How text is cut into tokens.
+    pub tokenizer: Tokenizer,
+    /// Whether token positions are indexed.
+    pub positions: bool,
+}
+
+impl Default for IndexSpec {
+    /// The paper's: `unicode61`, with positions (its quoted terms are phrases).
+    fn default() -> Self {
+        IndexSpec {
+            tokenizer: Tokenizer::Unicode61,
+            positions: true,
+        }
+    }
+}
+
+impl IndexSpec {
+    /// Every index this build writes and reads.
+    pub const ALL: [IndexSpec; 4] = [
+        IndexSpec::of(Tokenizer::Unicode61, true),
+        IndexSpec::of(Tokenizer::Unicode61, false),
+        IndexSpec::of(Tokenizer::Code, true),
+        IndexSpec::of(Tokenizer::Code, false),
+    ];
+
+    /// The spec of `tokenizer`, with positions or without.
+    pub const fn of(tokenizer: Tokenizer, positions: bool) -> IndexSpec {
+        IndexSpec {
+            tokenizer,
+            positions,
+        }
+    }
+
+    /// The index format string: `tantivy-0.27/<tokenizer>[+positions]/3`.
+    pub fn index_format(self) -> String {
+        let positions = if self.positions { "+positions" } else { "" };
+        format!("tantivy-0.27/{}{positions}/3", self.tokenizer.name())
+    }
+
+    /// The spec of an index format string this build reads.
+    pub fn from_index_format(format: &str) -> Option<IndexSpec> {
+        IndexSpec::ALL
+            .into_iter()
+            .find(|spec| spec.index_format() == format)
+    }
+
+    /// What the index's text fields record.
+    fn record_option(self) -> IndexRecordOption {
+        if self.positions {
+            IndexRecordOption::WithFreqsAndPositions
+        } else {
+            IndexRecordOption::WithFreqs
+        }
+    }
+
+    /// Every format this build reads (for error messages).
+    fn formats() -> Vec<String> {
+        IndexSpec::ALL.map(IndexSpec::index_format).to_vec()
+    }
+}
 
 /// How the index cuts text into tokens; fixed when the index is built.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -115,18 +185,6 @@ impl Tokenizer {
     /// The tokenizer with this [`Tokenizer::name`].
     pub fn from_name(name: &str) -> Option<Tokenizer> {
         Tokenizer::ALL.into_iter().find(|t| t.name() == name)
-    }
-
-    /// The index format string of an index built with this tokenizer.
-    pub fn index_format(self) -> String {
-        format!("tantivy-0.27/{}/3", self.name())
-    }
-
-    /// The tokenizer of an index format string this build reads.
-    pub fn from_index_format(format: &str) -> Option<Tokenizer> {
-        Tokenizer::ALL
-            .into_iter()
-            .find(|t| t.index_format() == format)
     }
 
     /// The analyzer chain shared by the builder and the reader.
@@ -186,10 +244,10 @@ struct Fields {
     content_tokens: Field,
 }
 
-fn schema(tokenizer: Tokenizer) -> (Schema, Fields) {
+fn schema(spec: IndexSpec) -> (Schema, Fields) {
     let indexing = TextFieldIndexing::default()
-        .set_tokenizer(tokenizer.name())
-        .set_index_option(IndexRecordOption::WithFreqs);
+        .set_tokenizer(spec.tokenizer.name())
+        .set_index_option(spec.record_option());
     let text = TextOptions::default().set_indexing_options(indexing);
     let mut builder = Schema::builder();
     let fields = Fields {
@@ -217,7 +275,7 @@ pub struct FtsIndex {
     fields: Fields,
     paths: Vec<String>,
     scoring: Scoring,
-    tokenizer: Tokenizer,
+    spec: IndexSpec,
     /// Exact token totals of the `path` and `content` fields (FTS5's `avgdl` needs them).
     path_tokens_total: f64,
     content_tokens_total: f64,
@@ -256,16 +314,17 @@ impl FtsIndex {
     /// manifest lists them). `file` names the blob in errors.
     pub fn open(file: &str, blob: &[u8], paths: Vec<String>) -> Result<FtsIndex> {
         let (header, files) = blob::decode(file, blob)?;
-        let tokenizer = Tokenizer::from_index_format(&header.format).ok_or_else(|| {
+        let spec = IndexSpec::from_index_format(&header.format).ok_or_else(|| {
             index_error(
                 file,
                 format!(
                     "index format {:?}; this build reads {:?}",
                     header.format,
-                    Tokenizer::ALL.map(Tokenizer::index_format)
+                    IndexSpec::formats()
                 ),
             )
         })?;
+        let tokenizer = spec.tokenizer;
         if header.docs != paths.len() as u64 || header.paths_sha256 != blob::paths_sha256(&paths) {
             return Err(index_error(
                 file,
@@ -285,7 +344,7 @@ impl FtsIndex {
         index
             .tokenizers()
             .register(tokenizer.name(), tokenizer.analyzer());
-        let (expected, fields) = schema(tokenizer);
+        let (expected, fields) = schema(spec);
         if index.schema() != expected {
             return Err(index_error(file, "the index schema is not this build's"));
         }
@@ -329,7 +388,7 @@ impl FtsIndex {
             fields,
             paths,
             scoring: Scoring::default(),
-            tokenizer,
+            spec,
             path_tokens_total: totals[0],
             content_tokens_total: totals[1],
             term_tables,
@@ -347,24 +406,24 @@ impl FtsIndex {
     /// `stored` is the index file's bytes as fetched (compressed in bundle format 2).
     pub fn from_bundle(manifest: &Manifest, stored: &[u8]) -> Result<FtsIndex> {
         let (entry, blob) = manifest.open_index(stored)?;
-        if Tokenizer::from_index_format(&entry.format).is_none() {
+        if IndexSpec::from_index_format(&entry.format).is_none() {
             return Err(index_error(
                 &entry.file,
                 format!(
                     "the manifest lists format {:?}; this build reads {:?}",
                     entry.format,
-                    Tokenizer::ALL.map(Tokenizer::index_format)
+                    IndexSpec::formats()
                 ),
             ));
         }
         let index = FtsIndex::open(&entry.file, &blob, manifest.paths())?;
-        if index.tokenizer.index_format() != entry.format {
+        if index.spec.index_format() != entry.format {
             return Err(index_error(
                 &entry.file,
                 format!(
                     "the manifest lists format {:?}, the blob says {:?}",
                     entry.format,
-                    index.tokenizer.index_format()
+                    index.spec.index_format()
                 ),
             ));
         }
@@ -373,7 +432,12 @@ impl FtsIndex {
 
     /// The tokenizer the index was built with.
     pub fn tokenizer(&self) -> Tokenizer {
-        self.tokenizer
+        self.spec.tokenizer
+    }
+
+    /// Whether the index keeps positions, so that a term of several tokens is a phrase.
+    pub fn has_positions(&self) -> bool {
+        self.spec.positions
     }
 
     /// The number of indexed files.
@@ -411,11 +475,12 @@ impl FtsIndex {
     }
 
     fn search(&self, terms: Vec<String>, fields: &[(Field, Score)], k: usize) -> Result<ArmOutput> {
-        let tokens = query_tokens(self.tokenizer, &terms);
         if self.scoring == Scoring::Fts5 {
-            let results = self.fts5_top(&tokens, fields, k)?;
+            let phrases = query_phrases(self.spec, &terms);
+            let results = self.fts5_top(&phrases, fields, k)?;
             return Ok(ArmOutput::new(terms, results));
         }
+        let tokens = query_tokens(self.spec.tokenizer, &terms);
         let clauses: Vec<(Occur, Box<dyn Query>)> = tokens
             .iter()
             .flat_map(|token| {
@@ -447,6 +512,26 @@ impl FtsIndex {
     }
 }
 
+/// FTS5's query phrases: one per query term (the OR of quoted terms), in term order, each the
+/// term's tokens; a term that makes no token is dropped. Two terms may make the same phrase
+/// (`gamma`, `gamma_`): FTS5's `bm25()` sums over the query's phrases, so both count. Without
+/// positions in the index, each token of a longer phrase is a phrase of its own.
+fn query_phrases(spec: IndexSpec, terms: &[String]) -> Vec<Vec<String>> {
+    let mut analyzer = spec.tokenizer.analyzer();
+    let mut phrases = Vec::new();
+    for term in terms {
+        let tokens = tokens_of(&mut analyzer, term);
+        if spec.positions {
+            if !tokens.is_empty() {
+                phrases.push(tokens);
+            }
+        } else {
+            phrases.extend(tokens.into_iter().map(|token| vec![token]));
+        }
+    }
+    phrases
+}
+
 /// The distinct index tokens of the query terms, in term order.
 fn query_tokens(tokenizer: Tokenizer, terms: &[String]) -> Vec<String> {
     let mut analyzer = tokenizer.analyzer();
@@ -475,16 +560,23 @@ mod tests {
             ),
             ["pars", "config", "file", "http", "server", "run", "test"]
         );
-        assert_eq!(Tokenizer::Unicode61.index_format(), INDEX_FORMAT);
+        assert_eq!(IndexSpec::default().index_format(), INDEX_FORMAT);
         for tokenizer in Tokenizer::ALL {
             assert_eq!(Tokenizer::from_name(tokenizer.name()), Some(tokenizer));
+        }
+        for spec in IndexSpec::ALL {
             assert_eq!(
-                Tokenizer::from_index_format(&tokenizer.index_format()),
-                Some(tokenizer)
+                IndexSpec::from_index_format(&spec.index_format()),
+                Some(spec)
             );
         }
+        // Bundles built before positions (format 3 without them) still open.
         assert_eq!(
-            Tokenizer::from_index_format("tantivy-0.27/unicode61/1"),
+            IndexSpec::from_index_format("tantivy-0.27/unicode61/3"),
+            Some(IndexSpec::of(Tokenizer::Unicode61, false))
+        );
+        assert_eq!(
+            IndexSpec::from_index_format("tantivy-0.27/unicode61/1"),
             None
         );
     }
