@@ -40,6 +40,9 @@ pub enum Command {
     Serve(ServeArgs),
     /// Route an issue through a bundle's folder tree (or the flat tournament) with a decider.
     Route(RouteArgs),
+    /// Replay a live study exported by the app (its run files and searches) over its bundle,
+    /// offline, and check that every recorded ranking comes out identical.
+    ReplayStudy(ReplayStudyArgs),
     /// A loopback server speaking TypeSafe's System One protocol, with scripted faults (tests).
     #[command(hide = true)]
     TypesafeStub(StubArgs),
@@ -76,6 +79,23 @@ pub enum StrategyArg {
     Tree,
     /// The flat tournament (the paper's exploratory control).
     Flat,
+}
+
+/// Options of `routelens replay-study`.
+#[derive(Debug, Args)]
+pub struct ReplayStudyArgs {
+    /// The live study export (`routelens-live-study/1` JSON, the app's "Download study with
+    /// runs").
+    #[arg(value_name = "EXPORT.json")]
+    pub export: PathBuf,
+
+    /// The bundle folder the study's arms ran over.
+    #[arg(value_name = "BUNDLE_DIR")]
+    pub bundle: PathBuf,
+
+    /// Output format of the per-arm table.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
 }
 
 /// Options of `routelens route`.

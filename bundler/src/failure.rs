@@ -78,6 +78,9 @@ pub enum Failure {
         /// 69 for a service failure, 65 for a replay that does not match its recording.
         code: u8,
     },
+    /// A replayed study did not reproduce every recorded ranking (the table was printed).
+    #[error("{0}")]
+    Replay(String),
     /// Writing the output failed, or the server could not start.
     #[error("{context}: {source}")]
     Io {
@@ -115,6 +118,7 @@ impl Failure {
             Failure::Read { .. } | Failure::Missing { .. } => EX_NOINPUT,
             Failure::Usage(_) => EX_USAGE,
             Failure::Routing { code, .. } => *code,
+            Failure::Replay(_) => EX_DATAERR,
             Failure::Io { .. } => EX_IOERR,
         }
     }

@@ -36,6 +36,7 @@ mod input;
 mod pack;
 mod proxy;
 mod render;
+mod replay_study;
 mod route;
 mod score;
 mod search;
@@ -80,6 +81,7 @@ fn run() -> ExitCode {
         Command::Demo(args) => demo::run(&args, &mut out),
         Command::Serve(args) => serve::run(&args, &mut out),
         Command::Route(args) => route::run(&args, &mut out),
+        Command::ReplayStudy(args) => replay_study::run(&args, &mut out),
         Command::TypesafeStub(args) => stub::run(&args, &mut out),
     };
     let outcome = outcome.and_then(|()| out.flush().map_err(Failure::output));

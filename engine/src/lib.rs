@@ -37,6 +37,7 @@ pub mod archive;
 pub mod bundle;
 pub mod context;
 pub mod error;
+pub mod evidence;
 pub mod fusion;
 pub mod issue_text;
 pub mod lexical;

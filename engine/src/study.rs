@@ -134,6 +134,10 @@ pub struct Arm {
     /// The settings the archive recorded for this arm (its file's `config` block), by name: the
     /// flat tournament's `instructions`, `menu_limit`, … Empty for arms computed here.
     pub config: BTreeMap<String, serde_json::Value>,
+    /// For a live arm, per case what produced its ranking (a run file, a search's results), so
+    /// it can be exported and replayed ([`crate::evidence`]); empty for an archived arm.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Option<crate::evidence::CaseEvidence>>,
 }
 
 impl Arm {
@@ -148,6 +152,7 @@ impl Arm {
             measurements: vec![BTreeMap::new(); cases],
             archived_lines: BTreeMap::new(),
             config: BTreeMap::new(),
+            evidence: Vec::new(),
         }
     }
 
