@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use routelens_engine::evidence::LiveStudyExport;
 use routelens_engine::{load_archive, load_jsonl, load_trec, ARCHIVE_FILES, PINNED_ARCHIVE_URL};
 use web_sys::File;
 
@@ -147,6 +148,31 @@ pub fn open_jsonl(state: AppState, file: File) {
         state.finish_load(
             generation,
             format!("picked JSON Lines file {name} (a link cannot restore picked files)"),
+            result,
+        );
+    });
+}
+
+/// Opens a live study export (the Route or Search view's "Download study with runs"): its
+/// questions as cases and every arm rebuilt from its run files and searches.
+pub fn open_export(state: AppState, file: File) {
+    let name = file.name();
+    let generation = state.begin_load(StudyRef::Picked, &name, 1);
+    spawn_local(async move {
+        let result = async {
+            let text = api::read_text(&file).await?;
+            state.progress(generation, 1);
+            LiveStudyExport::from_json(&name, &text)
+                .and_then(|export| export.study())
+                .map_err(|e| e.to_string())
+        }
+        .await;
+        state.finish_load(
+            generation,
+            format!(
+                "picked live study export {} (a link cannot restore picked files)",
+                file.name()
+            ),
             result,
         );
     });

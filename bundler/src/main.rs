@@ -18,6 +18,8 @@
 //! - `routelens route <BUNDLE_DIR> --query TEXT --decider offline|http|replay:RUN.json` walks
 //!   a bundle's folder tree (or runs the flat tournament) through a decider, prints the ranking
 //!   with its calls, tokens and cost, and can record the run for an exact replay.
+//! - `routelens replay-study <EXPORT.json> <BUNDLE_DIR>` replays a live study the app exported
+//!   (run files and searches) offline over its bundle and checks every ranking is the recorded one.
 //! - `routelens serve` serves the built app (`dist/`) on 127.0.0.1 and mounts the paper's archive
 //!   and the bundles read-only beside it, so the app can open them without them entering the
 //!   repo.

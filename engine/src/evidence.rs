@@ -113,6 +113,17 @@ pub struct BundleRef {
     pub policy: String,
 }
 
+impl BundleRef {
+    /// The reference of the bundle `name` with this manifest.
+    pub fn of(name: &str, manifest: &crate::bundle::Manifest) -> BundleRef {
+        BundleRef {
+            name: name.to_string(),
+            commit: manifest.commit.clone(),
+            policy: manifest.policy.label(),
+        }
+    }
+}
+
 /// One arm of an export: its names and its evidence per question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -4,7 +4,9 @@
 // checks the nominated paths against `routelens route --decider http` run natively, reloads
 // from the permalink (the key is not in it), downloads the run file and replays it to the same
 // paths, routes through the same-origin proxy of `routelens serve`, adds the offline router as an
-// arm of the live study, and times rendering a synthetic 1,000-option walk.
+// arm of the live study, times rendering a synthetic 1,000-option walk, and downloads the live
+// study with every run file: `routelens replay-study` replays it offline to the identical arm, its
+// calls reach the operating points, and the file opens again as a study.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -239,4 +241,38 @@ test('rendering a 1,000-option walk', { skip }, async () => {
   console.log(JSON.stringify({ render_1000_options_ms: times, median_ms: sorted[2] }));
   assert.equal(await byTestId('route-menu').count(), 100);
   await screenshot(page, 'route-1000');
+});
+
+test('the live routing arm keeps its runs: operating points, offline replay, reopening', { skip }, async () => {
+  await openRouteView('view=route&bundle=demo');
+  await byTestId('route-decider-select').selectOption('offline');
+  await byTestId('route-add-arm').click();
+  await byTestId('route-live-study').waitFor({ timeout: 60000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), byTestId('route-export-study').click()]);
+  const path = join(tempDir(), download.suggestedFilename());
+  await download.saveAs(path);
+  const exported = JSON.parse(readFileSync(path, 'utf8'));
+  assert.equal(exported.format, 'routelens-live-study/1');
+  const arm = exported.arms.find((a) => a.name === 'route-tree-offline');
+  assert.equal(arm.evidence.length, exported.questions.length);
+  const runs = arm.evidence.map((evidence) => evidence.route);
+  assert.ok(runs.every((file) => file.format === 'routelens-route-run/1' && file.run.calls > 0));
+  assert.ok(!readFileSync(path, 'utf8').includes(KEY), 'no key in the export');
+  const checks = JSON.parse(execFileSync(cli, ['replay-study', path, demo, '--format', 'json'], { encoding: 'utf8' }));
+  assert.deepEqual(checks.map((c) => [c.arm, c.identical, c.differences.length]),
+    [['route-tree-offline', runs.length, 0]]);
+
+  const meanCalls = runs.reduce((sum, file) => sum + file.run.calls, 0) / runs.length;
+  const shownCalls = async () => Number(await page
+    .locator('[data-testid="table-operations"] tr[data-row="route-tree-offline"] td[data-col="calls/issue"]')
+    .textContent());
+  await byTestId('route-open-live').click();
+  await byTestId('tab-operations').click();
+  assert.ok(Math.abs(await shownCalls() - meanCalls) < 0.051, `${await shownCalls()} vs ${meanCalls}`);
+
+  await byTestId('study-close').click();
+  await byTestId('pick-export').setInputFiles(path);
+  await byTestId('study-title').waitFor({ timeout: 30000 });
+  await byTestId('tab-operations').click();
+  assert.ok(Math.abs(await shownCalls() - meanCalls) < 0.051, 'the reopened arm has the same calls');
 });

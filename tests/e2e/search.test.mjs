@@ -1,21 +1,23 @@
 // Scenario: a developer builds the demo bundle, opens it in the Search view, runs a question of
 // its set through every lexical arm in wasm, opens a hit, adds the arms to the live study and
-// exports the results as a TREC run.
+// exports the results as a TREC run and as a live study with every search, which
+// `routelens replay-study` replays offline to the identical arms.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { missing, startServer, launchBrowser, buildDemoBundle, screenshot, tempDir } from './lib/harness.mjs';
+import { missing, root, startServer, launchBrowser, buildDemoBundle, screenshot, tempDir } from './lib/harness.mjs';
 
 const skip = missing() || false;
 const ARMS = ['fts5', 'fts5-full', 'path-fts5', 'basename', 'rg', 'rg-first500', 'rg-feedback'];
 const QUESTION = 'serde_json-float';
-let server, browser, page;
+let server, browser, page, demo;
 
 before(async () => {
   if (skip) return;
   const bundles = tempDir();
-  const demo = buildDemoBundle(bundles);
+  demo = buildDemoBundle(bundles);
   // A copy whose index blob no longer matches its manifest's SHA-256.
   cpSync(demo, join(bundles, 'broken'), { recursive: true });
   const blob = join(bundles, 'broken/index', readdirSync(join(bundles, 'broken/index'))[0]);
@@ -101,6 +103,29 @@ test('the run becomes arms of the live study, and exports as TREC', { skip }, as
   const tags = new Set(fields.map((f) => f[5]));
   assert.ok(qids.has(QUESTION) && qids.size >= 20, `questions: ${qids.size}`);
   for (const arm of [...ARMS, 'fts5+rg']) assert.ok(tags.has(arm), `${arm} in the run`);
+});
+
+test('the live study downloads with every search and replays offline to the identical arms', { skip }, async () => {
+  const [download] = await Promise.all([page.waitForEvent('download'), byTestId('search-export-study').click()]);
+  const path = join(tempDir(), download.suggestedFilename());
+  await download.saveAs(path);
+  const exported = JSON.parse(readFileSync(path, 'utf8'));
+  assert.equal(exported.format, 'routelens-live-study/1');
+  assert.equal(exported.bundle.name, 'demo');
+  const names = exported.arms.map((arm) => arm.name);
+  for (const arm of [...ARMS, 'fts5+rg']) assert.ok(names.includes(arm), `${arm} in ${names}`);
+  for (const arm of exported.arms) {
+    assert.equal(arm.evidence.length, exported.questions.length, arm.name);
+    for (const evidence of arm.evidence) {
+      // Each lexical arm keeps its own query time; the fusion is not timed.
+      const timed = evidence.search.query_ms;
+      assert.ok(arm.name.includes('+') ? timed === null : timed >= 0, `${arm.name}: ${timed}`);
+    }
+  }
+  const out = execFileSync(join(root, 'target/debug/routelens'), ['replay-study', path, demo, '--format', 'json'], { encoding: 'utf8' });
+  for (const check of JSON.parse(out)) {
+    assert.equal(check.identical, exported.questions.length, JSON.stringify(check));
+  }
 });
 
 test('the live study opens as the study every view shows, and takes later arms', { skip }, async () => {

@@ -83,6 +83,12 @@ pub fn HomeView() -> impl IntoView {
         }
         _ => pick_error.set(Some("pick both a run file and a qrels file".into())),
     };
+    let open_export = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|files| files.item(0)) {
+            open::open_export(state, file);
+        }
+    };
     let open_jsonl = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         if let Some(file) = input.files().and_then(|files| files.item(0)) {
@@ -144,6 +150,17 @@ pub fn HomeView() -> impl IntoView {
                 accept=".jsonl,.json,.txt"
                 data-testid="pick-jsonl"
                 on:change=open_jsonl
+            />
+            <p>
+                "Or a live study downloaded from Search or Route (\"Download study with runs\"): every arm "
+                "comes back with its run files and searches, and "
+                <code>"routelens replay-study FILE BUNDLE"</code> " replays it offline."
+            </p>
+            <input
+                type="file"
+                accept=".json"
+                data-testid="pick-export"
+                on:change=open_export
             />
         </section>
     }

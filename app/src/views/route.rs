@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use routelens_engine::evidence::{BundleRef, LiveStudyExport};
 use routelens_engine::lexical::live::Question;
 use routelens_engine::route::{Replayer, RouteSettings, Run, RunFile, Session, Strategy};
 use routelens_engine::tables::file_recall_table;
@@ -31,6 +32,8 @@ use crate::state::{AppState, DeciderKind, SettingsStoreFields};
 /// A bundle's tree and questions.
 pub(super) struct RouteBundle {
     pub(super) entry: BundleEntry,
+    /// The bundle's name, commit and file policy, as a live study export records them.
+    pub(super) snapshot: BundleRef,
     pub(super) tree: DirTree,
     pub(super) files: usize,
     pub(super) questions: Vec<Question>,
@@ -249,6 +252,16 @@ pub fn RouteView() -> impl IntoView {
         rs.error
             .set(api::download_text(&name, "application/json", &file.to_json()).err());
     };
+    let export = move |_| {
+        let (Some(study), Some(open)) = (rs.live.get_untracked(), rs.open.get_untracked()) else {
+            return;
+        };
+        let name = format!("{}-live-study.json", open.entry.name);
+        let written = LiveStudyExport::new(&study, &open.questions, open.snapshot.clone())
+            .map_err(|err| err.to_string())
+            .and_then(|export| api::download_text(&name, "application/json", &export.to_json()));
+        rs.error.set(written.err());
+    };
 
     view! {
         <section class="route">
@@ -371,6 +384,14 @@ pub fn RouteView() -> impl IntoView {
                 >
                     "Open as study"
                 </button>
+                <button
+                    data-testid="route-export-study"
+                    disabled=move || rs.live.with(Option::is_none) || rs.busy.get()
+                    title="The live study with every run file, to open again or to replay offline with routelens replay-study"
+                    on:click=export
+                >
+                    "Download study with runs"
+                </button>
             </div>
             {move || rs.progress.get().map(|p| view! { <p class="progress" data-testid="route-progress">{p}</p> })}
             {move || rs.error.get().map(|e| view! { <p class="error" data-testid="route-error">{e}</p> })}
@@ -416,6 +437,7 @@ async fn open_bundle(app: AppState, rs: RouteState, entry: BundleEntry) {
         }
     }
     rs.open.set(Some(Arc::new(RouteBundle {
+        snapshot: BundleRef::of(&entry.name, &fetched.manifest),
         entry,
         tree: DirTree::from_paths(&paths),
         files: paths.len(),

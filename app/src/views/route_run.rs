@@ -11,11 +11,12 @@ use std::sync::Arc;
 
 use gloo_net::http::Request as HttpRequest;
 use leptos::prelude::*;
-use routelens_engine::lexical::live::{add_live_arm, live_study, merge_live_arms, Question};
+use routelens_engine::evidence::{live_arm, CaseEvidence};
+use routelens_engine::lexical::live::{live_study, merge_live_arms, Question};
 use routelens_engine::route::protocol::decode_reply;
 use routelens_engine::route::{
     Decider, DecisionError, OfflineDecider, Replayer, Request, Response, RouteSettings, Run,
-    Session, Strategy,
+    RunFile, Session, Strategy,
 };
 use routelens_engine::DirTree;
 use wasm_bindgen::{JsCast, JsValue};
@@ -245,7 +246,7 @@ pub(super) async fn run_all(app: AppState, rs: RouteState) {
     rs.cancel.set(false);
     rs.error.set(None);
     let settings = settings_of(&setup);
-    let mut rankings = Vec::new();
+    let mut evidence = Vec::new();
     let mut failed = Vec::new();
     for (done, q) in open.questions.iter().enumerate() {
         rs.progress.set(Some(format!(
@@ -254,7 +255,7 @@ pub(super) async fn run_all(app: AppState, rs: RouteState) {
             open.questions.len(),
             q.id
         )));
-        let run = match route_one(
+        let file = match route_one(
             rs,
             &open.tree,
             q,
@@ -271,10 +272,10 @@ pub(super) async fn run_all(app: AppState, rs: RouteState) {
                 return;
             }
         };
-        if let Some(error) = &run.error {
+        if let Some(error) = &file.run.error {
             failed.push(format!("{}: {}", q.id, error.message));
         }
-        rankings.push(run.paths);
+        evidence.push(Some(CaseEvidence::Route(Box::new(file))));
         if rs.cancel.get_untracked() {
             rs.busy.set(false);
             rs.progress.set(Some("cancelled; no arm added".into()));
@@ -292,7 +293,9 @@ pub(super) async fn run_all(app: AppState, rs: RouteState) {
         .get_untracked()
         .map(|study| (*study).clone())
         .unwrap_or_else(|| live_study(&open.entry.name, &open.questions));
-    if let Err(err) = add_live_arm(&mut study, &name, &label, rankings) {
+    // The arm keeps every run file: its calls, tokens, cost and time reach the operating points,
+    // and the study downloads with its runs for an offline replay.
+    if let Err(err) = study.add_arm(live_arm(&name, &label, evidence)) {
         rs.error.set(Some(format!("{name}: {err}")));
     }
     let merged = app
@@ -324,7 +327,7 @@ pub(super) async fn run_all(app: AppState, rs: RouteState) {
     rs.busy.set(false);
 }
 
-/// One question's run with a fresh transport (the live view is not touched).
+/// One question's run file, routed with a fresh transport (the live view is not touched).
 async fn route_one(
     rs: RouteState,
     tree: &DirTree,
@@ -332,7 +335,7 @@ async fn route_one(
     settings: &RouteSettings,
     setup: &RouteSetup,
     key: &str,
-) -> Result<Run, String> {
+) -> Result<RunFile, String> {
     let mut transport = Transport::for_setup(setup, key)?;
     let mut session = Session::new(
         setup.strategy,
@@ -344,7 +347,7 @@ async fn route_one(
     )
     .map_err(|err| format!("{}: {err}", question.id))?;
     drive(rs, &mut session, &mut transport, |_| {}).await;
-    Ok(session.run().clone())
+    Ok(session.file())
 }
 
 /// Makes the live study the open study, so every study view shows the route arm.

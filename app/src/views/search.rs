@@ -20,6 +20,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::bundle::Manifest;
+use routelens_engine::evidence::{BundleRef, LiveStudyExport};
 use routelens_engine::lexical::live::Question;
 use routelens_engine::lexical::FtsIndex;
 use routelens_engine::tables::file_recall_table;
@@ -200,6 +201,17 @@ pub fn SearchView() -> impl IntoView {
         s.error
             .set(api::download_text(&name, "text/plain;charset=utf-8", &text).err());
     };
+    let export_study = move |_| {
+        let (Some(study), Some(open)) = (s.live.get_untracked(), s.open.get_untracked()) else {
+            return;
+        };
+        let name = format!("{}-live-study.json", open.entry.name);
+        let bundle = BundleRef::of(&open.entry.name, &open.manifest);
+        let written = LiveStudyExport::new(&study, &open.questions, bundle)
+            .map_err(|err| err.to_string())
+            .and_then(|export| api::download_text(&name, "application/json", &export.to_json()));
+        s.error.set(written.err());
+    };
     let k_options = (1..=MAX_K)
         .map(|k| view! { <option value=k.to_string() prop:selected=move || s.k.get() == k>{k}</option> })
         .collect_view();
@@ -301,6 +313,14 @@ pub fn SearchView() -> impl IntoView {
                     on:click=export
                 >
                     "Export TREC run"
+                </button>
+                <button
+                    data-testid="search-export-study"
+                    disabled=move || s.live.with(Option::is_none) || s.busy.get()
+                    title="The live study with every search's results and query time, to open again or to replay offline with routelens replay-study"
+                    on:click=export_study
+                >
+                    "Download study with runs"
                 </button>
             </div>
             {move || results_view(s)}

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use routelens_engine::lexical::live::{
-    add_live_arm, live_study, merge_live_arms, trec_run, RunList,
-};
+use routelens_engine::evidence::{live_arm, CaseEvidence};
+use routelens_engine::lexical::live::{live_study, merge_live_arms, trec_run, RunList};
+use routelens_engine::MAX_K;
 
 use super::search::{fail, fuse, load_all, run_arms, AllRuns, SearchState};
 use crate::api;
@@ -31,6 +31,8 @@ pub(super) async fn run_all(app: AppState, s: SearchState) {
     let fused_arms = s.fused.get_untracked();
     let fusion_name = fused_arms.join("+");
     let mut runs = Vec::new();
+    // Per question, each arm's own query time (none for the fusion).
+    let mut times: Vec<Vec<Option<f64>>> = Vec::new();
     for (done, q) in open.questions.iter().enumerate() {
         if done % 5 == 0 {
             s.progress.set(Some(format!(
@@ -45,10 +47,13 @@ pub(super) async fn run_all(app: AppState, s: SearchState) {
             .iter()
             .map(|c| (c.arm.clone(), c.results.clone().unwrap_or_default()))
             .collect();
+        let mut ms: Vec<Option<f64>> = columns.iter().map(|c| Some(c.ms)).collect();
         if fused_arms.len() >= 2 {
             arms.push((fusion_name.clone(), fuse(&columns, &fused_arms)));
+            ms.push(None);
         }
         runs.push((q.id.clone(), arms));
+        times.push(ms);
     }
     let mut study = s
         .live
@@ -60,11 +65,20 @@ pub(super) async fn run_all(app: AppState, s: SearchState) {
         .map(|(_, arms)| arms.iter().map(|(name, _)| name.clone()).collect())
         .unwrap_or_default();
     for (slot, name) in names.iter().enumerate() {
-        let rankings = runs
+        // Each case keeps its scored results and query time: the operating points show the
+        // arm's query time, and the study downloads with its searches for an offline replay.
+        let evidence = runs
             .iter()
-            .map(|(_, arms)| arms[slot].1.iter().map(|(p, _)| p.clone()).collect())
+            .zip(&times)
+            .map(|((_, arms), ms)| {
+                Some(CaseEvidence::Search {
+                    k: MAX_K,
+                    results: arms[slot].1.clone(),
+                    query_ms: ms[slot],
+                })
+            })
             .collect();
-        if let Err(err) = add_live_arm(&mut study, name, name, rankings) {
+        if let Err(err) = study.add_arm(live_arm(name, name, evidence)) {
             s.error.set(Some(err.to_string()));
         }
     }

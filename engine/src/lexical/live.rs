@@ -5,13 +5,14 @@
 //!   optionally with gold line spans `"gold_lines": [{"path", "start_line", "end_line"}]` (each
 //!   on a gold file; lines 1-based, inclusive) for line-level scoring of delivered context.
 //! - [`live_study`] makes a study whose cases are the questions with their gold files and spans,
-//!   all in one repository (the bundle's name); [`add_live_arm`] adds one arm's rankings over every question.
+//!   all in one repository (the bundle's name); a live arm joins it with its evidence
+//!   ([`crate::evidence::live_arm`]).
 //! - [`trec_run`] writes `qid Q0 path rank score tag` lines, ranks from 1, in the order given.
 
 use std::collections::BTreeSet;
 
 use crate::error::{Error, Result};
-use crate::study::{Arm, ArmOrigin, Case, GoldSpan, Study};
+use crate::study::{Case, GoldSpan, Study};
 
 /// One question of a bundle's question set.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
@@ -96,16 +97,6 @@ pub fn live_study(repo: &str, questions: &[Question]) -> Study {
         arms: Vec::new(),
         policy: None,
     }
-}
-
-/// Adds (or replaces) an arm computed live: `rankings[i]` is the ranking of `study.cases[i]`.
-pub fn add_live_arm(
-    study: &mut Study,
-    name: &str,
-    label: &str,
-    rankings: Vec<Vec<String>>,
-) -> Result<usize> {
-    study.add_arm(Arm::new(name, label, ArmOrigin::Archived, rankings))
 }
 
 /// The open study's cases that a bundle can answer, as questions, and the cases of its repository
@@ -249,6 +240,7 @@ mod tests {
     use super::*;
     use crate::metrics::score_ranking;
     use crate::policy::{Policy, PolicyName};
+    use crate::study::{Arm, ArmOrigin};
 
     #[test]
     fn questions_become_cases_and_live_arms_score() {
@@ -261,10 +253,17 @@ mod tests {
         assert_eq!(study.cases[0].gold_files, ["src/x.rs"]);
         assert_eq!(study.cases[1].repo, "demo");
         let rankings = vec![vec!["src/y.rs".into(), "src/x.rs".into()], Vec::new()];
-        assert_eq!(add_live_arm(&mut study, "rg", "rg", rankings).unwrap(), 0);
+        assert_eq!(
+            study
+                .add_arm(Arm::new("rg", "rg", ArmOrigin::Archived, rankings))
+                .unwrap(),
+            0
+        );
         let score = score_ranking(&study.cases[0].gold_files, &study.arms[0].rankings[0], 2);
         assert_eq!((score.found, score.gold), (1, 1));
-        assert!(add_live_arm(&mut study, "x", "x", vec![Vec::new()]).is_err());
+        assert!(study
+            .add_arm(Arm::new("x", "x", ArmOrigin::Archived, vec![Vec::new()]))
+            .is_err());
     }
 
     #[test]
@@ -273,17 +272,19 @@ mod tests {
                     {\"id\":\"b\",\"question\":\"y\",\"gold\":[\"y.rs\"]}\n";
         let questions = parse_questions("q.jsonl", text).unwrap();
         let mut open = live_study("demo", &questions);
-        add_live_arm(
-            &mut open,
+        open.add_arm(Arm::new(
             "rg",
             "rg",
+            ArmOrigin::Archived,
             vec![vec!["old.rs".into()], Vec::new()],
-        )
+        ))
         .unwrap();
         let mut live = live_study("demo", &questions);
         let fresh = vec![vec!["x.rs".into()], vec!["y.rs".into()]];
-        add_live_arm(&mut live, "rg", "rg", fresh.clone()).unwrap();
-        add_live_arm(&mut live, "fts5", "fts5", fresh.clone()).unwrap();
+        live.add_arm(Arm::new("rg", "rg", ArmOrigin::Archived, fresh.clone()))
+            .unwrap();
+        live.add_arm(Arm::new("fts5", "fts5", ArmOrigin::Archived, fresh.clone()))
+            .unwrap();
         let merged = merge_live_arms(&open, &live).unwrap();
         assert_eq!(merged.arm_names(), ["rg", "fts5"]);
         assert_eq!(
