@@ -1,7 +1,8 @@
 // Scenario: a developer opens the demo bundle, runs a question in the Search view, then opens the
 // Context view: the budget bar, the blocks in pack order with their token costs, gold lines
 // highlighted, a skipped block once the budget is small, the line recall equal to what
-// `routelens pack` prints natively for the same ranking, and two arms side by side.
+// `routelens pack` prints natively for the same ranking, and two arms side by side; a study whose
+// cases were cut at another commit is named as such and neither packed nor recomputed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -216,4 +217,38 @@ test('a study over the bundle\'s questions gets recomputed line values', { skip 
   const archived = page.locator('[data-testid="table-recomputed-lines"] tr[data-row="rg"] td[data-col="L (archived)"]');
   assert.equal(await archived.textContent(), '–');
   await screenshot(page, 'lines-recomputed');
+});
+
+test('a study case of another commit is shown as such, never packed or recomputed over the bundle', { skip }, async () => {
+  // The same demo questions, but the study says its cases were cut at another commit; the demo
+  // bundle is a working tree and records none.
+  const questions = readFileSync(join(root, 'bundler/demo/questions.jsonl'), 'utf8')
+    .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
+    .filter((q) => ['routelens-pack-skip', 'routelens-terms'].includes(q.id));
+  const commit = '0123456789abcdef0123456789abcdef01234567';
+  const lines = questions.flatMap((q) => [
+    JSON.stringify({ id: q.id, repo: 'demo', gold: q.gold_lines, base_commit: commit }),
+    JSON.stringify({ id: q.id, arm: 'rg', paths: q.gold }),
+  ]);
+  const study = join(tempDir(), 'elsewhere.jsonl');
+  writeFileSync(study, lines.join('\n') + '\n');
+
+  await page.goto(`${server.url}/?bundle=demo`);
+  await byTestId('pick-jsonl').setInputFiles(study);
+  await byTestId('study-title').waitFor({ timeout: 60000 });
+  await byTestId('tab-context').click();
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="context-progress"]')?.textContent.startsWith('loaded demo'), null, { timeout: 120000 });
+  await byTestId('context-question').selectOption(QUESTION);
+  const notice = byTestId('context-study-mismatch');
+  await notice.waitFor({ timeout: 60000 });
+  assert.match(await notice.textContent(), new RegExp(`case ${QUESTION} is at commit ${commit}, but the bundle records no commit`));
+  const offered = await page.$$eval('[data-testid="context-arm"] option', (options) => options.map((o) => o.value));
+  assert.ok(!offered.some((arm) => arm.startsWith('study:')), `no study arm offered: ${offered}`);
+
+  await byTestId('tab-lines').click();
+  const source = byTestId('lines-source');
+  await source.waitFor();
+  assert.equal(await source.getAttribute('data-source'), 'archived');
+  assert.match(await byTestId('lines-mismatched').textContent(), /^2 of this study's issues .* not by snapshot/);
 });

@@ -55,8 +55,12 @@ pub fn LinesView() -> impl IntoView {
     let bundle_name = state.settings.bundle();
     let available = move || {
         let bundle = bundle_name.get().and_then(|name| load::loaded(&name))?;
-        let cases = state.with_study(|study| recomputed::available_cases(study, &bundle).len())?;
-        Some((bundle.entry.name.clone(), cases))
+        let available = state.with_study(|study| recomputed::available_cases(study, &bundle))?;
+        Some((
+            bundle.entry.name.clone(),
+            available.cases.len(),
+            available.mismatched,
+        ))
     };
     let recomputed_table = RwSignal::new(None::<Result<routelens_engine::Table, String>>);
     let progress = RwSignal::new(None::<String>);
@@ -79,9 +83,22 @@ pub fn LinesView() -> impl IntoView {
             recomputed_table.set(Some(result));
         });
     };
+    let mismatched = move || {
+        let (name, _, mismatched) = available()?;
+        let first = mismatched.first()?.clone();
+        Some(view! {
+            <p class="notice" data-testid="lines-mismatched">
+                {format!(
+                    "{} of this study's issues are in the loaded bundle {name:?} by id but not by \
+                     snapshot, and are not recomputed: {first}",
+                    mismatched.len()
+                )}
+            </p>
+        })
+    };
     let source = move || {
         match available() {
-        Some((name, cases)) if cases > 0 => view! {
+        Some((name, cases, _)) if cases > 0 => view! {
             <p class="banner" data-testid="lines-source" data-source="recomputed">
                 {format!(
                     "{cases} issues have their files in the loaded bundle {name:?}: their values are \
@@ -111,6 +128,7 @@ pub fn LinesView() -> impl IntoView {
                 "16 for the paper). Arms the archive has no line values for are left out."
             </p>
             {source}
+            {mismatched}
             <p>{counts}</p>
             {table}
             {move || progress.get().map(|p| view! { <p class="progress">{p}</p> })}

@@ -136,10 +136,6 @@ pub fn study_case_questions(
     questions: &[Question],
 ) -> CaseMatch {
     let mut found = CaseMatch::default();
-    let commit = bundle.commit;
-    let policy_differs = study
-        .policy
-        .filter(|name| *name != bundle.policy.name || !bundle.policy.is_pristine());
     for case in &study.cases {
         if case.repo != bundle.repo || questions.iter().any(|q| q.id == case.id) {
             continue;
@@ -147,27 +143,9 @@ pub fn study_case_questions(
         let Some(text) = texts.get(&case.id) else {
             continue;
         };
-        if let Some(study_policy) = policy_differs {
-            found.mismatched.push(format!(
-                "case {} was ranked under the {study_policy} file policy, but the bundle under \
-                 the {} policy: not offered",
-                case.id,
-                bundle.policy.label()
-            ));
+        if let Some(why) = snapshot_mismatch(study, case, bundle) {
+            found.mismatched.push(why);
             continue;
-        }
-        if let Some(base) = &case.base_commit {
-            if commit != Some(base.as_str()) {
-                found.mismatched.push(format!(
-                    "case {} is at commit {base}, but the bundle {}: not offered",
-                    case.id,
-                    match commit {
-                        Some(commit) => format!("was built at {commit}"),
-                        None => "records no commit (a working tree)".to_string(),
-                    }
-                ));
-                continue;
-            }
         }
         found.questions.push(Question {
             id: case.id.clone(),
@@ -177,6 +155,36 @@ pub fn study_case_questions(
         });
     }
     found
+}
+
+/// Why `bundle` must not answer `case` of `study`, or `None` when it may: the study records its
+/// file policy and the bundle was built under another (or a changed one), or the case records a
+/// `base_commit` and the bundle was built at another commit (or from a working tree). The
+/// repository is not compared here: callers match cases to the bundle first. The sentence names
+/// the case and what differs, for the page to show (a mismatch is never used silently).
+pub fn snapshot_mismatch(study: &Study, case: &Case, bundle: BundleSnapshot<'_>) -> Option<String> {
+    let policy_differs = study
+        .policy
+        .filter(|name| *name != bundle.policy.name || !bundle.policy.is_pristine());
+    if let Some(study_policy) = policy_differs {
+        return Some(format!(
+            "case {} was ranked under the {study_policy} file policy, but the bundle under the {} \
+             policy: not offered",
+            case.id,
+            bundle.policy.label()
+        ));
+    }
+    let base = case.base_commit.as_deref()?;
+    (bundle.commit != Some(base)).then(|| {
+        format!(
+            "case {} is at commit {base}, but the bundle {}: not offered",
+            case.id,
+            match bundle.commit {
+                Some(commit) => format!("was built at {commit}"),
+                None => "records no commit (a working tree)".to_string(),
+            }
+        )
+    })
 }
 
 /// The open study with the live study's arms added (replacing arms of the same name), when the

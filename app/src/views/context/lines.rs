@@ -10,6 +10,7 @@ use leptos::task::spawn_local;
 use routelens_engine::context::{
     build_context, recomputed_lines_table, ContextSettings, RecomputedLines,
 };
+use routelens_engine::lexical::live::{snapshot_mismatch, BundleSnapshot};
 use routelens_engine::{GoldSpan, Study, Table};
 
 use super::load::{self, LoadedBundle};
@@ -84,26 +85,47 @@ fn files_available(bundle: &LoadedBundle, gold: &[GoldSpan]) -> bool {
             .all(|span| bundle.texts.contains_key(&span.path))
 }
 
+/// The cases of a study the loaded bundle can recompute, and those it must not.
+#[derive(Default)]
+pub struct Available {
+    /// Each case's index, issue text and gold spans.
+    pub cases: Vec<(usize, String, Vec<GoldSpan>)>,
+    /// One sentence per case the bundle has a question for but that was cut at another commit
+    /// or ranked under another file policy: its gold lines and the bundle's files would belong
+    /// to different snapshots, so it is shown, never recomputed.
+    pub mismatched: Vec<String>,
+}
+
 /// The cases of `study` whose files are in `bundle`: the bundle has a question with the case's id
-/// (its issue text) and every gold span's file. Gold spans are the case's, else the question's.
-pub fn available_cases(
-    study: &Study,
-    bundle: &LoadedBundle,
-) -> Vec<(usize, String, Vec<GoldSpan>)> {
-    study
-        .cases
-        .iter()
-        .enumerate()
-        .filter_map(|(index, case)| {
-            let question = bundle.questions.iter().find(|q| q.id == case.id)?;
-            let gold = if case.gold_spans.is_empty() {
-                question.gold_lines.clone()
-            } else {
-                case.gold_spans.clone()
-            };
-            files_available(bundle, &gold).then(|| (index, question.question.clone(), gold))
-        })
-        .collect()
+/// (its issue text) and every gold span's file, and the bundle is of the case's commit and the
+/// study's file policy. Gold spans are the case's, else the question's.
+pub fn available_cases(study: &Study, bundle: &LoadedBundle) -> Available {
+    let snapshot = BundleSnapshot {
+        repo: &bundle.entry.name,
+        commit: bundle.commit.as_deref(),
+        policy: &bundle.policy,
+    };
+    let mut available = Available::default();
+    for (index, case) in study.cases.iter().enumerate() {
+        let Some(question) = bundle.questions.iter().find(|q| q.id == case.id) else {
+            continue;
+        };
+        if let Some(why) = snapshot_mismatch(study, case, snapshot) {
+            available.mismatched.push(why);
+            continue;
+        }
+        let gold = if case.gold_spans.is_empty() {
+            question.gold_lines.clone()
+        } else {
+            case.gold_spans.clone()
+        };
+        if files_available(bundle, &gold) {
+            available
+                .cases
+                .push((index, question.question.clone(), gold));
+        }
+    }
+    available
 }
 
 /// Recomputes the study's arms over its available cases (see [`available_cases`]).
@@ -114,6 +136,7 @@ pub async fn recompute_study(
     progress: impl Fn(String),
 ) -> Result<Table, String> {
     let jobs = available_cases(study, bundle)
+        .cases
         .into_iter()
         .map(|(index, text, gold)| Job {
             index,

@@ -11,7 +11,7 @@ use routelens_engine::bundle::decode_manifest;
 use routelens_engine::lexical::live::{parse_questions, Question};
 use routelens_engine::lexical::FtsIndex;
 use routelens_engine::tokens::{Cl100k, TokenCache, CL100K_RANK_TABLE_FILE};
-use routelens_engine::{rrf, run_arm, LexicalArm, RrfConfig, Sources, TextCorpus, MAX_K};
+use routelens_engine::{rrf, run_arm, LexicalArm, Policy, RrfConfig, Sources, TextCorpus, MAX_K};
 
 use crate::api::{self, BundleEntry};
 
@@ -32,6 +32,10 @@ pub struct LoadedBundle {
     pub questions: Vec<Question>,
     /// Every file's text, by path.
     pub texts: BTreeMap<String, String>,
+    /// The commit its files were read at, when the manifest records one.
+    pub commit: Option<String>,
+    /// The file policy that chose its files.
+    pub policy: Policy,
     index: FtsIndex,
     corpus: TextCorpus,
     paths: Vec<String>,
@@ -138,6 +142,8 @@ pub async fn load_bundle(
     let corpus = TextCorpus::new(texts.iter().map(|(p, t)| (p.clone(), t.as_str())));
     let ready = Rc::new(LoadedBundle {
         paths: manifest.paths(),
+        commit: manifest.commit.clone(),
+        policy: manifest.policy.clone(),
         entry,
         questions,
         texts,

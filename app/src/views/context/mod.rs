@@ -24,7 +24,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::context::{build_context, ContextReport, ContextSettings};
-use routelens_engine::lexical::live::Question;
+use routelens_engine::lexical::live::{snapshot_mismatch, BundleSnapshot, Question};
 use routelens_engine::GoldSpan;
 
 use crate::api::{self, BundleEntry};
@@ -264,6 +264,15 @@ pub fn ContextView() -> impl IntoView {
             <div class="controls">{bundle_select} {question_select}</div>
             {move || c.progress.get().map(|p| view! { <p class="progress" data-testid="context-progress">{p}</p> })}
             {move || c.error.get().map(|e| view! { <p class="error" data-testid="context-error">{e}</p> })}
+            {move || {
+                let (bundle, issue) = (bundle()?, issue.get()?);
+                let why = study_arms_for(app, &bundle, &issue)?.err()?;
+                Some(view! {
+                    <p class="notice" data-testid="context-study-mismatch">
+                        {format!("The open study's arms are not offered for this issue: {why}")}
+                    </p>
+                })
+            }}
             {move || issue.get().is_some().then(|| view! {
                 <div class="controls">
                     {arm_select("context-arm", "arm ", false)}
@@ -309,35 +318,51 @@ fn question_issue(q: &Question) -> Issue {
     }
 }
 
+/// An arm's name and its ranking for one issue.
+type NamedRanking = (String, Vec<String>);
+
 /// The arms offered for an issue: the live arms over the bundle (and their fusion), then the
-/// open study's arms when it has a case with the question's id.
+/// open study's arms when it has a case with the question's id and the bundle is of that case's
+/// commit and the study's file policy.
 fn arms_for(app: AppState, bundle: &LoadedBundle, issue: &Issue) -> Vec<(String, Vec<String>)> {
     let mut arms: Vec<(String, Vec<String>)> = bundle.rankings(&issue.text).as_ref().clone();
-    if let Some(id) = &issue.id {
-        let study_arms = app
-            .with_study(|study| {
-                study
-                    .cases
-                    .iter()
-                    .position(|case| case.id == *id)
-                    .map(|case| {
-                        study
-                            .arms
-                            .iter()
-                            .map(|arm| {
-                                (
-                                    format!("study:{}", arm.name),
-                                    arm.rankings.get(case).cloned().unwrap_or_default(),
-                                )
-                            })
-                            .collect::<Vec<_>>()
-                    })
-            })
-            .flatten()
-            .unwrap_or_default();
+    if let Some(Ok(study_arms)) = study_arms_for(app, bundle, issue) {
         arms.extend(study_arms);
     }
     arms
+}
+
+/// The open study's arms for the issue's case (named `study:<arm>`), `Err` with the reason when
+/// the bundle is not of the case's snapshot (another commit or file policy: its rankings must
+/// not be packed over these files), `None` when the study has no such case.
+fn study_arms_for(
+    app: AppState,
+    bundle: &LoadedBundle,
+    issue: &Issue,
+) -> Option<Result<Vec<NamedRanking>, String>> {
+    let id = issue.id.as_ref()?;
+    let snapshot = BundleSnapshot {
+        repo: &bundle.entry.name,
+        commit: bundle.commit.as_deref(),
+        policy: &bundle.policy,
+    };
+    app.with_study(|study| {
+        let index = study.cases.iter().position(|case| case.id == *id)?;
+        if let Some(why) = snapshot_mismatch(study, &study.cases[index], snapshot) {
+            return Some(Err(why));
+        }
+        Some(Ok(study
+            .arms
+            .iter()
+            .map(|arm| {
+                (
+                    format!("study:{}", arm.name),
+                    arm.rankings.get(index).cloned().unwrap_or_default(),
+                )
+            })
+            .collect()))
+    })
+    .flatten()
 }
 
 /// Selects and packs one ranking, timed.
