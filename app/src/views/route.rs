@@ -439,7 +439,7 @@ async fn open_bundle(app: AppState, rs: RouteState, entry: BundleEntry) {
     rs.open.set(Some(Arc::new(RouteBundle {
         snapshot: BundleRef::of(&entry.name, &fetched.manifest),
         entry,
-        tree: DirTree::from_paths(&paths),
+        tree: fetched.manifest.tree(),
         files: paths.len(),
         questions: fetched.questions,
     })));

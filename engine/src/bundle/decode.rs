@@ -1,7 +1,9 @@
 //! Reading a bundle: `manifest.json` parsed and checked, and every chunk, file and index verified
 //! against it as it is opened.
 
-use super::{decompress, DirTree, FileEntry, IndexEntry, Manifest, MANIFEST_FILE, READ_VERSIONS};
+use super::{
+    decompress, DirTree, FileEntry, IndexEntry, Listed, Manifest, MANIFEST_FILE, READ_VERSIONS,
+};
 use crate::archive::sha256_hex;
 use crate::error::{Error, Result};
 use crate::policy::is_clean_path;
@@ -72,9 +74,26 @@ impl Manifest {
         self.files.iter().map(|entry| entry.path.clone()).collect()
     }
 
-    /// The directory tree of the bundle's files.
+    /// The directory tree the walks route over: the bundle's files, and by name the files the
+    /// policy kept out by their content (binary, not UTF-8, too large), as the paper's walker
+    /// lists them (see [`DirTree::from_listing`]).
     pub fn tree(&self) -> DirTree {
-        DirTree::from_paths(&self.paths())
+        use crate::policy::ExclusionReason::{Binary, NotUtf8, TooLarge};
+        let files = self.files.iter().map(|file| {
+            let listed = if file.bytes == 0 {
+                Listed::Empty
+            } else {
+                Listed::Searchable
+            };
+            (file.path.as_str(), listed)
+        });
+        let unreadable = self
+            .excluded_files
+            .iter()
+            .filter(|file| matches!(file.reason, Binary | NotUtf8 | TooLarge))
+            .map(|file| (file.path.as_str(), Listed::Unreadable));
+        let listing: Vec<(&str, Listed)> = files.chain(unreadable).collect();
+        DirTree::from_listing(&listing)
     }
 
     /// The files stored in chunk `index`, in path order.

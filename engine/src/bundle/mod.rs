@@ -17,8 +17,8 @@
 //! DEFLATE takes a third off), because the index is what the first search must fetch. This
 //! build writes format 2 and reads both.
 //!
-//! The directory tree is not a separate file: the manifest lists every path, sorted, and
-//! [`DirTree::from_paths`] derives the tree from them. The app fetches `manifest.json` first,
+//! The directory tree is not a separate file: the manifest lists every path, sorted, and the
+//! files its policy kept out by content, and [`Manifest::tree`] derives the walks' tree from them. The app fetches `manifest.json` first,
 //! the index on the first search, and a chunk when one of its files is shown or searched.
 //!
 //! This module only turns values into bytes and back; the bundler does the file I/O. Decoding
@@ -49,7 +49,7 @@ pub use encode::{
     count_lines, encode_bundle, BundleFile, BundleInput, BundleOptions, EncodedBundle,
     PendingBundle, StoredIndex,
 };
-pub use tree::DirTree;
+pub use tree::{DirTree, Listed};
 
 use crate::policy::{ExclusionReason, Policy};
 

@@ -154,8 +154,14 @@ impl FlatTournament {
     }
 }
 
+/// Every file the bundle holds (the paper's tournament ranks the files its loader reads: an
+/// empty one too, an unreadable one not).
 fn collect_paths(dir: &DirTree, out: &mut Vec<String>) {
-    for file in &dir.files {
+    for file in dir
+        .files
+        .iter()
+        .filter(|file| !dir.unreadable.contains(file))
+    {
         out.push(super::menu::join(&dir.path, file));
     }
     for sub in &dir.dirs {

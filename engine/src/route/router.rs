@@ -102,6 +102,8 @@ impl TreeWalk {
                     self.ledger.stop(None);
                     return None;
                 }
+                // As the paper's walker: a file found unreadable or empty when reached is skipped.
+                Some(Node::File(path)) if self.tree.skipped_when_visited(&path) => {}
                 Some(Node::File(path)) => self.ledger.run.paths.push(path),
                 Some(Node::Dir(path)) => self.open_menu(&path),
             }

@@ -209,3 +209,45 @@ fn the_offline_decider_routes_toward_the_issue_terms() {
     );
     assert_eq!(run.paths[0], "engine/src/route/menu.rs");
 }
+
+#[test]
+fn unreadable_and_empty_files_are_options_but_never_nominated() {
+    use crate::bundle::Listed;
+    let tree = DirTree::from_listing(&[
+        ("img/logo.png", Listed::Unreadable),
+        ("img/notes.md", Listed::Searchable),
+        ("empty.txt", Listed::Empty),
+        ("main.rs", Listed::Searchable),
+        ("pics/a.png", Listed::Unreadable),
+    ]);
+    // Root: img (subtopics name logo too), pics (unreadable files only), empty.txt, main.rs;
+    // then img: logo.png, notes.md. Every option is kept.
+    let mut decider = script(|call, texts| {
+        Ok(match call {
+            0 => {
+                assert_eq!(texts.len(), 4, "{texts:?}");
+                assert!(texts[0].contains("subtopics: logo, notes"), "{}", texts[0]);
+                vec![0.25; 4]
+            }
+            1 => {
+                assert_eq!(texts.len(), 2, "{texts:?}");
+                vec![0.5, 0.5]
+            }
+            _ => panic!("pics has one child and needs no call"),
+        })
+    });
+    let walked = tree_run(&tree, RouteSettings::default(), &mut decider);
+    assert_eq!(walked.paths, ["main.rs", "img/notes.md"]);
+    assert_eq!(walked.calls, 2);
+    assert!(walked
+        .menus
+        .iter()
+        .any(|menu| menu.kept.contains(&"pics/a.png".to_string())));
+    // The flat tournament ranks the files the bundle holds: the empty one, not the unreadable.
+    let mut walk = FlatTournament::new(&tree, "id", "issue", RouteSettings::default());
+    let mut uniform = script(|_, texts| Ok(vec![0.3; texts.len()]));
+    let flat = run(&mut walk, &mut uniform, &mut ManualClock::default());
+    let mut ranked = flat.paths.clone();
+    ranked.sort();
+    assert_eq!(ranked, ["empty.txt", "img/notes.md", "main.rs"]);
+}
