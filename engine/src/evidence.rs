@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::bundle::DirTree;
 use crate::error::{Error, Result};
-use crate::fusion::{rrf, RrfConfig};
+use crate::lexical::issue_run::run_named;
 use crate::lexical::live::{live_study, Question};
-use crate::lexical::{run_arm, LexicalArm, Sources};
+use crate::lexical::Sources;
 use crate::route::{Decider, Replayer, Run, RunFile, Session};
 use crate::study::{Arm, ArmOrigin, Study};
 
@@ -358,20 +358,9 @@ fn search_again(
     k: usize,
     sources: &Sources<'_>,
 ) -> std::result::Result<Vec<String>, String> {
-    let parts: Vec<&str> = name.split('+').collect();
-    let mut lists = Vec::new();
-    for part in &parts {
-        let arm = LexicalArm::from_name(part).map_err(|err| err.to_string())?;
-        let output = run_arm(arm, sources, issue, k).map_err(|err| err.to_string())?;
-        lists.push(output.paths());
-    }
-    if let [only] = lists.as_slice() {
-        return Ok(only.clone());
-    }
-    let refs: Vec<&[String]> = lists.iter().map(Vec::as_slice).collect();
-    let mut fused = rrf(&refs, RrfConfig::default());
-    fused.truncate(k);
-    Ok(fused)
+    run_named(sources, issue, k, name)
+        .map(|output| output.paths())
+        .map_err(|err| err.to_string())
 }
 
 #[cfg(test)]

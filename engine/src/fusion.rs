@@ -50,6 +50,15 @@ impl RrfConfig {
 
 /// Fuses ranked lists; the result holds every path of every list's first `depth`, best first.
 pub fn rrf<S: AsRef<str>>(lists: &[&[S]], config: RrfConfig) -> Vec<String> {
+    rrf_scored(lists, config)
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect()
+}
+
+/// [`rrf`] with each path's fused score, `Σ 1 / (rank_constant + rank)`: the one place the
+/// scores are computed (the Search view shows them, `rg-feedback` returns them).
+pub fn rrf_scored<S: AsRef<str>>(lists: &[&[S]], config: RrfConfig) -> Vec<(String, f64)> {
     let mut scores: BTreeMap<&str, f64> = BTreeMap::new();
     for list in lists {
         for (index, path) in list.iter().take(config.depth).enumerate() {
@@ -62,7 +71,7 @@ pub fn rrf<S: AsRef<str>>(lists: &[&[S]], config: RrfConfig) -> Vec<String> {
     fused.sort_by(|a, b| b.1.total_cmp(&a.1));
     fused
         .into_iter()
-        .map(|(path, _)| path.to_string())
+        .map(|(path, score)| (path.to_string(), score))
         .collect()
 }
 

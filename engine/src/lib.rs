@@ -69,7 +69,7 @@ pub use bundle::{
 #[cfg(not(target_arch = "wasm32"))]
 pub use bundle::{encode_bundle, BundleFile, BundleInput, BundleOptions, EncodedBundle};
 pub use error::{Error, Result};
-pub use fusion::{add_fusion, rrf, RrfConfig};
+pub use fusion::{add_fusion, fusion_name, rrf, rrf_scored, RrfConfig};
 pub use issue_text::{check_issue_texts, parse_issue_texts, CheckedTexts, IssueText, Refusal};
 pub use lexical::{run_arm, ArmOutput, LexicalArm, Sources, TextCorpus};
 pub use linescore::{clip_gold, score_lines, ClippedSpan, FileLines, LineScore};

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use gloo_net::http::Request as HttpRequest;
 use leptos::prelude::*;
 use routelens_engine::evidence::{live_arm, CaseEvidence};
-use routelens_engine::lexical::live::{live_study, merge_live_arms, Question};
+use routelens_engine::lexical::live::{join_live_arms, Question};
 use routelens_engine::route::protocol::decode_reply;
 use routelens_engine::route::{
     Decider, DecisionError, OfflineDecider, Replayer, Request, Response, RouteSettings, Run,
@@ -288,20 +288,25 @@ pub(super) async fn run_all(app: AppState, rs: RouteState) {
         setup.strategy.name(),
         setup.decider.name()
     );
-    let mut study = rs
-        .live
-        .get_untracked()
-        .map(|study| (*study).clone())
-        .unwrap_or_else(|| live_study(&open.entry.name, &open.questions));
     // The arm keeps every run file: its calls, tokens, cost and time reach the operating points,
     // and the study downloads with its runs for an offline replay.
-    if let Err(err) = study.add_arm(live_arm(&name, &label, evidence)) {
-        rs.error.set(Some(format!("{name}: {err}")));
-    }
-    let merged = app
-        .base
-        .get_untracked()
-        .and_then(|base| merge_live_arms(&base, &study));
+    let base = app.base.get_untracked();
+    let joined = join_live_arms(
+        rs.live.get_untracked().as_deref(),
+        base.as_deref(),
+        &open.entry.name,
+        &open.questions,
+        vec![live_arm(&name, &label, evidence)],
+    );
+    let joined = match joined {
+        Ok(joined) => joined,
+        Err(err) => {
+            rs.busy.set(false);
+            rs.error.set(Some(format!("{name}: {err}")));
+            return;
+        }
+    };
+    let merged = joined.open;
     rs.progress.set(Some(format!(
         "routed {} questions; arm {name} added to {}{}",
         open.questions.len(),
@@ -323,7 +328,7 @@ pub(super) async fn run_all(app: AppState, rs: RouteState) {
     if let Some(merged) = merged {
         app.base.set(Some(Arc::new(merged)));
     }
-    rs.live.set(Some(Arc::new(study)));
+    rs.live.set(Some(Arc::new(joined.live)));
     rs.busy.set(false);
 }
 

@@ -21,10 +21,11 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::bundle::Manifest;
 use routelens_engine::evidence::{BundleRef, LiveStudyExport};
+use routelens_engine::lexical::issue_run::{run_issue, ArmRun};
 use routelens_engine::lexical::live::Question;
 use routelens_engine::lexical::FtsIndex;
 use routelens_engine::tables::file_recall_table;
-use routelens_engine::{rrf, run_arm, LexicalArm, RrfConfig, Sources, Study, TextCorpus, MAX_K};
+use routelens_engine::{LexicalArm, Sources, Study, TextCorpus, MAX_K};
 
 use super::bundle_open::{fetch_bundle, FetchedBundle};
 use super::search_arms::{export_trec, open_live_study, run_all};
@@ -51,22 +52,14 @@ pub(super) struct Texts {
     pub(super) texts: BTreeMap<String, String>,
 }
 
-/// One arm's answer for the shown query.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct ArmColumn {
-    pub(super) arm: String,
-    pub(super) terms: Vec<String>,
-    pub(super) results: Result<Vec<(String, f64)>, String>,
-    pub(super) ms: f64,
-}
-
 /// The shown query's results.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Results {
     /// The question id, or `query` for typed text.
     pub(super) qid: String,
     pub(super) gold: Option<Vec<String>>,
-    pub(super) columns: Vec<ArmColumn>,
+    /// Every arm's answer (the engine's [`run_issue`]), failed ones with their error.
+    pub(super) columns: Vec<ArmRun>,
 }
 
 /// Ranked `(path, score)` pairs, best first.
@@ -467,68 +460,21 @@ pub(super) async fn load_all(s: SearchState) -> Result<(Arc<FtsIndex>, Arc<Texts
     Ok((index, load_texts(s).await?))
 }
 
-/// Every arm for one issue, each timed.
-/// Arms whose sources are not loaded yet answer with what they wait for.
+/// Every arm for one issue, each timed (the engine's [`run_issue`]); with `fused` naming two or
+/// more arms, their fusion last. Arms whose sources are not loaded yet fail with what they wait
+/// for.
 pub(super) fn run_arms(
     index: &FtsIndex,
     texts: Option<&Texts>,
     paths: &[String],
     issue: &str,
-) -> Vec<ArmColumn> {
+    fused: &[String],
+) -> Vec<ArmRun> {
     let mut sources = Sources::new(paths).with_index(index);
     if let Some(texts) = texts {
         sources = sources.with_texts(&texts.corpus);
     }
-    LexicalArm::ALL
-        .into_iter()
-        .map(|arm| {
-            let start = api::now_ms();
-            let output = run_arm(arm, &sources, issue, MAX_K);
-            let ms = api::now_ms() - start;
-            match output {
-                Ok(output) => ArmColumn {
-                    arm: arm.name().into(),
-                    terms: output.terms.clone(),
-                    results: Ok(output.results),
-                    ms,
-                },
-                Err(err) => ArmColumn {
-                    arm: arm.name().into(),
-                    terms: Vec::new(),
-                    results: Err(err.to_string()),
-                    ms,
-                },
-            }
-        })
-        .collect()
-}
-
-/// RRF of the ticked arms' columns, as `(path, rrf score)`.
-pub(super) fn fuse(columns: &[ArmColumn], fused: &[String]) -> Vec<(String, f64)> {
-    let lists: Vec<Vec<String>> = columns
-        .iter()
-        .filter(|c| fused.contains(&c.arm))
-        .filter_map(|c| c.results.as_ref().ok())
-        .map(|r| r.iter().map(|(p, _)| p.clone()).collect())
-        .collect();
-    if lists.is_empty() {
-        return Vec::new();
-    }
-    let refs: Vec<&[String]> = lists.iter().map(Vec::as_slice).collect();
-    let config = RrfConfig::default();
-    let fused = rrf(&refs, config);
-    fused
-        .into_iter()
-        .take(MAX_K)
-        .map(|path| {
-            let score = lists
-                .iter()
-                .filter_map(|l| l.iter().take(config.depth).position(|p| *p == path))
-                .map(|rank| 1.0 / (config.rank_constant + rank as f64 + 1.0))
-                .sum();
-            (path, score)
-        })
-        .collect()
+    run_issue(&sources, issue, MAX_K, fused, &mut api::now_ms)
 }
 
 async fn run_query(app: AppState, s: SearchState) {
@@ -569,11 +515,17 @@ async fn run_query(app: AppState, s: SearchState) {
         }
     };
     let loaded = s.texts.get_value();
-    show(run_arms(&index, loaded.as_deref(), &open.paths, &issue));
+    show(run_arms(
+        &index,
+        loaded.as_deref(),
+        &open.paths,
+        &issue,
+        &[],
+    ));
     if loaded.is_none() {
         api::next_tick().await;
         match load_texts(s).await {
-            Ok(texts) => show(run_arms(&index, Some(&texts), &open.paths, &issue)),
+            Ok(texts) => show(run_arms(&index, Some(&texts), &open.paths, &issue, &[])),
             Err(err) => fail(s, err),
         }
     }

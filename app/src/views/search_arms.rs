@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use routelens_engine::evidence::{live_arm, CaseEvidence};
-use routelens_engine::lexical::live::{live_study, merge_live_arms, trec_run, RunList};
-use routelens_engine::MAX_K;
+use routelens_engine::lexical::issue_run::{fuse_runs, ArmRun};
+use routelens_engine::lexical::live::{join_live_arms, trec_run, RunList};
+use routelens_engine::{fusion_name, MAX_K};
 
-use super::search::{fail, fuse, load_all, run_arms, AllRuns, SearchState};
+use super::search::{fail, load_all, run_arms, AllRuns, SearchState};
 use crate::api;
 use crate::state::AppState;
 
@@ -29,10 +30,7 @@ pub(super) async fn run_all(app: AppState, s: SearchState) {
         }
     };
     let fused_arms = s.fused.get_untracked();
-    let fusion_name = fused_arms.join("+");
-    let mut runs = Vec::new();
-    // Per question, each arm's own query time (none for the fusion).
-    let mut times: Vec<Vec<Option<f64>>> = Vec::new();
+    let mut issues: Vec<(String, Vec<ArmRun>)> = Vec::new();
     for (done, q) in open.questions.iter().enumerate() {
         if done % 5 == 0 {
             s.progress.set(Some(format!(
@@ -42,65 +40,82 @@ pub(super) async fn run_all(app: AppState, s: SearchState) {
             )));
             api::next_tick().await;
         }
-        let columns = run_arms(&index, Some(&texts), &open.paths, &q.question);
-        let mut arms: Vec<(String, Vec<(String, f64)>)> = columns
-            .iter()
-            .map(|c| (c.arm.clone(), c.results.clone().unwrap_or_default()))
-            .collect();
-        let mut ms: Vec<Option<f64>> = columns.iter().map(|c| Some(c.ms)).collect();
-        if fused_arms.len() >= 2 {
-            arms.push((fusion_name.clone(), fuse(&columns, &fused_arms)));
-            ms.push(None);
-        }
-        runs.push((q.id.clone(), arms));
-        times.push(ms);
+        let arms = run_arms(&index, Some(&texts), &open.paths, &q.question, &fused_arms);
+        issues.push((q.id.clone(), arms));
     }
-    let mut study = s
-        .live
-        .get_untracked()
-        .map(|study| (*study).clone())
-        .unwrap_or_else(|| live_study(&open.entry.name, &open.questions));
-    let names: Vec<String> = runs
+    // Each arm keeps per question its scored results and query time (the operating points show
+    // the query time; the study downloads with its searches for an offline replay). An arm that
+    // failed on any question is left out and named, never added with empty rankings.
+    let names: Vec<String> = issues
         .first()
-        .map(|(_, arms)| arms.iter().map(|(name, _)| name.clone()).collect())
+        .map(|(_, arms)| arms.iter().map(|run| run.arm.clone()).collect())
         .unwrap_or_default();
+    let mut added = Vec::new();
+    let mut failed = Vec::new();
     for (slot, name) in names.iter().enumerate() {
-        // Each case keeps its scored results and query time: the operating points show the
-        // arm's query time, and the study downloads with its searches for an offline replay.
-        let evidence = runs
+        let evidence: Result<Vec<Option<CaseEvidence>>, String> = issues
             .iter()
-            .zip(&times)
-            .map(|((_, arms), ms)| {
-                Some(CaseEvidence::Search {
+            .map(|(qid, arms)| match &arms[slot].output {
+                Ok(output) => Ok(Some(CaseEvidence::Search {
                     k: MAX_K,
-                    results: arms[slot].1.clone(),
-                    query_ms: ms[slot],
-                })
+                    results: output.results.clone(),
+                    query_ms: arms[slot].ms,
+                })),
+                Err(err) => Err(format!("{name} failed on {qid}: {err}")),
             })
             .collect();
-        if let Err(err) = study.add_arm(live_arm(name, name, evidence)) {
-            s.error.set(Some(err.to_string()));
+        match evidence {
+            Ok(evidence) => added.push(live_arm(name, name, evidence)),
+            Err(why) => failed.push(why),
         }
     }
-    let merged = app
-        .base
-        .get_untracked()
-        .and_then(|open| merge_live_arms(&open, &study));
-    let into = if merged.is_some() {
+    let count = added.len();
+    let base = app.base.get_untracked();
+    let joined = join_live_arms(
+        s.live.get_untracked().as_deref(),
+        base.as_deref(),
+        &open.entry.name,
+        &open.questions,
+        added,
+    );
+    let joined = match joined {
+        Ok(joined) => joined,
+        Err(err) => {
+            s.busy.set(false);
+            return fail(s, err.to_string());
+        }
+    };
+    let into = if joined.open.is_some() {
         "the open study"
     } else {
         "the live study (\"Open as study\" makes it the open study)"
     };
     s.progress.set(Some(format!(
-        "ran {} questions through {} arms; added to {into}",
-        runs.len(),
-        names.len()
+        "ran {} questions through {count} arms; added to {into}",
+        issues.len(),
     )));
-    if let Some(merged) = merged {
+    if !failed.is_empty() {
+        s.error.set(Some(format!(
+            "{} arm(s) failed and were not added: {}",
+            failed.len(),
+            failed.join("; ")
+        )));
+    }
+    if let Some(merged) = joined.open {
         app.base.set(Some(Arc::new(merged)));
     }
+    let runs = issues
+        .into_iter()
+        .map(|(qid, arms)| {
+            let ranked = arms
+                .into_iter()
+                .filter_map(|run| Some((run.arm, run.output.ok()?.results)))
+                .collect();
+            (qid, ranked)
+        })
+        .collect();
     s.all.set(Some(AllRuns { runs }));
-    s.live.set(Some(Arc::new(study)));
+    s.live.set(Some(Arc::new(joined.live)));
     s.busy.set(false);
 }
 
@@ -122,15 +137,17 @@ pub(super) fn export_trec(s: SearchState) -> String {
     };
     let fused_arms = s.fused.get_untracked();
     let fusion = (fused_arms.len() >= 2)
-        .then(|| (fused_arms.join("+"), fuse(&results.columns, &fused_arms)));
+        .then(|| fuse_runs(&results.columns, &fused_arms, MAX_K).ok())
+        .flatten()
+        .map(|output| (fusion_name(&fused_arms), output.results));
     let mut lists: Vec<RunList> = results
         .columns
         .iter()
         .filter_map(|c| {
-            c.results.as_ref().ok().map(|r| RunList {
+            c.output.as_ref().ok().map(|output| RunList {
                 qid: "query",
                 tag: &c.arm,
-                results: r,
+                results: &output.results,
             })
         })
         .collect();

@@ -6,7 +6,10 @@ use leptos::task::spawn_local;
 use routelens_engine::lexical::live::term_spans;
 use routelens_engine::score_ranking;
 
-use super::search::{fuse, SearchState};
+use routelens_engine::lexical::issue_run::fuse_runs;
+use routelens_engine::MAX_K;
+
+use super::search::SearchState;
 use crate::api;
 
 /// Lines of a file shown at most (a larger file is cut, saying so).
@@ -85,24 +88,31 @@ pub(super) fn results_view(s: SearchState) -> Option<impl IntoView> {
             </div>
         }
     };
-    let fused = fuse(&results.columns, &fused_arms);
+    let fused = fuse_runs(&results.columns, &fused_arms, MAX_K)
+        .map(|output| output.results)
+        .map_err(|err| err.to_string());
     let fused_terms: Vec<String> = results
         .columns
         .iter()
         .filter(|c| fused_arms.contains(&c.arm))
-        .flat_map(|c| c.terms.clone())
+        .filter_map(|c| c.output.as_ref().ok())
+        .flat_map(|output| output.terms.clone())
         .collect();
     let columns = results
         .columns
         .into_iter()
         .map(|c| {
+            let (terms, ranked) = match c.output {
+                Ok(output) => (output.terms, Ok(output.results)),
+                Err(err) => (Vec::new(), Err(err.to_string())),
+            };
             column(
                 c.arm.clone(),
                 "search-column".into(),
-                c.arm.clone(),
-                c.terms,
-                c.results,
-                Some(c.ms),
+                c.arm,
+                terms,
+                ranked,
+                c.ms,
             )
         })
         .collect_view();
@@ -116,7 +126,7 @@ pub(super) fn results_view(s: SearchState) -> Option<impl IntoView> {
                 "search-fused".into(),
                 fused_label,
                 fused_terms,
-                Ok(fused),
+                fused,
                 None,
             )}
         </div>

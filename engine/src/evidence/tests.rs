@@ -1,5 +1,5 @@
 use super::*;
-use crate::lexical::TextCorpus;
+use crate::lexical::{run_arm, LexicalArm, TextCorpus};
 use crate::route::{self, ManualClock, OfflineDecider, Recorder, RouteSettings, Strategy};
 use crate::tables::{model_calls_per_issue, operations_table};
 

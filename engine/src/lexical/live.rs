@@ -208,6 +208,35 @@ pub fn merge_live_arms(open: &Study, live: &Study) -> Option<Study> {
     Some(merged)
 }
 
+/// Live arms joined to the studies they belong to: the live study of the question set (always),
+/// and the open study when it is that question set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JoinedArms {
+    /// The live study with the arms (added, or replacing arms of the same name).
+    pub live: Study,
+    /// The open study with the live study's arms, when it has the question set's cases in order.
+    pub open: Option<Study>,
+}
+
+/// Adds `arms` (each with one entry per question) to the live study of `questions` (`live`, or
+/// a new one over repository `repo`) and merges the live study into `open` when `open` is the
+/// same question set ([`merge_live_arms`]). The Search and Route views' "Add as arm" both end
+/// here. An arm of the wrong length is refused, naming it, and nothing is joined.
+pub fn join_live_arms(
+    live: Option<&Study>,
+    open: Option<&Study>,
+    repo: &str,
+    questions: &[Question],
+    arms: Vec<crate::study::Arm>,
+) -> Result<JoinedArms> {
+    let mut study = live.cloned().unwrap_or_else(|| live_study(repo, questions));
+    for arm in arms {
+        study.add_arm(arm)?;
+    }
+    let open = open.and_then(|open| merge_live_arms(open, &study));
+    Ok(JoinedArms { live: study, open })
+}
+
 /// One ranked list of a TREC run: the query id, the run tag (arm) and `(path, score)` best first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunList<'a> {
@@ -272,6 +301,36 @@ mod tests {
         assert!(study
             .add_arm(Arm::new("x", "x", ArmOrigin::Archived, vec![Vec::new()]))
             .is_err());
+    }
+
+    #[test]
+    fn joined_arms_reach_the_live_study_and_the_same_open_study() {
+        let text = "{\"id\":\"a\",\"question\":\"x\",\"gold\":[\"x.rs\"]}\n";
+        let questions = parse_questions("q.jsonl", text).unwrap();
+        let arm = |name: &str| Arm::new(name, name, ArmOrigin::Archived, vec![vec!["x.rs".into()]]);
+        let first = join_live_arms(None, None, "demo", &questions, vec![arm("rg")]).unwrap();
+        assert_eq!(first.live.arm_names(), ["rg"]);
+        assert!(first.open.is_none());
+        let open = first.live.clone();
+        let second = join_live_arms(
+            Some(&first.live),
+            Some(&open),
+            "demo",
+            &questions,
+            vec![arm("fts5")],
+        )
+        .unwrap();
+        assert_eq!(second.live.arm_names(), ["rg", "fts5"]);
+        assert_eq!(second.open.unwrap().arm_names(), ["rg", "fts5"]);
+        let other = live_study("demo", &[]);
+        let third =
+            join_live_arms(None, Some(&other), "demo", &questions, vec![arm("rg")]).unwrap();
+        assert!(
+            third.open.is_none(),
+            "another question set takes no live arm"
+        );
+        let short = Arm::new("bad", "bad", ArmOrigin::Archived, Vec::new());
+        assert!(join_live_arms(None, None, "demo", &questions, vec![short]).is_err());
     }
 
     #[test]

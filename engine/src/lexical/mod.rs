@@ -22,6 +22,7 @@ mod basename;
 mod corpus;
 #[cfg(feature = "lexical")]
 pub mod fts;
+pub mod issue_run;
 pub mod live;
 mod rg;
 pub mod timing;

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use super::corpus::TextCorpus;
 use super::{sort_and_truncate, ArmOutput};
-use crate::fusion::{rrf, RrfConfig};
+use crate::fusion::{rrf_scored, RrfConfig};
 use crate::terms::{extract_terms, first_chars, FIRST_CHARS};
 
 /// The weight of each found term that also occurs in the path.
@@ -90,7 +90,7 @@ pub fn rank_matches(
 ///    (byte order); fewer when fewer were found.
 /// 3. Search the feedback terms alone and rank the matched files the same way (`N` is still the
 ///    corpus size).
-/// 4. Fuse the two rankings with the engine's [`rrf`] at rank constant 60 and depth 16 (each
+/// 4. Fuse the two rankings with the engine's [`rrf_scored`] at rank constant 60 and depth 16 (each
 ///    list's first 16 files take part), ties by path; keep the first `k`. A file's score is its
 ///    RRF sum, `Σ 1 / (60 + rank)` over the lists whose first 16 hold it.
 ///
@@ -121,26 +121,8 @@ pub fn rg_feedback(corpus: &TextCorpus, issue: &str, k: usize) -> ArmOutput {
     let config = RrfConfig::default();
     let first_paths: Vec<&str> = first.iter().map(|(path, _)| path.as_str()).collect();
     let second_paths: Vec<&str> = second.iter().map(|(path, _)| path.as_str()).collect();
-    let fused = rrf(&[&first_paths[..], &second_paths[..]], config);
-    let score = |path: &str| -> f64 {
-        [&first_paths, &second_paths]
-            .iter()
-            .filter_map(|list| {
-                list.iter()
-                    .take(config.depth)
-                    .position(|candidate| *candidate == path)
-            })
-            .map(|index| 1.0 / (config.rank_constant + index as f64 + 1.0))
-            .sum()
-    };
-    let results = fused
-        .into_iter()
-        .take(k)
-        .map(|path| {
-            let value = score(&path);
-            (path, value)
-        })
-        .collect();
+    let fused = rrf_scored(&[&first_paths[..], &second_paths[..]], config);
+    let results = fused.into_iter().take(k).collect();
     let mut output = ArmOutput::new(terms, results);
     output.feedback_terms = feedback_terms;
     output

@@ -8,10 +8,11 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use routelens_engine::bundle::decode_manifest;
+use routelens_engine::lexical::issue_run::run_issue;
 use routelens_engine::lexical::live::{parse_questions, Question};
 use routelens_engine::lexical::FtsIndex;
 use routelens_engine::tokens::{Cl100k, TokenCache, CL100K_RANK_TABLE_FILE};
-use routelens_engine::{rrf, run_arm, LexicalArm, Policy, RrfConfig, Sources, TextCorpus, MAX_K};
+use routelens_engine::{Policy, Sources, TextCorpus, MAX_K};
 
 use crate::api::{self, BundleEntry};
 
@@ -52,25 +53,13 @@ impl LoadedBundle {
         let sources = Sources::new(&self.paths)
             .with_index(&self.index)
             .with_texts(&self.corpus);
-        let mut arms: ArmRankings = LexicalArm::ALL
+        let fused = FUSION_ARMS.map(str::to_string);
+        // An arm that fails (none should, the whole bundle is loaded) is not offered: an empty
+        // ranking would pack nothing and read as zero recall.
+        let arms: ArmRankings = run_issue(&sources, issue, MAX_K, &fused, &mut api::now_ms)
             .into_iter()
-            .map(|arm| {
-                let paths = run_arm(arm, &sources, issue, MAX_K)
-                    .map(|out| out.results.into_iter().map(|(path, _)| path).collect())
-                    .unwrap_or_default();
-                (arm.name().to_string(), paths)
-            })
+            .filter_map(|run| Some((run.arm, run.output.ok()?.paths())))
             .collect();
-        let lists: Vec<&[String]> = arms
-            .iter()
-            .filter(|(name, _)| FUSION_ARMS.contains(&name.as_str()))
-            .map(|(_, paths)| paths.as_slice())
-            .collect();
-        let fused: Vec<String> = rrf(&lists, RrfConfig::default())
-            .into_iter()
-            .take(MAX_K)
-            .collect();
-        arms.push((FUSION_ARMS.join("+"), fused));
         let ready = Rc::new(arms);
         self.rankings
             .borrow_mut()
