@@ -12,12 +12,7 @@ mod operations;
 mod paired;
 mod repos;
 mod route;
-mod route_run;
-mod route_walk;
 mod search;
-mod search_arms;
-mod search_results;
-mod search_timing;
 mod subgroups;
 mod table2;
 

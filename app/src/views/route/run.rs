@@ -21,7 +21,7 @@ use routelens_engine::route::{
 use routelens_engine::DirTree;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::route::{RouteState, Shown};
+use super::state::{RouteState, Shown};
 use crate::api;
 use crate::state::{AppState, DeciderKind, RouteSetup, SettingsStoreFields};
 

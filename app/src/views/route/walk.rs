@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use routelens_engine::route::{Cap, MenuRecord, RouteSettings, Strategy};
 use routelens_engine::score_ranking;
 
-use super::route::Shown;
+use super::state::Shown;
 
 /// The whole run.
 pub(super) fn walk_view(shown: Shown, k: usize) -> impl IntoView {

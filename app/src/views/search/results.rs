@@ -9,7 +9,7 @@ use routelens_engine::score_ranking;
 use routelens_engine::lexical::issue_run::fuse_runs;
 use routelens_engine::MAX_K;
 
-use super::search::SearchState;
+use super::state::SearchState;
 use crate::api;
 
 /// Lines of a file shown at most (a larger file is cut, saying so).

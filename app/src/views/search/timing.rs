@@ -13,7 +13,8 @@ use leptos::task::spawn_local;
 use routelens_engine::lexical::timing::{ArmTimes, ArmTiming, TimingPlan};
 use routelens_engine::{run_arm, LexicalArm, Sources};
 
-use super::search::{load_all, SearchState};
+use super::sources::load_all;
+use super::state::SearchState;
 use crate::api;
 use crate::components::NumberInput;
 

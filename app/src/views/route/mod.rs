@@ -5,11 +5,15 @@
 //! (`offline`: the engine's lexical scorer, no key; `http`: the decision API or a gateway from
 //! the browser, with a key typed into the page; `proxy`: `routelens serve`'s same-origin proxy,
 //! which adds the key itself; `replay`: a recorded run file), and run. The walk fills in as each
-//! answer arrives ([`super::route_walk`]); "Cancel" stops it after the call in flight, keeping the
+//! answer arrives ([`walk`]); "Cancel" stops it after the call in flight, keeping the
 //! partial run. The run is scored against the question's gold, downloads as a run file (every
 //! request and response, never the key), and a downloaded file replays to the same walk.
 //! "Add as arm" routes every question of the set and adds the rankings as an arm of the live
 //! study (as the Search view's "Add as arm" does), shown as Table 2.
+
+mod run;
+mod state;
+mod walk;
 
 use std::sync::Arc;
 
@@ -17,65 +21,24 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::evidence::{BundleRef, LiveStudyExport};
 use routelens_engine::lexical::live::Question;
-use routelens_engine::route::{Replayer, RouteSettings, Run, RunFile, Session, Strategy};
+use routelens_engine::route::{Replayer, Run, RunFile, Session, Strategy};
 use routelens_engine::tables::file_recall_table;
-use routelens_engine::{DirTree, MAX_K};
+use routelens_engine::MAX_K;
 use web_sys::HtmlInputElement;
 
 use super::bundle_open::fetch_bundle;
-use super::route_run::{self, Transport};
-use super::route_walk::walk_view;
 use crate::api::{self, BundleEntry};
 use crate::components::{bundle_select, question_select, TableView};
 use crate::state::{AppState, DeciderKind, SettingsStoreFields};
-
-/// A bundle's tree and questions.
-pub(super) struct RouteBundle {
-    pub(super) entry: BundleEntry,
-    /// The bundle's name, commit and file policy, as a live study export records them.
-    pub(super) snapshot: BundleRef,
-    pub(super) tree: DirTree,
-    pub(super) files: usize,
-    pub(super) questions: Vec<Question>,
-}
-
-/// A run as the view shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Shown {
-    pub(super) run: Run,
-    pub(super) settings: RouteSettings,
-    pub(super) qid: Option<String>,
-    pub(super) gold: Option<Vec<String>>,
-    /// `live run`, `replay`, `recorded run (not replayed)`.
-    pub(super) source: String,
-}
-
-/// The view's own state.
-#[derive(Clone, Copy)]
-pub(super) struct RouteState {
-    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
-    pub(super) open: RwSignal<Option<Arc<RouteBundle>>>,
-    pub(super) text: RwSignal<String>,
-    pub(super) question: RwSignal<Option<String>>,
-    /// The API key, in memory only (local storage only when `remember`).
-    pub(super) key: RwSignal<String>,
-    pub(super) remember: RwSignal<bool>,
-    pub(super) replay: RwSignal<Option<Arc<RunFile>>>,
-    pub(super) shown: RwSignal<Option<Shown>>,
-    pub(super) file: RwSignal<Option<Arc<RunFile>>>,
-    pub(super) busy: RwSignal<bool>,
-    pub(super) cancel: RwSignal<bool>,
-    pub(super) progress: RwSignal<Option<String>>,
-    pub(super) error: RwSignal<Option<String>>,
-    pub(super) live: RwSignal<Option<Arc<routelens_engine::Study>>>,
-    pub(super) k: RwSignal<usize>,
-}
+use run::Transport;
+use state::{RouteBundle, RouteState, Shown};
+use walk::walk_view;
 
 /// The Route view.
 #[component]
 pub fn RouteView() -> impl IntoView {
     let app = AppState::get();
-    let remembered = route_run::remembered_key();
+    let remembered = run::remembered_key();
     let rs = RouteState {
         bundles: RwSignal::new(None),
         open: RwSignal::new(None),
@@ -181,7 +144,7 @@ pub fn RouteView() -> impl IntoView {
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
                             rs.remember.set(on);
-                            route_run::remember_key(&rs.key.get_untracked(), on);
+                            run::remember_key(&rs.key.get_untracked(), on);
                         }
                     />
                     "remember on this device"
@@ -329,7 +292,7 @@ pub fn RouteView() -> impl IntoView {
             <div class="controls">{http_fields} {replay_field}</div>
             {move || (route.get().decider == DeciderKind::Proxy).then(|| view! {
                 <p class="muted">
-                    {format!("Calls go to this server's {} (routelens serve adds TYPESAFE_API_KEY from its environment); the page holds no key.", route_run::PROXY_URL)}
+                    {format!("Calls go to this server's {} (routelens serve adds TYPESAFE_API_KEY from its environment); the page holds no key.", run::PROXY_URL)}
                 </p>
             })}
             <div class="controls">
@@ -373,14 +336,14 @@ pub fn RouteView() -> impl IntoView {
                         rs.open.with(|o| o.as_ref().is_none_or(|o| o.questions.is_empty())) || rs.busy.get()
                     }
                     title="Route every question of the bundle's set with this decider and add the rankings as an arm of the live study"
-                    on:click=move |_| spawn_local(route_run::run_all(app, rs))
+                    on:click=move |_| spawn_local(run::run_all(app, rs))
                 >
                     "Add as arm (all questions)"
                 </button>
                 <button
                     data-testid="route-open-live"
                     disabled=move || rs.live.with(Option::is_none) || rs.busy.get()
-                    on:click=move |_| route_run::open_live_study(app, rs)
+                    on:click=move |_| run::open_live_study(app, rs)
                 >
                     "Open as study"
                 </button>
@@ -498,7 +461,7 @@ async fn run_single(app: AppState, rs: RouteState) {
         // A picked question (or study case) orders the flat tournament by its id, as the paper
         // ordered by case id; typed text has none.
         let issue_id = rs.question.get_untracked().unwrap_or_default();
-        let settings = route_run::settings_of(&setup);
+        let settings = run::settings_of(&setup);
         Transport::for_setup(&setup, &key).and_then(|transport| {
             Session::new(
                 setup.strategy,
@@ -517,7 +480,7 @@ async fn run_single(app: AppState, rs: RouteState) {
         Err(err) => return rs.error.set(Some(err)),
     };
     if setup.decider == DeciderKind::Http {
-        route_run::remember_key(&key, rs.remember.get_untracked());
+        run::remember_key(&key, rs.remember.get_untracked());
     }
     let question = open
         .questions
@@ -544,14 +507,10 @@ async fn run_single(app: AppState, rs: RouteState) {
         setup.decider.name()
     )));
     let show = |run: &Run| {
-        rs.shown.set(Some(route_run::shown(
-            run,
-            &settings,
-            question.as_ref(),
-            source,
-        )));
+        rs.shown
+            .set(Some(run::shown(run, &settings, question.as_ref(), source)));
     };
-    route_run::drive(rs, &mut session, &mut transport, show).await;
+    run::drive(rs, &mut session, &mut transport, show).await;
     let run = session.run();
     rs.progress.set(Some(format!(
         "{source} done: {} files nominated in {} calls",

@@ -14,83 +14,30 @@
 //! every question through every arm (and the fusion) and adds them as arms of a live study of the
 //! question set, shown as Table 2; "Export TREC run" downloads the results as a TREC run.
 
-use std::collections::BTreeMap;
+mod arms;
+mod results;
+mod sources;
+mod state;
+mod timing;
+
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::bundle::Manifest;
 use routelens_engine::evidence::{BundleRef, LiveStudyExport};
-use routelens_engine::lexical::issue_run::{run_issue, ArmRun};
 use routelens_engine::lexical::live::Question;
-use routelens_engine::lexical::FtsIndex;
 use routelens_engine::tables::file_recall_table;
-use routelens_engine::{LexicalArm, Sources, Study, TextCorpus, MAX_K};
+use routelens_engine::{LexicalArm, MAX_K};
 
 use super::bundle_open::{fetch_bundle, FetchedBundle};
-use super::search_arms::{export_trec, open_live_study, run_all};
-use super::search_results::{file_view, results_view};
-use super::search_timing::TimingPanel;
 use crate::api::{self, BundleEntry};
 use crate::components::{bundle_select, question_select, TableView};
 use crate::state::{AppState, SettingsStoreFields};
-
-/// A bundle whose manifest (and question set) are in.
-#[derive(Debug)]
-pub(super) struct OpenBundle {
-    pub(super) entry: BundleEntry,
-    pub(super) manifest: Manifest,
-    manifest_bytes: usize,
-    pub(super) paths: Vec<String>,
-    pub(super) questions: Vec<Question>,
-}
-
-/// Every file's text, loaded after the first index-arm results: the `rg` arms' corpus, and the
-/// texts for the file view.
-pub(super) struct Texts {
-    pub(super) corpus: TextCorpus,
-    pub(super) texts: BTreeMap<String, String>,
-}
-
-/// The shown query's results.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Results {
-    /// The question id, or `query` for typed text.
-    pub(super) qid: String,
-    pub(super) gold: Option<Vec<String>>,
-    /// Every arm's answer (the engine's [`run_issue`]), failed ones with their error.
-    pub(super) columns: Vec<ArmRun>,
-}
-
-/// Ranked `(path, score)` pairs, best first.
-pub(super) type Ranked = Vec<(String, f64)>;
-
-/// Every question through every arm (for "Add as arm" and the TREC export).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub(super) struct AllRuns {
-    /// Per question id: per arm name, the ranked results.
-    pub(super) runs: Vec<(String, Vec<(String, Ranked)>)>,
-}
-
-/// The view's own state (a new one each time the view mounts).
-#[derive(Clone, Copy)]
-pub(super) struct SearchState {
-    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
-    pub(super) open: RwSignal<Option<Arc<OpenBundle>>>,
-    pub(super) index: StoredValue<Option<Arc<FtsIndex>>, LocalStorage>,
-    pub(super) texts: StoredValue<Option<Arc<Texts>>, LocalStorage>,
-    pub(super) progress: RwSignal<Option<String>>,
-    pub(super) error: RwSignal<Option<String>>,
-    pub(super) text: RwSignal<String>,
-    pub(super) question: RwSignal<Option<String>>,
-    pub(super) results: RwSignal<Option<Results>>,
-    pub(super) fused: RwSignal<Vec<String>>,
-    pub(super) k: RwSignal<usize>,
-    pub(super) file: RwSignal<Option<(String, String, Vec<String>)>>,
-    pub(super) live: RwSignal<Option<Arc<Study>>>,
-    pub(super) all: RwSignal<Option<AllRuns>>,
-    pub(super) busy: RwSignal<bool>,
-}
+use arms::{export_trec, open_live_study, run_all};
+use results::{file_view, results_view};
+use sources::{load_index, load_texts, run_arms};
+use state::{fail, OpenBundle, Results, SearchState};
+use timing::TimingPanel;
 
 /// The Search view.
 #[component]
@@ -383,98 +330,6 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
         manifest_bytes,
         questions,
     })));
-}
-
-pub(super) fn fail(s: SearchState, message: String) {
-    s.progress.set(None);
-    s.error.set(Some(message));
-}
-
-/// The index blob, fetched and verified on the first search.
-async fn load_index(s: SearchState) -> Result<Arc<FtsIndex>, String> {
-    if let Some(ready) = s.index.get_value() {
-        return Ok(ready);
-    }
-    let open = s.open.get_untracked().ok_or("no bundle is open")?;
-    let base = open.entry.base.trim_end_matches('/');
-    let m = &open.manifest;
-    let entry = m
-        .index
-        .as_ref()
-        .ok_or_else(|| format!("{}: this bundle has no search index", open.entry.name))?;
-    let total = m.chunks.len() + 1;
-    s.progress.set(Some(format!(
-        "loading 0/{total} files (the index, {} bytes)",
-        entry.bytes
-    )));
-    let blob = api::fetch_required(&format!("{base}/{}", entry.file)).await?;
-    let index = Arc::new(FtsIndex::from_bundle(m, &blob).map_err(|e| e.to_string())?);
-    s.progress.set(Some(format!(
-        "loaded 1/{total} files: the index ({} bytes, {} with the manifest)",
-        blob.len(),
-        blob.len() + open.manifest_bytes
-    )));
-    s.index.set_value(Some(index.clone()));
-    Ok(index)
-}
-
-/// Every chunk, fetched and verified (the `rg` arms search every file's text).
-async fn load_texts(s: SearchState) -> Result<Arc<Texts>, String> {
-    if let Some(ready) = s.texts.get_value() {
-        return Ok(ready);
-    }
-    let open = s.open.get_untracked().ok_or("no bundle is open")?;
-    let base = open.entry.base.trim_end_matches('/');
-    let m = &open.manifest;
-    let total = m.chunks.len() + 1;
-    let mut stored = Vec::with_capacity(m.chunks.len());
-    for (done, chunk) in m.chunks.iter().enumerate() {
-        s.progress.set(Some(format!(
-            "loading {}/{total} files ({})",
-            done + 2,
-            chunk.file
-        )));
-        let bytes = api::fetch_required(&format!("{base}/{}", chunk.file)).await?;
-        // Verify as it arrives, so a bad chunk is named before the rest are fetched.
-        m.open_chunk(done, &bytes).map_err(|e| e.to_string())?;
-        stored.push(bytes);
-    }
-    let texts = m.read_all(&stored).map_err(|e| e.to_string())?;
-    let corpus = TextCorpus::new(texts.iter().map(|(p, t)| (p.clone(), t.as_str())));
-    let ready = Arc::new(Texts {
-        corpus,
-        texts: texts.into_iter().collect(),
-    });
-    s.progress.set(Some(format!(
-        "loaded {total}/{total} files: the index and {} chunks, {} bytes",
-        m.chunks.len(),
-        m.stored_bytes(open.manifest_bytes as u64)
-    )));
-    s.texts.set_value(Some(ready.clone()));
-    Ok(ready)
-}
-
-/// The index and every text.
-pub(super) async fn load_all(s: SearchState) -> Result<(Arc<FtsIndex>, Arc<Texts>), String> {
-    let index = load_index(s).await?;
-    Ok((index, load_texts(s).await?))
-}
-
-/// Every arm for one issue, each timed (the engine's [`run_issue`]); with `fused` naming two or
-/// more arms, their fusion last. Arms whose sources are not loaded yet fail with what they wait
-/// for.
-pub(super) fn run_arms(
-    index: &FtsIndex,
-    texts: Option<&Texts>,
-    paths: &[String],
-    issue: &str,
-    fused: &[String],
-) -> Vec<ArmRun> {
-    let mut sources = Sources::new(paths).with_index(index);
-    if let Some(texts) = texts {
-        sources = sources.with_texts(&texts.corpus);
-    }
-    run_issue(&sources, issue, MAX_K, fused, &mut api::now_ms)
 }
 
 async fn run_query(app: AppState, s: SearchState) {

@@ -10,7 +10,8 @@ use routelens_engine::lexical::issue_run::{fuse_runs, ArmRun};
 use routelens_engine::lexical::live::{join_live_arms, trec_run, RunList};
 use routelens_engine::{fusion_name, MAX_K};
 
-use super::search::{fail, load_all, run_arms, AllRuns, SearchState};
+use super::sources::{load_all, run_arms};
+use super::state::{fail, AllRuns, SearchState};
 use crate::api;
 use crate::state::AppState;
 

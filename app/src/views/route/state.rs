@@ -1,0 +1,54 @@
+//! The Route view's state, shared by its parts: the open bundle's tree and questions, the run
+//! shown, and the view's signals. A leaf: it imports no sibling.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use routelens_engine::evidence::BundleRef;
+use routelens_engine::lexical::live::Question;
+use routelens_engine::route::{RouteSettings, Run, RunFile};
+use routelens_engine::DirTree;
+
+use crate::api::BundleEntry;
+
+/// A bundle's tree and questions.
+pub(super) struct RouteBundle {
+    pub(super) entry: BundleEntry,
+    /// The bundle's name, commit and file policy, as a live study export records them.
+    pub(super) snapshot: BundleRef,
+    pub(super) tree: DirTree,
+    pub(super) files: usize,
+    pub(super) questions: Vec<Question>,
+}
+
+/// A run as the view shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Shown {
+    pub(super) run: Run,
+    pub(super) settings: RouteSettings,
+    pub(super) qid: Option<String>,
+    pub(super) gold: Option<Vec<String>>,
+    /// `live run`, `replay`, `recorded run (not replayed)`.
+    pub(super) source: String,
+}
+
+/// The view's own state.
+#[derive(Clone, Copy)]
+pub(super) struct RouteState {
+    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
+    pub(super) open: RwSignal<Option<Arc<RouteBundle>>>,
+    pub(super) text: RwSignal<String>,
+    pub(super) question: RwSignal<Option<String>>,
+    /// The API key, in memory only (local storage only when `remember`).
+    pub(super) key: RwSignal<String>,
+    pub(super) remember: RwSignal<bool>,
+    pub(super) replay: RwSignal<Option<Arc<RunFile>>>,
+    pub(super) shown: RwSignal<Option<Shown>>,
+    pub(super) file: RwSignal<Option<Arc<RunFile>>>,
+    pub(super) busy: RwSignal<bool>,
+    pub(super) cancel: RwSignal<bool>,
+    pub(super) progress: RwSignal<Option<String>>,
+    pub(super) error: RwSignal<Option<String>>,
+    pub(super) live: RwSignal<Option<Arc<routelens_engine::Study>>>,
+    pub(super) k: RwSignal<usize>,
+}

@@ -1,0 +1,77 @@
+//! The Search view's state, shared by its parts: the open bundle, the loaded texts, the shown
+//! results, every question's runs, and the signals of the view. A leaf: it imports no sibling.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use routelens_engine::bundle::Manifest;
+use routelens_engine::lexical::issue_run::ArmRun;
+use routelens_engine::lexical::live::Question;
+use routelens_engine::lexical::FtsIndex;
+use routelens_engine::{Study, TextCorpus};
+
+use crate::api::BundleEntry;
+
+/// A bundle whose manifest (and question set) are in.
+#[derive(Debug)]
+pub(super) struct OpenBundle {
+    pub(super) entry: BundleEntry,
+    pub(super) manifest: Manifest,
+    pub(super) manifest_bytes: usize,
+    pub(super) paths: Vec<String>,
+    pub(super) questions: Vec<Question>,
+}
+
+/// Every file's text, loaded after the first index-arm results: the `rg` arms' corpus, and the
+/// texts for the file view.
+pub(super) struct Texts {
+    pub(super) corpus: TextCorpus,
+    pub(super) texts: BTreeMap<String, String>,
+}
+
+/// The shown query's results.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Results {
+    /// The question id, or `query` for typed text.
+    pub(super) qid: String,
+    pub(super) gold: Option<Vec<String>>,
+    /// Every arm's answer (the engine's [`run_issue`]), failed ones with their error.
+    pub(super) columns: Vec<ArmRun>,
+}
+
+/// Ranked `(path, score)` pairs, best first.
+pub(super) type Ranked = Vec<(String, f64)>;
+
+/// Every question through every arm (for "Add as arm" and the TREC export).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(super) struct AllRuns {
+    /// Per question id: per arm name, the ranked results.
+    pub(super) runs: Vec<(String, Vec<(String, Ranked)>)>,
+}
+
+/// The view's own state (a new one each time the view mounts).
+#[derive(Clone, Copy)]
+pub(super) struct SearchState {
+    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
+    pub(super) open: RwSignal<Option<Arc<OpenBundle>>>,
+    pub(super) index: StoredValue<Option<Arc<FtsIndex>>, LocalStorage>,
+    pub(super) texts: StoredValue<Option<Arc<Texts>>, LocalStorage>,
+    pub(super) progress: RwSignal<Option<String>>,
+    pub(super) error: RwSignal<Option<String>>,
+    pub(super) text: RwSignal<String>,
+    pub(super) question: RwSignal<Option<String>>,
+    pub(super) results: RwSignal<Option<Results>>,
+    pub(super) fused: RwSignal<Vec<String>>,
+    pub(super) k: RwSignal<usize>,
+    pub(super) file: RwSignal<Option<(String, String, Vec<String>)>>,
+    pub(super) live: RwSignal<Option<Arc<Study>>>,
+    pub(super) all: RwSignal<Option<AllRuns>>,
+    pub(super) busy: RwSignal<bool>,
+}
+
+/// Shows `message` as the view's error and clears its progress line.
+pub(super) fn fail(s: SearchState, message: String) {
+    s.progress.set(None);
+    s.error.set(Some(message));
+}
