@@ -10,7 +10,9 @@
 //! `bundle=<name>` and `q=<question id or issue text>` (the Search and Context views), and for the
 //! Context view `arm=fts5`, `vs=<arm>` (comparison), `budget=16000`, `radius=200`, `anchors=4`
 //! (written only when not the default).
-//! `bundle=<name>` and `q=<question id or issue text>` (the Search and Route views);
+//! `bundle=<name>` and `q=<question id or issue text>` (the Search and Route views, whose k is
+//! `k`); the Search view's fused arms `sfuse=fts5+rg` (written only when not the default; `sfuse=`
+//! for none);
 //! the Route view's `strategy=tree|flat`, `decider=offline|http|proxy|replay`, `base=<URL>`,
 //! `model=jev-1.13.0`, `max_files=16`, `max_calls=32` (written only when not the default). The
 //! API key is never in the link.
@@ -138,6 +140,9 @@ pub fn to_query(settings: &Settings) -> String {
     }
     // The Context view's settings, only when they differ from the paper's.
     let defaults = Settings::default();
+    if settings.search_fused != defaults.search_fused {
+        pairs.push(("sfuse", settings.search_fused.join("+")));
+    }
     if settings.pack_arm != defaults.pack_arm {
         pairs.push(("arm", settings.pack_arm.clone()));
     }
@@ -218,6 +223,13 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
                 Ok(k) => settings.k = k,
                 Err(err) => refuse(err),
             },
+            "sfuse" => {
+                settings.search_fused = value
+                    .split('+')
+                    .filter(|arm| !arm.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            }
             "fuse" => {
                 settings.fusions = list(&value)
                     .iter()
@@ -362,6 +374,7 @@ mod tests {
             issue: Some("SWE-PolyBench__python__x y&z".into()),
             bundle: Some("demo".into()),
             query: Some("where is the json! macro?".into()),
+            search_fused: vec!["fts5".into(), "basename".into(), "rg".into()],
             pack_arm: "rg".into(),
             pack_vs: Some("fts5+rg".into()),
             budget: 4000,
@@ -378,6 +391,7 @@ mod tests {
         };
         let query = to_query(&settings);
         assert!(query.contains("fuse=tree+fts5,rg+fts5+basename"), "{query}");
+        assert!(query.contains("sfuse=fts5+basename+rg"), "{query}");
         assert!(
             query.contains("case=SWE-PolyBench__python__x%20y%26z"),
             "{query}"
@@ -395,6 +409,20 @@ mod tests {
         assert_eq!(settings.study, StudyRef::Pinned);
         assert_eq!(notices.len(), 4, "{notices:?}");
         assert!(notices[0].contains("k = 99 is out of range"), "{notices:?}");
+    }
+
+    #[test]
+    fn the_search_view_may_fuse_nothing() {
+        let settings = Settings {
+            search_fused: Vec::new(),
+            ..Settings::default()
+        };
+        let query = to_query(&settings);
+        assert!(
+            query.contains("sfuse=&") || query.ends_with("sfuse="),
+            "{query}"
+        );
+        assert_eq!(from_query(&format!("?{query}")), (settings, Vec::new()));
     }
 
     #[test]

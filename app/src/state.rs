@@ -245,6 +245,8 @@ pub struct Settings {
     pub bundle: Option<String>,
     /// The Search view's query: a question id of the bundle's set, or issue text (default none).
     pub query: Option<String>,
+    /// The lexical arms the Search view fuses, in the engine's arm order (default `fts5`, `rg`).
+    pub search_fused: Vec<String>,
     /// The Context view's arm (default `fts5`).
     pub pack_arm: String,
     /// The Context view's second arm, for the side-by-side comparison (default none).
@@ -281,6 +283,7 @@ impl Default for Settings {
             issue: None,
             bundle: None,
             query: None,
+            search_fused: vec!["fts5".into(), "rg".into()],
             pack_arm: "fts5".into(),
             pack_vs: None,
             budget: routelens_engine::pack::DEFAULT_BUDGET_TOKENS,

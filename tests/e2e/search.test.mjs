@@ -142,6 +142,8 @@ test('the live study opens as the study every view shows, and takes later arms',
   await page.waitForFunction(() =>
     document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('manifest loaded'));
   await byTestId('search-fuse-basename').check();
+  // The fused arms are in the permalink.
+  await page.waitForFunction(() => /sfuse=fts5\+basename\+rg/.test(location.search));
   await byTestId('search-add-arm').click();
   await page.waitForFunction(() =>
     document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('added to the open study'),

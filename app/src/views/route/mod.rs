@@ -54,7 +54,7 @@ pub fn RouteView() -> impl IntoView {
         progress: RwSignal::new(None),
         error: RwSignal::new(None),
         live: RwSignal::new(None),
-        k: RwSignal::new(8),
+        k: app.settings.k().into(),
     };
     spawn_local(async move {
         let list = api::fetch_bundles().await;

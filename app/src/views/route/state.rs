@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use reactive_stores::Field;
 use routelens_engine::evidence::BundleRef;
 use routelens_engine::lexical::live::Question;
 use routelens_engine::route::{RouteSettings, Run, RunFile};
@@ -50,5 +51,6 @@ pub(super) struct RouteState {
     pub(super) progress: RwSignal<Option<String>>,
     pub(super) error: RwSignal<Option<String>>,
     pub(super) live: RwSignal<Option<Arc<routelens_engine::Study>>>,
-    pub(super) k: RwSignal<usize>,
+    /// The k recall is shown at: the store's `k`, so it is in the permalink.
+    pub(super) k: Field<usize>,
 }

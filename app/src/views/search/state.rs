@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use reactive_stores::Field;
 use routelens_engine::bundle::Manifest;
 use routelens_engine::lexical::issue_run::ArmRun;
 use routelens_engine::lexical::live::Question;
@@ -62,8 +63,9 @@ pub(super) struct SearchState {
     pub(super) text: RwSignal<String>,
     pub(super) question: RwSignal<Option<String>>,
     pub(super) results: RwSignal<Option<Results>>,
-    pub(super) fused: RwSignal<Vec<String>>,
-    pub(super) k: RwSignal<usize>,
+    /// The fused arms and the k, fields of the store, so that both are in the permalink.
+    pub(super) fused: Field<Vec<String>>,
+    pub(super) k: Field<usize>,
     pub(super) file: RwSignal<Option<(String, String, Vec<String>)>>,
     pub(super) live: RwSignal<Option<Arc<Study>>>,
     pub(super) all: RwSignal<Option<AllRuns>>,
