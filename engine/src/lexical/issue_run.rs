@@ -85,12 +85,9 @@ pub fn fuse_runs(runs: &[ArmRun], parts: &[String], k: usize) -> Result<ArmOutpu
                 name: part.clone(),
                 known: LexicalArm::ALL.map(LexicalArm::name).join(", "),
             })?;
-        let output = run.output.as_ref().map_err(|error| {
-            Error::setting(
-                "fusion",
-                fusion_name(parts),
-                &format!("every part answering ({part} failed: {error})"),
-            )
+        let output = run.output.as_ref().map_err(|error| Error::Unavailable {
+            arm: fusion_name(parts),
+            needs: format!("{part}'s ranking, which failed ({error})"),
         })?;
         lists.push(output.paths());
     }
@@ -154,6 +151,9 @@ mod tests {
             .as_ref()
             .unwrap_err()
             .to_string();
-        assert!(error.contains("fts5 failed"), "{error}");
+        assert!(
+            error.starts_with("arm fts5+rg: needs fts5's ranking, which failed (arm fts5: needs"),
+            "{error}"
+        );
     }
 }
