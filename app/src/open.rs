@@ -5,7 +5,9 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::evidence::LiveStudyExport;
-use routelens_engine::{load_archive, load_jsonl, load_trec, ARCHIVE_FILES, PINNED_ARCHIVE_URL};
+use routelens_engine::{
+    load_archive, load_jsonl, load_trec, Study, ARCHIVE_FILES, PINNED_ARCHIVE_URL,
+};
 use web_sys::File;
 
 use crate::api::{self, StudyEntry};
@@ -136,43 +138,39 @@ pub fn open_trec(state: AppState, run: File, qrels: File) {
 
 /// Opens a JSON Lines study.
 pub fn open_jsonl(state: AppState, file: File) {
-    let name = file.name();
-    let generation = state.begin_load(StudyRef::Picked, &name, 1);
-    spawn_local(async move {
-        let result = async {
-            let text = api::read_text(&file).await?;
-            state.progress(generation, 1);
-            load_jsonl(&file.name(), &text).map_err(|e| e.to_string())
-        }
-        .await;
-        state.finish_load(
-            generation,
-            format!("picked JSON Lines file {name} (a link cannot restore picked files)"),
-            result,
-        );
+    open_text_file(state, file, "JSON Lines file", |name, text| {
+        load_jsonl(name, text)
     });
 }
 
 /// Opens a live study export (the Route or Search view's "Download study with runs"): its
 /// questions as cases and every arm rebuilt from its run files and searches.
 pub fn open_export(state: AppState, file: File) {
+    open_text_file(state, file, "live study export", |name, text| {
+        LiveStudyExport::from_json(name, text).and_then(|export| export.study())
+    });
+}
+
+/// Reads one picked text file and opens the study `load` makes of it (`kind` names the file
+/// in the source line).
+fn open_text_file(
+    state: AppState,
+    file: File,
+    kind: &'static str,
+    load: impl FnOnce(&str, &str) -> routelens_engine::Result<Study> + 'static,
+) {
     let name = file.name();
     let generation = state.begin_load(StudyRef::Picked, &name, 1);
     spawn_local(async move {
         let result = async {
             let text = api::read_text(&file).await?;
             state.progress(generation, 1);
-            LiveStudyExport::from_json(&name, &text)
-                .and_then(|export| export.study())
-                .map_err(|e| e.to_string())
+            load(&name, &text).map_err(|e| e.to_string())
         }
         .await;
         state.finish_load(
             generation,
-            format!(
-                "picked live study export {} (a link cannot restore picked files)",
-                file.name()
-            ),
+            format!("picked {kind} {name} (a link cannot restore picked files)"),
             result,
         );
     });

@@ -16,12 +16,15 @@ const cli = join(root, 'target/debug/routelens');
 const QUESTION = 'routelens-pack-skip';
 let server, browser, page, demo, question;
 
+/** The demo question set's questions with these ids, in the set's order. */
+const demoQuestions = (ids) => readFileSync(join(root, 'bundler/demo/questions.jsonl'), 'utf8')
+  .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((q) => ids.includes(q.id));
+
 before(async () => {
   if (skip) return;
   const bundles = tempDir();
   demo = buildDemoBundle(bundles);
-  question = readFileSync(join(root, 'bundler/demo/questions.jsonl'), 'utf8')
-    .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)).find((q) => q.id === QUESTION);
+  [question] = demoQuestions([QUESTION]);
   server = await startServer({ bundles });
   browser = await launchBrowser();
   page = await browser.newPage();
@@ -176,9 +179,7 @@ test('the paper\'s study says its line values are archived only', { skip }, asyn
 
 test('a study over the bundle\'s questions gets recomputed line values', { skip }, async () => {
   // A JSON Lines study: two demo questions with their gold spans, and one arm ranked natively.
-  const questions = readFileSync(join(root, 'bundler/demo/questions.jsonl'), 'utf8')
-    .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
-    .filter((q) => ['routelens-pack-skip', 'routelens-terms'].includes(q.id));
+  const questions = demoQuestions(['routelens-pack-skip', 'routelens-terms']);
   const dir = tempDir();
   const lines = [];
   const natives = [];
@@ -222,9 +223,7 @@ test('a study over the bundle\'s questions gets recomputed line values', { skip 
 test('a study case of another commit is shown as such, never packed or recomputed over the bundle', { skip }, async () => {
   // The same demo questions, but the study says its cases were cut at another commit; the demo
   // bundle is a working tree and records none.
-  const questions = readFileSync(join(root, 'bundler/demo/questions.jsonl'), 'utf8')
-    .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l))
-    .filter((q) => ['routelens-pack-skip', 'routelens-terms'].includes(q.id));
+  const questions = demoQuestions(['routelens-pack-skip', 'routelens-terms']);
   const commit = '0123456789abcdef0123456789abcdef01234567';
   const lines = questions.flatMap((q) => [
     JSON.stringify({ id: q.id, repo: 'demo', gold: q.gold_lines, base_commit: commit }),

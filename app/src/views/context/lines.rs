@@ -10,7 +10,7 @@ use leptos::task::spawn_local;
 use routelens_engine::context::{
     build_context, recomputed_lines_table, ContextSettings, RecomputedLines,
 };
-use routelens_engine::lexical::live::{snapshot_mismatch, BundleSnapshot};
+use routelens_engine::lexical::live::snapshot_mismatch;
 use routelens_engine::{GoldSpan, Study, Table};
 
 use super::load::{self, LoadedBundle};
@@ -100,11 +100,7 @@ pub struct Available {
 /// (its issue text) and every gold span's file, and the bundle is of the case's commit and the
 /// study's file policy. Gold spans are the case's, else the question's.
 pub fn available_cases(study: &Study, bundle: &LoadedBundle) -> Available {
-    let snapshot = BundleSnapshot {
-        repo: &bundle.entry.name,
-        commit: bundle.commit.as_deref(),
-        policy: &bundle.policy,
-    };
+    let snapshot = bundle.snapshot();
     let mut available = Available::default();
     for (index, case) in study.cases.iter().enumerate() {
         let Some(question) = bundle.questions.iter().find(|q| q.id == case.id) else {

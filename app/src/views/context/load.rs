@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use routelens_engine::bundle::decode_manifest;
 use routelens_engine::lexical::issue_run::run_issue;
-use routelens_engine::lexical::live::{parse_questions, Question};
+use routelens_engine::lexical::live::{parse_questions, BundleSnapshot, Question};
 use routelens_engine::lexical::FtsIndex;
 use routelens_engine::tokens::{Cl100k, TokenCache, CL100K_RANK_TABLE_FILE};
 use routelens_engine::{Policy, Sources, TextCorpus, MAX_K};
@@ -44,6 +44,15 @@ pub struct LoadedBundle {
 }
 
 impl LoadedBundle {
+    /// What the bundle was built from, for matching a study's cases to it.
+    pub fn snapshot(&self) -> BundleSnapshot<'_> {
+        BundleSnapshot {
+            repo: &self.entry.name,
+            commit: self.commit.as_deref(),
+            policy: &self.policy,
+        }
+    }
+
     /// Every arm's ranking (top 16) for an issue text, the arms in the Search view's order and
     /// then the fusion; memoised by text.
     pub fn rankings(&self, issue: &str) -> Rc<ArmRankings> {

@@ -24,7 +24,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::context::{build_context, ContextReport, ContextSettings};
-use routelens_engine::lexical::live::{snapshot_mismatch, BundleSnapshot, Question};
+use routelens_engine::lexical::live::{snapshot_mismatch, Question};
 use routelens_engine::GoldSpan;
 
 use crate::api::{self, BundleEntry};
@@ -341,11 +341,7 @@ fn study_arms_for(
     issue: &Issue,
 ) -> Option<Result<Vec<NamedRanking>, String>> {
     let id = issue.id.as_ref()?;
-    let snapshot = BundleSnapshot {
-        repo: &bundle.entry.name,
-        commit: bundle.commit.as_deref(),
-        policy: &bundle.policy,
-    };
+    let snapshot = bundle.snapshot();
     app.with_study(|study| {
         let index = study.cases.iter().position(|case| case.id == *id)?;
         if let Some(why) = snapshot_mismatch(study, &study.cases[index], snapshot) {
