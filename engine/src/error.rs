@@ -115,6 +115,13 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// An error raised on the other side of a message boundary (the browser's live worker) and
+    /// carried back as its message, which is shown as it was.
+    #[error("{message}")]
+    Relayed {
+        /// The error's message.
+        message: String,
+    },
 }
 
 /// The engine's result type.

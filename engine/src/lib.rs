@@ -42,6 +42,8 @@ pub mod fusion;
 pub mod issue_text;
 pub mod lexical;
 pub mod linescore;
+#[cfg(feature = "lexical")]
+pub mod live_session;
 pub mod metrics;
 pub mod pack;
 pub mod paired;

@@ -24,7 +24,7 @@ use crate::pack::Pack;
 use crate::study::GoldSpan;
 
 /// A gold span whose end was clipped to its file's last line.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ClippedSpan {
     /// The file.
     pub path: String,
@@ -37,7 +37,7 @@ pub struct ClippedSpan {
 }
 
 /// One gold file's lines.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileLines {
     /// The file.
     pub path: String,
@@ -50,7 +50,7 @@ pub struct FileLines {
 }
 
 /// The line-level scores of one pack.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LineScore {
     /// Distinct gold lines over all files.
     pub gold_lines: u64,

@@ -62,7 +62,7 @@ impl Default for PackConfig {
 }
 
 /// Why a block was left out.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum SkipReason {
@@ -84,7 +84,7 @@ impl std::fmt::Display for SkipReason {
 }
 
 /// One block the packer considered.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PackedBlock {
     /// The file's path.
     pub path: String,
@@ -103,7 +103,7 @@ pub struct PackedBlock {
 }
 
 /// The packer's result.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Pack {
     /// Every block in the order considered: file rank, then the selector's window order.
     pub blocks: Vec<PackedBlock>,

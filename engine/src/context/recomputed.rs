@@ -5,7 +5,7 @@ use crate::linescore::LineScore;
 
 /// Recomputed line scores of one arm at one k: `(case index, score)` for every case whose files
 /// were available (in a loaded bundle).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RecomputedLines {
     /// The arm's name.
     pub arm: String,

@@ -10,7 +10,7 @@ use crate::pack::{Pack, PackedBlock};
 use crate::study::GoldSpan;
 
 /// A ranked path within the top k that the file lookup did not know.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MissingFile {
     /// The path as ranked.
     pub path: String,
@@ -19,7 +19,7 @@ pub struct MissingFile {
 }
 
 /// A delivered context and, with gold, its line scores.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ContextReport {
     /// The settings packed with.
     pub settings: ContextSettings,

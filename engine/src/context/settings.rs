@@ -9,7 +9,7 @@ use crate::select::{SelectConfig, DEFAULT_ANCHORS_PER_FILE, DEFAULT_RADIUS_LINES
 pub const DEFAULT_CONTEXT_K: usize = 8;
 
 /// Every setting of one delivered context; the defaults are the paper's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ContextSettings {
     /// How many ranked paths are packed, from the top (default [`DEFAULT_CONTEXT_K`], 8).
     pub k: usize,

@@ -41,7 +41,7 @@ use crate::error::{Error, Result};
 pub const DEFAULT_K: usize = 16;
 
 /// One arm's answer for one issue.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct ArmOutput {
     /// The query terms the arm searched for (for `rg-feedback`, the first search's).
@@ -96,8 +96,11 @@ impl fmt::Display for Needs {
     }
 }
 
-/// The paper's lexical arms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The paper's lexical arms. Serialized by [`LexicalArm::name`].
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum LexicalArm {
     /// BM25 over path and content, first 500 characters.
@@ -293,6 +296,10 @@ mod tests {
     fn names_round_trip_and_unknown_names_list_the_arms() {
         for arm in LexicalArm::ALL {
             assert_eq!(LexicalArm::from_name(arm.name()).unwrap(), arm);
+            // Messages to and from the browser's worker carry the same name.
+            let json = serde_json::to_string(&arm).unwrap();
+            assert_eq!(json, format!("{:?}", arm.name()));
+            assert_eq!(serde_json::from_str::<LexicalArm>(&json).unwrap(), arm);
             assert_eq!(arm.to_string(), arm.name());
         }
         let error = LexicalArm::from_name("grep").unwrap_err().to_string();

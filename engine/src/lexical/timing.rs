@@ -64,7 +64,7 @@ impl TimingPlan {
 }
 
 /// One arm's summary: per-question medians, then percentiles over the questions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ArmTiming {
     /// The arm.
     pub arm: LexicalArm,

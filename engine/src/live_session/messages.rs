@@ -1,0 +1,262 @@
+//! The messages between the page and its live worker, as JSON: a [`Call`] carries an id and what
+//! to do; every [`Answer`] to it carries the same id, any number of [`AnswerBody::Progress`] lines
+//! first and then exactly one final answer. A call is answered in the order it arrived, except
+//! [`CallBody::Cancel`], which is heard while a long call (timing, a question set) runs.
+//!
+//! Errors cross as their messages: [`WireRun::into_run`] turns one back into an
+//! [`Error::Relayed`] that displays exactly as it did in the worker.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::{ContextReport, ContextSettings, RecomputedLines};
+use crate::error::Error;
+use crate::lexical::issue_run::ArmRun;
+use crate::lexical::timing::ArmTiming;
+use crate::lexical::ArmOutput;
+use crate::study::GoldSpan;
+
+/// A call from the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    /// Chosen by the page; every answer repeats it.
+    pub id: u64,
+    /// What to do.
+    pub body: CallBody,
+}
+
+/// What the page asks of the worker. Calls over a bundle name it: a call for a bundle the
+/// session does not hold fails, naming both.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum CallBody {
+    /// Makes `bundle` (served under `base`) the session's bundle and loads its manifest and the
+    /// parts asked for; parts already loaded for it are kept, another bundle's are dropped.
+    Load {
+        /// The bundle's name.
+        bundle: String,
+        /// The URL its files are under (absolute: a worker has no page to resolve against).
+        base: String,
+        /// Load the search index.
+        index: bool,
+        /// Load every chunk (every file's text).
+        texts: bool,
+    },
+    /// Fetches the cl100k_base rank table at `url` and builds the counter, once per session.
+    LoadCounter {
+        /// The rank table's absolute URL.
+        url: String,
+    },
+    /// Every lexical arm over one issue, then the fusion of `fused` (two or more arms).
+    RunIssue {
+        /// The bundle the arms search.
+        bundle: String,
+        /// The issue text.
+        issue: String,
+        /// Results per arm.
+        k: usize,
+        /// The arms to fuse.
+        fused: Vec<String>,
+    },
+    /// [`CallBody::RunIssue`] for each issue in turn, with progress; cancellable.
+    RunIssues {
+        /// The bundle the arms search.
+        bundle: String,
+        /// The issue texts.
+        issues: Vec<String>,
+        /// Results per arm.
+        k: usize,
+        /// The arms to fuse.
+        fused: Vec<String>,
+    },
+    /// Selects and packs each ranking for one issue, scored against `gold` when it is not empty.
+    Pack {
+        /// The bundle whose texts are packed.
+        bundle: String,
+        /// The issue text.
+        issue: String,
+        /// `(arm, ranking)` pairs, each packed on its own.
+        rankings: Vec<(String, Vec<String>)>,
+        /// k, budget, radius and anchors.
+        settings: ContextSettings,
+        /// Gold line spans (empty: no line scores).
+        gold: Vec<GoldSpan>,
+    },
+    /// Line recall of every ranking of every job, with progress; cancellable.
+    LineScores {
+        /// The bundle whose texts are packed.
+        bundle: String,
+        /// The issues.
+        jobs: Vec<LineJob>,
+        /// k, budget, radius and anchors.
+        settings: ContextSettings,
+    },
+    /// Times every lexical arm over the questions, `rounds` passes each, the way the native
+    /// benchmark does ([`crate::lexical::timing`]), with progress; cancellable.
+    Time {
+        /// The bundle the arms search.
+        bundle: String,
+        /// The question texts.
+        questions: Vec<String>,
+        /// Passes per arm (at least 1).
+        rounds: usize,
+        /// Results per call.
+        k: usize,
+    },
+    /// Times select + pack over the engine's benchmark corpus ([`crate::synthetic`]).
+    PackBench,
+    /// Stops the running call `call` at its next step; it answers with what it has.
+    Cancel {
+        /// The id of the call to stop.
+        call: u64,
+    },
+}
+
+/// One issue of a [`CallBody::LineScores`] call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineJob {
+    /// The case's (or question's) index, carried into the scores.
+    pub index: usize,
+    /// The issue text.
+    pub text: String,
+    /// Its gold spans.
+    pub gold: Vec<GoldSpan>,
+    /// `(arm, ranking)` pairs.
+    pub rankings: Vec<(String, Vec<String>)>,
+}
+
+/// An answer from the worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    /// The call's id.
+    pub id: u64,
+    /// The answer.
+    pub body: AnswerBody,
+}
+
+/// What the worker answers. Every variant but `Progress` is final.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum AnswerBody {
+    /// A progress line while the call runs.
+    Progress {
+        /// What is happening, in words.
+        text: String,
+    },
+    /// The bundle and the parts asked for are loaded.
+    Loaded {
+        /// What was loaded, in words (files and bytes).
+        summary: String,
+    },
+    /// The counter is built.
+    CounterReady {
+        /// How long fetching and building took, in ms.
+        ms: f64,
+    },
+    /// [`CallBody::RunIssue`]'s arms.
+    Ran {
+        /// Every arm, failed ones with their message, then the fusion.
+        runs: Vec<WireRun>,
+    },
+    /// [`CallBody::RunIssues`]'s arms, per issue (fewer than asked when cancelled).
+    RanAll {
+        /// Per issue, every arm.
+        issues: Vec<Vec<WireRun>>,
+        /// Whether the call was cancelled.
+        cancelled: bool,
+    },
+    /// [`CallBody::Pack`]'s packs, in the rankings' order.
+    Packed {
+        /// Per ranking.
+        packs: Vec<PackAnswer>,
+    },
+    /// [`CallBody::LineScores`]'s rows, one per arm.
+    Lines {
+        /// Per arm, the scores of the jobs it could be scored on.
+        rows: Vec<RecomputedLines>,
+        /// Whether the call was cancelled.
+        cancelled: bool,
+    },
+    /// [`CallBody::Time`]'s summary, per arm.
+    Timed {
+        /// Per arm, medians and percentiles over the questions.
+        arms: Vec<ArmTiming>,
+        /// Whether the call was cancelled (the summary holds the calls made).
+        cancelled: bool,
+    },
+    /// [`CallBody::PackBench`]'s figures.
+    Bench {
+        /// The first pack (every block encoded), median of 5, in ms.
+        cold_ms: f64,
+        /// A re-pack after a budget change (every count from the memo), median of 20, in ms.
+        warm_ms: f64,
+        /// Tokens packed.
+        tokens: usize,
+    },
+    /// The call failed.
+    Failed {
+        /// Why, naming the file, bundle or arm.
+        message: String,
+    },
+}
+
+impl AnswerBody {
+    /// Whether this answer ends its call.
+    pub fn is_final(&self) -> bool {
+        !matches!(self, AnswerBody::Progress { .. })
+    }
+}
+
+/// One arm's answer as it crosses: [`ArmRun`] with its error as a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireRun {
+    /// The arm's name.
+    pub arm: String,
+    /// Its output, or why it has none.
+    pub output: Result<ArmOutput, String>,
+    /// The arm's run time in ms (`None` for a fusion).
+    pub ms: Option<f64>,
+}
+
+impl From<ArmRun> for WireRun {
+    fn from(run: ArmRun) -> Self {
+        WireRun {
+            arm: run.arm,
+            output: run.output.map_err(|error| error.to_string()),
+            ms: run.ms,
+        }
+    }
+}
+
+impl WireRun {
+    /// The run again, its error [`Error::Relayed`].
+    pub fn into_run(self) -> ArmRun {
+        ArmRun {
+            arm: self.arm,
+            output: self.output.map_err(|message| Error::Relayed { message }),
+            ms: self.ms,
+        }
+    }
+}
+
+/// One ranking's pack.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PackAnswer {
+    /// The arm.
+    pub arm: String,
+    /// The pack, or why it could not be made.
+    pub result: Result<PackedReport, String>,
+}
+
+/// A pack with what the page needs to show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PackedReport {
+    /// The selector's and packer's report.
+    pub report: ContextReport,
+    /// Select + pack time in ms.
+    pub ms: f64,
+    /// The text of every file the report names (ranked files and gold files), by path: the page
+    /// keeps no texts of its own.
+    pub texts: BTreeMap<String, String>,
+}
