@@ -5,7 +5,7 @@
 # step's wall time.
 #
 #   lint    cargo fmt; clippy over every native target (compiled once, shared with `native`, see
-#           below) and over the app for wasm32
+#           below) and over the app and its live worker for wasm32
 #   native  the engine's and the CLI's tests
 #   wasm    the engine's native/wasm parity tests in headless Chromium (one wasm test binary)
 #   sdk     the decision-API protocol stub against the official typesafe-sdk (Python)
@@ -73,8 +73,8 @@ step_lint() {
   cargo fmt --all -- --check
   test_build_cli
   # The app is compiled for wasm32 only (by Trunk, without the wrapper): check it apart.
-  RUSTC_WORKSPACE_WRAPPER='' cargo clippy --quiet -p routelens-app --target wasm32-unknown-unknown \
-    -- -D warnings
+  RUSTC_WORKSPACE_WRAPPER='' cargo clippy --quiet -p routelens-app -p routelens-worker \
+    --target wasm32-unknown-unknown -- -D warnings
 }
 
 step_native() { cargo test --workspace; }

@@ -99,6 +99,7 @@ use leptos::prelude::*;
 
 mod api;
 mod components;
+mod live;
 mod open;
 mod permalink;
 mod state;

@@ -42,7 +42,6 @@ pub mod fusion;
 pub mod issue_text;
 pub mod lexical;
 pub mod linescore;
-#[cfg(feature = "lexical")]
 pub mod live_session;
 pub mod metrics;
 pub mod pack;

@@ -76,9 +76,10 @@ pub fn LinesView() -> impl IntoView {
         };
         let settings = recomputed::settings_now(state);
         spawn_local(async move {
-            let result =
-                recomputed::recompute_study(&study, &bundle, settings, |t| progress.set(Some(t)))
-                    .await;
+            let result = recomputed::recompute_study(&study, &bundle, settings, move |t| {
+                progress.set(Some(t))
+            })
+            .await;
             progress.set(None);
             recomputed_table.set(Some(result));
         });

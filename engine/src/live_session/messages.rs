@@ -31,8 +31,9 @@ pub struct Call {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "do", rename_all = "snake_case")]
 pub enum CallBody {
-    /// Makes `bundle` (served under `base`) the session's bundle and loads its manifest and the
-    /// parts asked for; parts already loaded for it are kept, another bundle's are dropped.
+    /// Makes `bundle` (served under `base`) the session's bundle and loads its manifest (unless
+    /// it is the session's bundle already) and the parts asked for; parts already loaded for it
+    /// are kept, another bundle's are dropped.
     Load {
         /// The bundle's name.
         bundle: String,
@@ -146,8 +147,14 @@ pub enum AnswerBody {
     },
     /// The bundle and the parts asked for are loaded.
     Loaded {
-        /// What was loaded, in words (files and bytes).
-        summary: String,
+        /// The bundle's files.
+        files: usize,
+        /// The chunks the bundle stores them in.
+        chunks: usize,
+        /// The bytes of its chunks and index, as its manifest lists them.
+        stored_bytes: u64,
+        /// Whether every file's text is loaded (asked for now or by an earlier call).
+        texts: bool,
     },
     /// The counter is built.
     CounterReady {

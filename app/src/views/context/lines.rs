@@ -7,14 +7,12 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::context::{
-    build_context, recomputed_lines_table, ContextSettings, RecomputedLines,
-};
+use routelens_engine::context::{recomputed_lines_table, ContextSettings};
 use routelens_engine::lexical::live::snapshot_mismatch;
+use routelens_engine::live_session::LineJob;
 use routelens_engine::{GoldSpan, Study, Table};
 
 use super::load::{self, LoadedBundle};
-use crate::api;
 use crate::components::TableView;
 use crate::state::{AppState, SettingsStoreFields};
 
@@ -29,60 +27,9 @@ pub fn settings_now(app: AppState) -> ContextSettings {
     }
 }
 
-/// One issue to pack: its index (case or question), text, gold spans and each arm's ranking.
-struct Job {
-    index: usize,
-    text: String,
-    gold: Vec<GoldSpan>,
-    rankings: Vec<(String, Vec<String>)>,
-}
-
-/// Packs every job for every arm and scores it; yields to the page between issues.
-async fn run_jobs(
-    bundle: &LoadedBundle,
-    jobs: Vec<Job>,
-    settings: ContextSettings,
-    progress: impl Fn(String),
-) -> Result<Vec<RecomputedLines>, String> {
-    let counter = load::load_counter(&progress).await?;
-    let mut rows: Vec<RecomputedLines> = Vec::new();
-    let total = jobs.len();
-    for (done, job) in jobs.into_iter().enumerate() {
-        progress(format!("packing issue {}/{total}", done + 1));
-        api::next_tick().await;
-        let mut counter = counter
-            .try_borrow_mut()
-            .map_err(|_| "the token counter is busy".to_string())?;
-        for (arm, ranking) in &job.rankings {
-            let report = build_context(
-                &job.text,
-                ranking,
-                &settings,
-                |path| bundle.texts.get(path).map(String::as_str),
-                Some(&job.gold),
-                &mut *counter,
-            )
-            .map_err(|e| e.to_string())?;
-            let Some(score) = report.score else { continue };
-            match rows.iter_mut().find(|row| row.arm == *arm) {
-                Some(row) => row.scores.push((job.index, score)),
-                None => rows.push(RecomputedLines {
-                    arm: arm.clone(),
-                    k: settings.k,
-                    scores: vec![(job.index, score)],
-                }),
-            }
-        }
-    }
-    Ok(rows)
-}
-
 /// Whether every gold span's file is in the bundle.
 fn files_available(bundle: &LoadedBundle, gold: &[GoldSpan]) -> bool {
-    !gold.is_empty()
-        && gold
-            .iter()
-            .all(|span| bundle.texts.contains_key(&span.path))
+    !gold.is_empty() && gold.iter().all(|span| bundle.paths.contains(&span.path))
 }
 
 /// The cases of a study the loaded bundle can recompute, and those it must not.
@@ -129,12 +76,12 @@ pub async fn recompute_study(
     study: &Study,
     bundle: &LoadedBundle,
     settings: ContextSettings,
-    progress: impl Fn(String),
+    progress: impl Fn(String) + 'static,
 ) -> Result<Table, String> {
     let jobs = available_cases(study, bundle)
         .cases
         .into_iter()
-        .map(|(index, text, gold)| Job {
+        .map(|(index, text, gold)| LineJob {
             index,
             text,
             gold,
@@ -148,7 +95,7 @@ pub async fn recompute_study(
                 .collect(),
         })
         .collect();
-    let rows = run_jobs(bundle, jobs, settings, progress).await?;
+    let rows = bundle.line_scores(jobs, settings, progress).await?;
     Ok(recomputed_lines_table(
         &format!("Delivered lines at k = {} (recomputed)", settings.k),
         &rows,
@@ -171,7 +118,7 @@ pub fn LineLevel(
         };
         let settings = settings_now(app);
         spawn_local(async move {
-            let result = live_lines(bundle, settings, |text| progress.set(Some(text))).await;
+            let result = live_lines(bundle, settings, move |text| progress.set(Some(text))).await;
             progress.set(None);
             table.set(Some(result));
         });
@@ -199,24 +146,25 @@ pub fn LineLevel(
 async fn live_lines(
     bundle: Rc<LoadedBundle>,
     settings: ContextSettings,
-    progress: impl Fn(String),
+    progress: impl Fn(String) + 'static,
 ) -> Result<Table, String> {
-    let jobs: Vec<Job> = bundle
-        .questions
-        .iter()
-        .enumerate()
-        .filter(|(_, q)| files_available(&bundle, &q.gold_lines))
-        .map(|(index, q)| Job {
+    let mut jobs: Vec<LineJob> = Vec::new();
+    for (index, q) in bundle.questions.iter().enumerate() {
+        if !files_available(&bundle, &q.gold_lines) {
+            continue;
+        }
+        progress(format!("running the arms for {}", q.id));
+        jobs.push(LineJob {
             index,
             text: q.question.clone(),
             gold: q.gold_lines.clone(),
-            rankings: bundle.rankings(&q.question).as_ref().clone(),
-        })
-        .collect();
+            rankings: bundle.rankings(&q.question).await?.as_ref().clone(),
+        });
+    }
     if jobs.is_empty() {
         return Err("no question of this bundle has gold line spans on its files".into());
     }
-    let rows = run_jobs(&bundle, jobs, settings, progress).await?;
+    let rows = bundle.line_scores(jobs, settings, progress).await?;
     Ok(recomputed_lines_table(
         &format!(
             "{}: delivered lines at k = {} (recomputed)",

@@ -1,20 +1,21 @@
-//! What the Context view needs, fetched once per page and kept across tab switches: a bundle's
-//! manifest, question set, index blob and every chunk (each verified by the engine against the
-//! manifest), the live arms' rankings per question, and the cl100k_base counter built from the
-//! rank table fetched on the first pack.
+//! What the Context view needs, loaded once per page and kept across tab switches: a bundle's
+//! manifest and question set here, its index and every chunk in the live worker (each verified
+//! by the engine against the manifest), the live arms' rankings per question (run there,
+//! memoised here), and the cl100k_base counter, built there from the rank table fetched on the
+//! first pack.
 
-use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use routelens_engine::bundle::decode_manifest;
-use routelens_engine::lexical::issue_run::run_issue;
+use routelens_engine::context::{ContextSettings, RecomputedLines};
 use routelens_engine::lexical::live::{parse_questions, BundleSnapshot, Question};
-use routelens_engine::lexical::FtsIndex;
-use routelens_engine::tokens::{Cl100k, TokenCache, CL100K_RANK_TABLE_FILE};
-use routelens_engine::{Policy, Sources, TextCorpus, MAX_K};
+use routelens_engine::live_session::{AnswerBody, CallBody, LineJob};
+use routelens_engine::{Policy, MAX_K};
 
 use crate::api::{self, BundleEntry};
+use crate::live;
 
 /// The URL of the rank table, copied into the build by `scripts/cl100k-asset.sh`.
 pub const RANK_TABLE_URL: &str = "/cl100k_base.tiktoken";
@@ -25,21 +26,18 @@ pub const FUSION_ARMS: [&str; 2] = ["fts5", "rg"];
 /// Each arm's ranking (paths, best first), by arm name, in the arms' order.
 pub type ArmRankings = Vec<(String, Vec<String>)>;
 
-/// A bundle with everything the packer and the arms need.
+/// A bundle whose manifest and questions are here and whose index and texts are in the worker.
 pub struct LoadedBundle {
     /// Its entry in `/bundles.json`.
     pub entry: BundleEntry,
     /// The question set (empty without one).
     pub questions: Vec<Question>,
-    /// Every file's text, by path.
-    pub texts: BTreeMap<String, String>,
     /// The commit its files were read at, when the manifest records one.
     pub commit: Option<String>,
     /// The file policy that chose its files.
     pub policy: Policy,
-    index: FtsIndex,
-    corpus: TextCorpus,
-    paths: Vec<String>,
+    /// Every file's path.
+    pub paths: BTreeSet<String>,
     rankings: RefCell<BTreeMap<String, Rc<ArmRankings>>>,
 }
 
@@ -53,19 +51,30 @@ impl LoadedBundle {
         }
     }
 
+    /// The memoised rankings for an issue text, if they were run.
+    pub fn rankings_now(&self, issue: &str) -> Option<Rc<ArmRankings>> {
+        self.rankings.borrow().get(issue).cloned()
+    }
+
     /// Every arm's ranking (top 16) for an issue text, the arms in the Search view's order and
-    /// then the fusion; memoised by text.
-    pub fn rankings(&self, issue: &str) -> Rc<ArmRankings> {
-        if let Some(ready) = self.rankings.borrow().get(issue) {
-            return ready.clone();
+    /// then the fusion, run in the worker; memoised by text.
+    pub async fn rankings(&self, issue: &str) -> Result<Rc<ArmRankings>, String> {
+        if let Some(ready) = self.rankings_now(issue) {
+            return Ok(ready);
         }
-        let sources = Sources::new(&self.paths)
-            .with_index(&self.index)
-            .with_texts(&self.corpus);
-        let fused = FUSION_ARMS.map(str::to_string);
+        let call = CallBody::RunIssue {
+            bundle: self.entry.name.clone(),
+            issue: issue.to_string(),
+            k: MAX_K,
+            fused: FUSION_ARMS.map(str::to_string).to_vec(),
+        };
+        let runs = match live::call(call, |_| {}).await? {
+            AnswerBody::Ran { runs } => runs,
+            other => return Err(live::unexpected(&other)),
+        };
         // An arm that fails (none should, the whole bundle is loaded) is not offered: an empty
         // ranking would pack nothing and read as zero recall.
-        let arms: ArmRankings = run_issue(&sources, issue, MAX_K, &fused, &mut api::now_ms)
+        let arms: ArmRankings = runs
             .into_iter()
             .filter_map(|run| Some((run.arm, run.output.ok()?.paths())))
             .collect();
@@ -73,13 +82,34 @@ impl LoadedBundle {
         self.rankings
             .borrow_mut()
             .insert(issue.to_string(), ready.clone());
-        ready
+        Ok(ready)
+    }
+
+    /// Line scores of every job's rankings at `settings`, packed in the worker, with progress.
+    pub async fn line_scores(
+        &self,
+        jobs: Vec<LineJob>,
+        settings: ContextSettings,
+        progress: impl Fn(String) + 'static,
+    ) -> Result<Vec<RecomputedLines>, String> {
+        let progress = Rc::new(progress);
+        let said = progress.clone();
+        load_counter(move |line| said(line)).await?;
+        let call = CallBody::LineScores {
+            bundle: self.entry.name.clone(),
+            jobs,
+            settings,
+        };
+        match live::call(call, move |line| progress(line)).await? {
+            AnswerBody::Lines { rows, .. } => Ok(rows),
+            other => Err(live::unexpected(&other)),
+        }
     }
 }
 
 thread_local! {
     static BUNDLE: RefCell<Option<Rc<LoadedBundle>>> = const { RefCell::new(None) };
-    static COUNTER: RefCell<Option<Rc<RefCell<TokenCache<Cl100k>>>>> = const { RefCell::new(None) };
+    static COUNTER_READY: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The loaded bundle named `name`, if it is the one in memory.
@@ -87,15 +117,16 @@ pub fn loaded(name: &str) -> Option<Rc<LoadedBundle>> {
     BUNDLE.with(|b| b.borrow().clone().filter(|b| b.entry.name == name))
 }
 
-/// The counter, if the rank table is in.
-pub fn counter() -> Option<Rc<RefCell<TokenCache<Cl100k>>>> {
-    COUNTER.with(|c| c.borrow().clone())
+/// Whether the worker's counter is built.
+pub fn counter_ready() -> bool {
+    COUNTER_READY.with(Cell::get)
 }
 
-/// Loads a bundle (or returns the one in memory), reporting progress as text.
+/// Loads a bundle (or returns the one in memory): its manifest and questions here, its index and
+/// chunks in the worker, reporting progress as text.
 pub async fn load_bundle(
     entry: BundleEntry,
-    progress: impl Fn(String),
+    progress: impl Fn(String) + 'static,
 ) -> Result<Rc<LoadedBundle>, String> {
     if let Some(ready) = loaded(&entry.name) {
         return Ok(ready);
@@ -111,77 +142,47 @@ pub async fn load_bundle(
             parse_questions(url, &String::from_utf8_lossy(&bytes)).map_err(|e| e.to_string())?
         }
     };
-    let index_entry = manifest
-        .index
-        .as_ref()
-        .ok_or_else(|| format!("{}: this bundle has no search index", entry.name))?;
-    let total = manifest.chunks.len() + 1;
-    progress(format!("loading 1/{total} files (the index)"));
-    let blob = api::fetch_required(&format!("{base}/{}", index_entry.file)).await?;
-    let index = FtsIndex::from_bundle(&manifest, &blob).map_err(|e| e.to_string())?;
-    let mut stored = Vec::with_capacity(manifest.chunks.len());
-    for (done, chunk) in manifest.chunks.iter().enumerate() {
-        progress(format!(
-            "loading {}/{total} files ({})",
-            done + 2,
-            chunk.file
-        ));
-        let bytes = api::fetch_required(&format!("{base}/{}", chunk.file)).await?;
-        manifest
-            .open_chunk(done, &bytes)
-            .map_err(|e| e.to_string())?;
-        stored.push(bytes);
-    }
-    let texts: BTreeMap<String, String> = manifest
-        .read_all(&stored)
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .collect();
-    let corpus = TextCorpus::new(texts.iter().map(|(p, t)| (p.clone(), t.as_str())));
+    let call = CallBody::Load {
+        bundle: entry.name.clone(),
+        base: live::absolute(&base),
+        index: true,
+        texts: true,
+    };
+    let progress = Rc::new(progress);
+    let said = progress.clone();
+    let files = match live::call(call, move |line| said(line)).await? {
+        AnswerBody::Loaded { files, .. } => files,
+        other => return Err(live::unexpected(&other)),
+    };
     let ready = Rc::new(LoadedBundle {
-        paths: manifest.paths(),
+        paths: manifest.paths().into_iter().collect(),
         commit: manifest.commit.clone(),
         policy: manifest.policy.clone(),
         entry,
         questions,
-        texts,
-        index,
-        corpus,
         rankings: RefCell::new(BTreeMap::new()),
     });
-    progress(format!(
-        "loaded {}: {} files",
-        ready.entry.name,
-        ready.texts.len()
-    ));
+    progress(format!("loaded {}: {files} files", ready.entry.name));
     BUNDLE.with(|b| *b.borrow_mut() = Some(ready.clone()));
     Ok(ready)
 }
 
-/// Fetches the rank table and builds the counter (once), reporting progress as text.
-pub async fn load_counter(
-    progress: impl Fn(String),
-) -> Result<Rc<RefCell<TokenCache<Cl100k>>>, String> {
-    if let Some(ready) = counter() {
-        return Ok(ready);
+/// Has the worker fetch the rank table and build the counter (once), reporting progress.
+pub async fn load_counter(progress: impl Fn(String) + 'static) -> Result<(), String> {
+    if counter_ready() {
+        return Ok(());
     }
-    progress(format!(
-        "loading the cl100k_base rank table ({RANK_TABLE_URL}, 1.7 MB)"
-    ));
-    let started = api::now_ms();
-    let bytes = api::fetch_required(RANK_TABLE_URL).await?;
-    progress(format!(
-        "building the cl100k_base encoder from {} bytes",
-        bytes.len()
-    ));
-    api::next_tick().await;
-    let encoder = Cl100k::from_rank_table(&bytes)
-        .map_err(|e| format!("{RANK_TABLE_URL} ({CL100K_RANK_TABLE_FILE}): {e}"))?;
-    let ready = Rc::new(RefCell::new(TokenCache::new(encoder)));
-    progress(format!(
-        "cl100k_base ready in {:.0} ms",
-        api::now_ms() - started
-    ));
-    COUNTER.with(|c| *c.borrow_mut() = Some(ready.clone()));
-    Ok(ready)
+    let progress = Rc::new(progress);
+    let said = progress.clone();
+    let call = CallBody::LoadCounter {
+        url: live::absolute(RANK_TABLE_URL),
+    };
+    match live::call(call, move |line| said(line)).await? {
+        AnswerBody::CounterReady { ms } => {
+            COUNTER_READY.with(|c| c.set(true));
+            progress(format!("cl100k_base ready in {ms:.0} ms"));
+            Ok(())
+        }
+        other => Err(live::unexpected(&other)),
+    }
 }

@@ -7,28 +7,32 @@
 //! the seven lexical arms run live over the bundle (the same rankings as the Search view), the
 //! fusion of fts5 and rg, and, when a study is open whose case has the question's id, that
 //! study's arms. Every control (arm, comparison arm, k, budget, radius, anchors) is a permalinked
-//! setting, and changing one re-packs at once: the engine's [`build_context`] does the work, and
-//! its token memo means only blocks never seen before are encoded.
+//! setting, and changing one re-packs at once: the engine's `build_context` does the work in the
+//! live worker ([`crate::live`]), and its token memo means only blocks never seen before are
+//! encoded.
 //!
-//! Loading: the bundle (manifest, questions, index, chunks) when the view opens with a bundle
-//! chosen; the cl100k_base rank table (1.7 MB, `/cl100k_base.tiktoken`) on the first pack, with
-//! progress, so the app itself never carries the vocabulary.
+//! Loading: the bundle (manifest and questions here, index and chunks in the worker) when the
+//! view opens with a bundle chosen; the cl100k_base rank table (1.7 MB, `/cl100k_base.tiktoken`)
+//! on the first pack, with progress, so the app itself never carries the vocabulary.
 
 mod bench;
 pub(crate) mod lines;
 pub(crate) mod load;
 mod render;
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::context::{build_context, ContextReport, ContextSettings};
+use routelens_engine::context::{ContextReport, ContextSettings};
 use routelens_engine::lexical::live::{snapshot_mismatch, Question};
+use routelens_engine::live_session::{AnswerBody, CallBody};
 use routelens_engine::GoldSpan;
 
 use crate::api::{self, BundleEntry};
 use crate::components::{bundle_select, KSelect, NumberInput};
+use crate::live;
 use crate::state::{AppState, SettingsStoreFields};
 
 pub use load::LoadedBundle;
@@ -40,6 +44,8 @@ pub struct Packed {
     pub arm: String,
     /// The report and the select + pack time in ms.
     pub result: Result<(Rc<ContextReport>, f64), String>,
+    /// The texts of the files the report names (from the worker, which holds the bundle's).
+    pub texts: Rc<BTreeMap<String, String>>,
 }
 
 /// The issue of the view: text and, for a question, its id and gold spans.
@@ -74,7 +80,7 @@ pub fn ContextView() -> impl IntoView {
     let c = ContextState {
         bundles: RwSignal::new(None),
         loaded: RwSignal::new(None),
-        counter_ready: RwSignal::new(load::counter().is_some()),
+        counter_ready: RwSignal::new(load::counter_ready()),
         counter_loading: RwSignal::new(false),
         progress: RwSignal::new(None),
         error: RwSignal::new(None),
@@ -112,8 +118,8 @@ pub fn ContextView() -> impl IntoView {
         if issue.get().is_some() && !c.counter_ready.get() && !c.counter_loading.get_untracked() {
             c.counter_loading.set(true);
             spawn_local(async move {
-                match load::load_counter(|text| c.progress.set(Some(text))).await {
-                    Ok(_) => c.counter_ready.set(true),
+                match load::load_counter(move |text| c.progress.set(Some(text))).await {
+                    Ok(()) => c.counter_ready.set(true),
                     Err(err) => c.error.set(Some(err)),
                 }
                 c.counter_loading.set(false);
@@ -121,45 +127,55 @@ pub fn ContextView() -> impl IntoView {
         }
     });
 
-    let arm_names = move || -> Vec<String> {
+    // The live arms' rankings for the issue, run in the worker (once per issue text).
+    let live_rankings = LocalResource::new(move || {
+        let (bundle, issue) = (bundle(), issue.get());
+        async move {
+            let (bundle, issue) = (bundle?, issue?);
+            Some(bundle.rankings(&issue.text).await)
+        }
+    });
+    // Every arm offered for the issue: the live ones, then the open study's.
+    let arms = move || -> Result<Vec<NamedRanking>, String> {
         let (Some(bundle), Some(issue)) = (bundle(), issue.get()) else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
-        arms_for(app, &bundle, &issue)
+        let Some(Some(live)) = live_rankings.get() else {
+            return Ok(Vec::new());
+        };
+        Ok(arms_for(app, &bundle, &issue, &live?))
+    };
+    let arm_names = move || -> Vec<String> {
+        arms()
+            .unwrap_or_default()
             .into_iter()
             .map(|(name, _)| name)
             .collect()
     };
 
-    let packs = move || -> Vec<Packed> {
-        let (Some(bundle), Some(issue)) = (bundle(), issue.get()) else {
-            return Vec::new();
-        };
-        if !c.counter_ready.get() {
-            return Vec::new();
-        }
+    let packs = LocalResource::new(move || {
+        let inputs = (bundle(), issue.get(), arms());
+        let ready = c.counter_ready.get();
         let settings = ContextSettings {
             k: s.k().get(),
             anchors_per_file: s.anchors().get(),
             radius_lines: s.radius().get(),
             budget_tokens: s.budget().get(),
         };
-        let arms = arms_for(app, &bundle, &issue);
         let mut wanted = vec![s.pack_arm().get()];
         if let Some(vs) = s.pack_vs().get().filter(|vs| *vs != wanted[0]) {
             wanted.push(vs);
         }
-        wanted
-            .into_iter()
-            .map(|arm| {
-                let result = match arms.iter().find(|(name, _)| *name == arm) {
-                    None => Err(format!("no arm {arm:?} for this issue")),
-                    Some((_, ranking)) => pack_one(&bundle, &issue, ranking, &settings),
-                };
-                Packed { arm, result }
-            })
-            .collect()
-    };
+        async move {
+            let (Some(bundle), Some(issue), Ok(arms)) = inputs else {
+                return Vec::new();
+            };
+            if !ready || arms.is_empty() {
+                return Vec::new();
+            }
+            pack_arms(&bundle, &issue, &arms, &wanted, settings).await
+        }
+    });
 
     let bundle_select = move || {
         let chosen = s.bundle().get_untracked().unwrap_or_default();
@@ -298,10 +314,10 @@ pub fn ContextView() -> impl IntoView {
                     />
                 </div>
             })}
+            {move || arms().err().map(|e| view! { <p class="error" data-testid="context-error">{e}</p> })}
             {move || {
-                let packs = packs();
-                let bundle = bundle()?;
-                (!packs.is_empty()).then(|| render::packs_view(&bundle, packs))
+                let packs = packs.get()?;
+                (!packs.is_empty()).then(|| render::packs_view(packs))
             }}
             {move || c.loaded.get().map(|name| view! { <lines::LineLevel bundle=name /> })}
             <bench::PackBench />
@@ -324,8 +340,13 @@ type NamedRanking = (String, Vec<String>);
 /// The arms offered for an issue: the live arms over the bundle (and their fusion), then the
 /// open study's arms when it has a case with the question's id and the bundle is of that case's
 /// commit and the study's file policy.
-fn arms_for(app: AppState, bundle: &LoadedBundle, issue: &Issue) -> Vec<(String, Vec<String>)> {
-    let mut arms: Vec<(String, Vec<String>)> = bundle.rankings(&issue.text).as_ref().clone();
+fn arms_for(
+    app: AppState,
+    bundle: &LoadedBundle,
+    issue: &Issue,
+    live: &[NamedRanking],
+) -> Vec<NamedRanking> {
+    let mut arms: Vec<NamedRanking> = live.to_vec();
     if let Some(Ok(study_arms)) = study_arms_for(app, bundle, issue) {
         arms.extend(study_arms);
     }
@@ -361,36 +382,61 @@ fn study_arms_for(
     .flatten()
 }
 
-/// Selects and packs one ranking, timed.
-fn pack_one(
+/// Selects and packs the `wanted` arms' rankings in the worker, each timed; an arm not offered
+/// for the issue, or one the worker could not pack, is shown with why.
+async fn pack_arms(
     bundle: &LoadedBundle,
     issue: &Issue,
-    ranking: &[String],
-    settings: &ContextSettings,
-) -> Result<(Rc<ContextReport>, f64), String> {
-    let counter = load::counter().ok_or("the cl100k_base rank table is not loaded yet")?;
-    let mut counter = counter
-        .try_borrow_mut()
-        .map_err(|_| "the token counter is busy".to_string())?;
-    let gold = (!issue.gold_lines.is_empty()).then_some(issue.gold_lines.as_slice());
-    let started = api::now_ms();
-    let report = build_context(
-        &issue.text,
-        ranking,
+    arms: &[NamedRanking],
+    wanted: &[String],
+    settings: ContextSettings,
+) -> Vec<Packed> {
+    let failed = |arm: &str, why: String| Packed {
+        arm: arm.to_string(),
+        result: Err(why),
+        texts: Rc::default(),
+    };
+    let rankings: Vec<NamedRanking> = wanted
+        .iter()
+        .filter_map(|arm| arms.iter().find(|(name, _)| name == arm).cloned())
+        .collect();
+    let call = CallBody::Pack {
+        bundle: bundle.entry.name.clone(),
+        issue: issue.text.clone(),
+        rankings,
         settings,
-        |path| bundle.texts.get(path).map(String::as_str),
-        gold,
-        &mut *counter,
-    )
-    .map_err(|e| e.to_string())?;
-    Ok((Rc::new(report), api::now_ms() - started))
+        gold: issue.gold_lines.clone(),
+    };
+    let answers = match live::call(call, |_| {}).await {
+        Ok(AnswerBody::Packed { packs }) => Ok(packs),
+        Ok(other) => Err(live::unexpected(&other)),
+        Err(err) => Err(err),
+    };
+    wanted
+        .iter()
+        .map(|arm| {
+            let answer = match &answers {
+                Err(err) => return failed(arm, err.clone()),
+                Ok(packs) => packs.iter().find(|p| p.arm == *arm),
+            };
+            match answer.map(|p| p.result.clone()) {
+                None => failed(arm, format!("no arm {arm:?} for this issue")),
+                Some(Err(why)) => failed(arm, why),
+                Some(Ok(packed)) => Packed {
+                    arm: arm.clone(),
+                    result: Ok((Rc::new(packed.report), packed.ms)),
+                    texts: Rc::new(packed.texts),
+                },
+            }
+        })
+        .collect()
 }
 
 /// Loads a bundle, reporting progress; the view re-renders when it is in.
 async fn open_bundle(c: ContextState, entry: BundleEntry) {
     c.error.set(None);
     c.loaded.set(None);
-    match load::load_bundle(entry, |text| c.progress.set(Some(text))).await {
+    match load::load_bundle(entry, move |text| c.progress.set(Some(text))).await {
         Ok(bundle) => c.loaded.set(Some(bundle.entry.name.clone())),
         Err(err) => {
             c.progress.set(None);

@@ -3,27 +3,26 @@
 //! Everything shown is read off the engine's [`ContextReport`]; nothing is computed here but
 //! formatting.
 
+use std::collections::BTreeMap;
+
 use leptos::prelude::*;
 use routelens_engine::context::{ContextReport, GoldDelivery};
 use routelens_engine::select::split_lines;
 
-use super::{LoadedBundle, Packed};
+use super::Packed;
 
 /// Gold lines shown at most per block (a longer run says how many more there are).
 const MAX_GOLD_LINES_SHOWN: usize = 120;
 
 /// Every packed arm, side by side, and the comparison when there are two.
-pub fn packs_view(bundle: &LoadedBundle, packs: Vec<Packed>) -> AnyView {
+pub fn packs_view(packs: Vec<Packed>) -> AnyView {
     let compare = (packs.len() == 2).then(|| compare_view(&packs));
     let class = if packs.len() == 2 {
         "pack-columns two"
     } else {
         "pack-columns"
     };
-    let columns = packs
-        .iter()
-        .map(|packed| pack_view(bundle, packed))
-        .collect_view();
+    let columns = packs.iter().map(pack_view).collect_view();
     view! {
         {compare}
         <div class=class>{columns}</div>
@@ -106,7 +105,7 @@ fn recall_view(report: &ContextReport) -> AnyView {
     .into_any()
 }
 
-fn pack_view(bundle: &LoadedBundle, packed: &Packed) -> AnyView {
+fn pack_view(packed: &Packed) -> AnyView {
     let (report, ms) = match &packed.result {
         Ok(ok) => ok,
         Err(err) => {
@@ -151,7 +150,7 @@ fn pack_view(bundle: &LoadedBundle, packed: &Packed) -> AnyView {
                 None => "included".to_string(),
                 Some(reason) => format!("skipped: {reason}"),
             };
-            let lines = gold_lines_view(bundle, &block.path, &gold);
+            let lines = gold_lines_view(&packed.texts, &block.path, &gold);
             let class = if block.included {
                 "block included"
             } else {
@@ -221,11 +220,15 @@ fn pack_view(bundle: &LoadedBundle, packed: &Packed) -> AnyView {
 }
 
 /// A block's gold lines with their numbers, each a `<mark>`.
-fn gold_lines_view(bundle: &LoadedBundle, path: &str, gold: &[(u32, u32)]) -> Option<AnyView> {
+fn gold_lines_view(
+    texts: &BTreeMap<String, String>,
+    path: &str,
+    gold: &[(u32, u32)],
+) -> Option<AnyView> {
     if gold.is_empty() {
         return None;
     }
-    let text = bundle.texts.get(path)?;
+    let text = texts.get(path)?;
     let lines: Vec<&str> = split_lines(text).collect();
     let mut shown = 0usize;
     let mut total = 0usize;

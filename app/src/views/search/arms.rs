@@ -7,12 +7,13 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use routelens_engine::evidence::{live_arm, CaseEvidence};
 use routelens_engine::lexical::issue_run::{fuse_runs, ArmRun};
-use routelens_engine::lexical::live::{join_live_arms, trec_run, RunList};
+use routelens_engine::lexical::live::{join_live_arms, trec_run, Question, RunList};
+use routelens_engine::live_session::{AnswerBody, CallBody, WireRun};
 use routelens_engine::{fusion_name, MAX_K};
 
-use super::sources::{load_all, run_arms};
+use super::sources::load;
 use super::state::{fail, AllRuns, SearchState};
-use crate::api;
+use crate::live;
 use crate::state::AppState;
 
 /// Runs every question through every arm and the fusion, adds them to the live study, and, when
@@ -23,27 +24,13 @@ pub(super) async fn run_all(app: AppState, s: SearchState) {
     };
     s.busy.set(true);
     s.error.set(None);
-    let (index, texts) = match load_all(s).await {
-        Ok(ready) => ready,
+    let issues = match run_questions(s, &open.entry.name, &open.questions).await {
+        Ok(issues) => issues,
         Err(err) => {
             s.busy.set(false);
             return fail(s, err);
         }
     };
-    let fused_arms = s.fused.get_untracked();
-    let mut issues: Vec<(String, Vec<ArmRun>)> = Vec::new();
-    for (done, q) in open.questions.iter().enumerate() {
-        if done % 5 == 0 {
-            s.progress.set(Some(format!(
-                "running question {}/{}",
-                done + 1,
-                open.questions.len()
-            )));
-            api::next_tick().await;
-        }
-        let arms = run_arms(&index, Some(&texts), &open.paths, &q.question, &fused_arms);
-        issues.push((q.id.clone(), arms));
-    }
     // Each arm keeps per question its scored results and query time (the operating points show
     // the query time; the study downloads with its searches for an offline replay). An arm that
     // failed on any question is left out and named, never added with empty rankings.
@@ -118,6 +105,36 @@ pub(super) async fn run_all(app: AppState, s: SearchState) {
     s.all.set(Some(AllRuns { runs }));
     s.live.set(Some(Arc::new(joined.live)));
     s.busy.set(false);
+}
+
+/// Every question through every arm and the fusion, in the live worker (every chunk loaded
+/// first), with progress.
+async fn run_questions(
+    s: SearchState,
+    bundle: &str,
+    questions: &[Question],
+) -> Result<Vec<(String, Vec<ArmRun>)>, String> {
+    load(s, true).await?;
+    let call = CallBody::RunIssues {
+        bundle: bundle.to_string(),
+        issues: questions.iter().map(|q| q.question.clone()).collect(),
+        k: MAX_K,
+        fused: s.fused.get_untracked(),
+    };
+    match live::call(call, move |line| s.progress.set(Some(line))).await? {
+        AnswerBody::RanAll {
+            issues,
+            cancelled: false,
+        } => Ok(questions
+            .iter()
+            .zip(issues)
+            .map(|(q, runs)| {
+                let runs = runs.into_iter().map(WireRun::into_run).collect();
+                (q.id.clone(), runs)
+            })
+            .collect()),
+        other => Err(live::unexpected(&other)),
+    }
 }
 
 /// The TREC run of the results: every question when "Add as arm" ran them, else the shown query.

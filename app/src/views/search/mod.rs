@@ -1,13 +1,14 @@
 //! The Search view: every lexical arm of the paper, live in wasm, over an index bundle the server
-//! lists in `/bundles.json`.
+//! lists in `/bundles.json`. The arms run in the live worker ([`crate::live`]), started on the
+//! first search.
 //!
 //! Loading: choosing a bundle fetches its `manifest.json` (and its question set); the first
-//! search fetches the index blob and shows the index and path arms (`fts5`, `fts5-full`,
-//! `path-fts5`, `basename`) at once, then fetches the chunks (the `rg` arms search every file's
-//! text, so they need every chunk) and fills in the `rg` columns; each chunk and the index are
-//! checked against the manifest's SHA-256 by the engine, whose message names the file when they
-//! differ. A file click shows the file's text (from the loaded texts, or by fetching just its
-//! chunk) with the arm's terms highlighted.
+//! search has the worker fetch the index blob and shows the index and path arms (`fts5`,
+//! `fts5-full`, `path-fts5`, `basename`) at once, then fetch the chunks (the `rg` arms search
+//! every file's text, so they need every chunk) and fills in the `rg` columns; each chunk and the
+//! index are checked against the manifest's SHA-256 by the engine, whose message names the file
+//! when they differ. A file click shows the file's text (fetching and verifying just its chunk)
+//! with the arm's terms highlighted.
 //!
 //! Results: one column per arm (ranked paths, scores, query time from `performance.now()`), the
 //! RRF of the ticked arms, gold hits and recall@k for a question of the set. "Add as arm" runs
@@ -35,7 +36,6 @@ use crate::components::{bundle_select, question_select, TableView};
 use crate::state::{AppState, SettingsStoreFields};
 use arms::{export_trec, open_live_study, run_all};
 use results::{file_view, results_view};
-use sources::{load_index, load_texts, run_arms};
 use state::{fail, OpenBundle, Results, SearchState};
 use timing::TimingPanel;
 
@@ -46,8 +46,6 @@ pub fn SearchView() -> impl IntoView {
     let s = SearchState {
         bundles: RwSignal::new(None),
         open: RwSignal::new(None),
-        index: StoredValue::new_local(None),
-        texts: StoredValue::new_local(None),
         progress: RwSignal::new(None),
         error: RwSignal::new(None),
         text: RwSignal::new(String::new()),
@@ -292,8 +290,6 @@ pub fn SearchView() -> impl IntoView {
 async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
     app.settings.bundle().set(Some(entry.name.clone()));
     s.open.set(None);
-    s.index.set_value(None);
-    s.texts.set_value(None);
     s.results.set(None);
     s.file.set(None);
     s.live.set(None);
@@ -324,7 +320,6 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
         }
     }
     s.open.set(Some(Arc::new(OpenBundle {
-        paths: manifest.paths(),
         entry,
         manifest,
         manifest_bytes,
@@ -362,25 +357,25 @@ async fn run_query(app: AppState, s: SearchState) {
     };
     // First the arms the index and paths answer (a fraction of the bundle fetched), then the rg
     // arms once every chunk is in.
-    let index = match load_index(s).await {
-        Ok(index) => index,
+    let texts = match sources::load(s, false).await {
+        Ok(texts) => texts,
         Err(err) => {
             s.busy.set(false);
             return fail(s, err);
         }
     };
-    let loaded = s.texts.get_value();
-    show(run_arms(
-        &index,
-        loaded.as_deref(),
-        &open.paths,
-        &issue,
-        &[],
-    ));
-    if loaded.is_none() {
+    match sources::run_arms(s, &issue, &[]).await {
+        Ok(columns) => show(columns),
+        Err(err) => fail(s, err),
+    }
+    if !texts {
         api::next_tick().await;
-        match load_texts(s).await {
-            Ok(texts) => show(run_arms(&index, Some(&texts), &open.paths, &issue, &[])),
+        let rerun = match sources::load(s, true).await {
+            Ok(_) => sources::run_arms(s, &issue, &[]).await,
+            Err(err) => Err(err),
+        };
+        match rerun {
+            Ok(columns) => show(columns),
             Err(err) => fail(s, err),
         }
     }

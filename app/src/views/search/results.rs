@@ -133,17 +133,9 @@ pub(super) fn results_view(s: SearchState) -> Option<impl IntoView> {
     })
 }
 
-/// Shows a file's text with `terms` highlighted: from the loaded texts, or else by fetching and
-/// verifying just its chunk.
+/// Shows a file's text with `terms` highlighted, fetching and verifying just its chunk (the
+/// texts the arms search stay in the live worker).
 fn show_file(s: SearchState, path: String, terms: Vec<String>) {
-    if let Some(text) = s
-        .texts
-        .get_value()
-        .and_then(|ready| ready.texts.get(&path).cloned())
-    {
-        s.file.set(Some((path, text, terms)));
-        return;
-    }
     spawn_local(async move {
         match file_from_chunk(s, &path).await {
             Ok(text) => s.file.set(Some((path, text, terms))),

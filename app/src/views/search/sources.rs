@@ -1,100 +1,63 @@
-//! The Search view's sources: the index blob and every chunk of the open bundle, each fetched
-//! and verified once (by the engine) and kept for the view's lifetime, and every arm run over
-//! what is loaded.
-
-use std::sync::Arc;
+//! The Search view's sources, in the live worker ([`crate::live`]): the index on the first
+//! search, every chunk for the `rg` arms, each fetched and verified once per page by the worker
+//! (which every view shares), and every arm run there.
 
 use leptos::prelude::*;
-use routelens_engine::lexical::issue_run::{run_issue, ArmRun};
-use routelens_engine::lexical::FtsIndex;
-use routelens_engine::{Sources, TextCorpus, MAX_K};
+use routelens_engine::lexical::issue_run::ArmRun;
+use routelens_engine::live_session::{AnswerBody, CallBody, WireRun};
+use routelens_engine::MAX_K;
 
-use super::state::{SearchState, Texts};
-use crate::api;
+use super::state::SearchState;
+use crate::live;
 
-/// The index blob, fetched and verified on the first search.
-pub(super) async fn load_index(s: SearchState) -> Result<Arc<FtsIndex>, String> {
-    if let Some(ready) = s.index.get_value() {
-        return Ok(ready);
-    }
+/// Loads the index and, with `texts`, every chunk of the open bundle into the worker, reporting
+/// progress; `Ok(true)` when every text is in (asked for now or before).
+pub(super) async fn load(s: SearchState, texts: bool) -> Result<bool, String> {
     let open = s.open.get_untracked().ok_or("no bundle is open")?;
-    let base = open.entry.base.trim_end_matches('/');
-    let m = &open.manifest;
-    let entry = m
-        .index
-        .as_ref()
-        .ok_or_else(|| format!("{}: this bundle has no search index", open.entry.name))?;
-    let total = m.chunks.len() + 1;
-    s.progress.set(Some(format!(
-        "loading 0/{total} files (the index, {} bytes)",
-        entry.bytes
-    )));
-    let blob = api::fetch_required(&format!("{base}/{}", entry.file)).await?;
-    let index = Arc::new(FtsIndex::from_bundle(m, &blob).map_err(|e| e.to_string())?);
-    s.progress.set(Some(format!(
-        "loaded 1/{total} files: the index ({} bytes, {} with the manifest)",
-        blob.len(),
-        blob.len() + open.manifest_bytes
-    )));
-    s.index.set_value(Some(index.clone()));
-    Ok(index)
-}
-
-/// Every chunk, fetched and verified (the `rg` arms search every file's text).
-pub(super) async fn load_texts(s: SearchState) -> Result<Arc<Texts>, String> {
-    if let Some(ready) = s.texts.get_value() {
-        return Ok(ready);
+    let call = CallBody::Load {
+        bundle: open.entry.name.clone(),
+        base: live::absolute(&open.entry.base),
+        index: true,
+        texts,
+    };
+    match live::call(call, move |line| s.progress.set(Some(line))).await? {
+        AnswerBody::Loaded {
+            chunks,
+            stored_bytes,
+            texts,
+            ..
+        } => {
+            let total = chunks + 1;
+            let bytes = stored_bytes + open.manifest_bytes as u64;
+            s.progress.set(Some(if texts {
+                format!(
+                    "loaded {total}/{total} files: the index and {chunks} chunks, {bytes} bytes"
+                )
+            } else {
+                format!("loaded 1/{total} files: the index (with the manifest, of {bytes} bytes)")
+            }));
+            Ok(texts)
+        }
+        other => Err(live::unexpected(&other)),
     }
-    let open = s.open.get_untracked().ok_or("no bundle is open")?;
-    let base = open.entry.base.trim_end_matches('/');
-    let m = &open.manifest;
-    let total = m.chunks.len() + 1;
-    let mut stored = Vec::with_capacity(m.chunks.len());
-    for (done, chunk) in m.chunks.iter().enumerate() {
-        s.progress.set(Some(format!(
-            "loading {}/{total} files ({})",
-            done + 2,
-            chunk.file
-        )));
-        let bytes = api::fetch_required(&format!("{base}/{}", chunk.file)).await?;
-        // Verify as it arrives, so a bad chunk is named before the rest are fetched.
-        m.open_chunk(done, &bytes).map_err(|e| e.to_string())?;
-        stored.push(bytes);
-    }
-    let texts = m.read_all(&stored).map_err(|e| e.to_string())?;
-    let corpus = TextCorpus::new(texts.iter().map(|(p, t)| (p.clone(), t.as_str())));
-    let ready = Arc::new(Texts {
-        corpus,
-        texts: texts.into_iter().collect(),
-    });
-    s.progress.set(Some(format!(
-        "loaded {total}/{total} files: the index and {} chunks, {} bytes",
-        m.chunks.len(),
-        m.stored_bytes(open.manifest_bytes as u64)
-    )));
-    s.texts.set_value(Some(ready.clone()));
-    Ok(ready)
 }
 
-/// The index and every text.
-pub(super) async fn load_all(s: SearchState) -> Result<(Arc<FtsIndex>, Arc<Texts>), String> {
-    let index = load_index(s).await?;
-    Ok((index, load_texts(s).await?))
-}
-
-/// Every arm for one issue, each timed (the engine's [`run_issue`]); with `fused` naming two or
-/// more arms, their fusion last. Arms whose sources are not loaded yet fail with what they wait
-/// for.
-pub(super) fn run_arms(
-    index: &FtsIndex,
-    texts: Option<&Texts>,
-    paths: &[String],
+/// Every arm over `issue` (top 16), then the fusion of `fused` when it names two or more; arms
+/// whose sources are not loaded yet fail with what they wait for.
+pub(super) async fn run_arms(
+    s: SearchState,
     issue: &str,
     fused: &[String],
-) -> Vec<ArmRun> {
-    let mut sources = Sources::new(paths).with_index(index);
-    if let Some(texts) = texts {
-        sources = sources.with_texts(&texts.corpus);
+) -> Result<Vec<ArmRun>, String> {
+    let open = s.open.get_untracked().ok_or("no bundle is open")?;
+    let call = CallBody::RunIssue {
+        bundle: open.entry.name.clone(),
+        issue: issue.to_string(),
+        k: MAX_K,
+        fused: fused.to_vec(),
+    };
+    match live::call(call, |_| {}).await? {
+        AnswerBody::Ran { runs } => Ok(runs.into_iter().map(WireRun::into_run).collect()),
+        other => Err(live::unexpected(&other)),
     }
-    run_issue(&sources, issue, MAX_K, fused, &mut api::now_ms)
 }

@@ -1,7 +1,7 @@
-//! The Search view's state, shared by its parts: the open bundle, the loaded texts, the shown
-//! results, every question's runs, and the signals of the view. A leaf: it imports no sibling.
+//! The Search view's state, shared by its parts: the open bundle, the shown results, every
+//! question's runs, and the signals of the view (the index and texts live in the live worker).
+//! A leaf: it imports no sibling.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -9,8 +9,7 @@ use reactive_stores::Field;
 use routelens_engine::bundle::Manifest;
 use routelens_engine::lexical::issue_run::ArmRun;
 use routelens_engine::lexical::live::Question;
-use routelens_engine::lexical::FtsIndex;
-use routelens_engine::{Study, TextCorpus};
+use routelens_engine::Study;
 
 use crate::api::BundleEntry;
 
@@ -20,15 +19,7 @@ pub(super) struct OpenBundle {
     pub(super) entry: BundleEntry,
     pub(super) manifest: Manifest,
     pub(super) manifest_bytes: usize,
-    pub(super) paths: Vec<String>,
     pub(super) questions: Vec<Question>,
-}
-
-/// Every file's text, loaded after the first index-arm results: the `rg` arms' corpus, and the
-/// texts for the file view.
-pub(super) struct Texts {
-    pub(super) corpus: TextCorpus,
-    pub(super) texts: BTreeMap<String, String>,
 }
 
 /// The shown query's results.
@@ -56,8 +47,6 @@ pub(super) struct AllRuns {
 pub(super) struct SearchState {
     pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
     pub(super) open: RwSignal<Option<Arc<OpenBundle>>>,
-    pub(super) index: StoredValue<Option<Arc<FtsIndex>>, LocalStorage>,
-    pub(super) texts: StoredValue<Option<Arc<Texts>>, LocalStorage>,
     pub(super) progress: RwSignal<Option<String>>,
     pub(super) error: RwSignal<Option<String>>,
     pub(super) text: RwSignal<String>,

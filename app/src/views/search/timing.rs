@@ -3,33 +3,27 @@
 //! (the engine's `lexical::timing` says how). A search click times each arm once, right after
 //! the page was idle and after the other arms ran; this panel is the like-for-like figure.
 //!
-//! The clock is `performance.now()`: 5 µs resolution in a cross-origin-isolated page
-//! (`routelens serve` sends the headers), 100 µs with jitter otherwise, which the panel says.
-//! It yields to the page about every 50 ms, so progress shows and Cancel is heard between calls;
-//! the timed region holds only the engine call.
+//! The calls run in the live worker, off the page's thread; the clock is the worker's
+//! `performance.now()`: 5 µs resolution in a cross-origin-isolated page (`routelens serve` sends
+//! the headers), 100 µs with jitter otherwise, which the panel says. The worker reports progress
+//! about every 50 ms and hears Cancel between calls; the timed region holds only the engine call.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::lexical::timing::{ArmTimes, ArmTiming, TimingPlan};
-use routelens_engine::{run_arm, LexicalArm, Sources};
+use routelens_engine::lexical::timing::ArmTiming;
+use routelens_engine::live_session::{AnswerBody, CallBody};
 
-use super::sources::load_all;
+use super::sources::load;
 use super::state::SearchState;
-use crate::api;
 use crate::components::NumberInput;
-
-/// How often the loop lets the page paint and hear Cancel, in milliseconds.
-const YIELD_EVERY_MS: f64 = 50.0;
+use crate::{api, live};
 
 /// The panel's state.
 #[derive(Debug, Clone, PartialEq)]
 enum TimingRun {
     Idle,
-    Running {
-        done: usize,
-        total: usize,
-        arm: LexicalArm,
-    },
+    /// The worker's progress line.
+    Running(String),
     Done {
         arms: Vec<ArmTiming>,
         cancelled: bool,
@@ -37,18 +31,26 @@ enum TimingRun {
     Failed(String),
 }
 
+/// The timing call in flight.
+#[derive(Debug, Clone, Copy, Default)]
+struct Call {
+    id: Option<u64>,
+    cancelled: bool,
+}
+
 /// "Time the arms": rounds per question, a start and a cancel button, the summary table.
 #[component]
 pub(super) fn TimingPanel(s: SearchState) -> impl IntoView {
     let rounds = RwSignal::new(5_usize);
     let run = RwSignal::new(TimingRun::Idle);
-    let cancel = StoredValue::new(false);
+    // The running call's id, and whether Cancel was pressed (perhaps before the call started).
+    let call = StoredValue::new(Call::default());
     let start = move |_| {
-        if matches!(run.get_untracked(), TimingRun::Running { .. }) {
+        if matches!(run.get_untracked(), TimingRun::Running(_)) {
             return;
         }
-        cancel.set_value(false);
-        spawn_local(time_arms(s, rounds.get_untracked(), run, cancel));
+        call.set_value(Call::default());
+        spawn_local(time_arms(s, rounds.get_untracked(), run, call));
     };
     let clock = if api::cross_origin_isolated() {
         "clock: performance.now() in a cross-origin-isolated page (5 µs)"
@@ -83,8 +85,13 @@ pub(super) fn TimingPanel(s: SearchState) -> impl IntoView {
                 </button>
                 <button
                     data-testid="search-timing-cancel"
-                    disabled=move || !matches!(run.get(), TimingRun::Running { .. })
-                    on:click=move |_| cancel.set_value(true)
+                    disabled=move || !matches!(run.get(), TimingRun::Running(_))
+                    on:click=move |_| {
+                        call.update_value(|c| c.cancelled = true);
+                        if let Some(id) = call.get_value().id {
+                            live::cancel(id);
+                        }
+                    }
                 >
                     "Cancel"
                 </button>
@@ -94,63 +101,40 @@ pub(super) fn TimingPanel(s: SearchState) -> impl IntoView {
     }
 }
 
-/// Runs the plan, arm by arm, recording each call's time.
+/// Has the worker run the plan (every chunk loaded first), showing its progress.
 async fn time_arms(
     s: SearchState,
     rounds: usize,
     run: RwSignal<TimingRun>,
-    cancel: StoredValue<bool>,
+    call: StoredValue<Call>,
 ) {
     let Some(open) = s.open.get_untracked() else {
         return;
     };
     s.busy.set(true);
-    let (index, texts) = match load_all(s).await {
-        Ok(ready) => ready,
-        Err(err) => {
-            s.busy.set(false);
-            run.set(TimingRun::Failed(err));
-            return;
+    run.set(TimingRun::Running("loading every file".into()));
+    let timed = async {
+        load(s, true).await?;
+        let body = CallBody::Time {
+            bundle: open.entry.name.clone(),
+            questions: open.questions.iter().map(|q| q.question.clone()).collect(),
+            rounds,
+            k: s.k.get_untracked(),
+        };
+        let running = live::start(body, move |line| run.set(TimingRun::Running(line)))?;
+        call.update_value(|c| c.id = Some(running.id));
+        if call.get_value().cancelled {
+            live::cancel(running.id);
         }
+        running.answer().await
     };
-    let k = s.k.get_untracked();
-    let sources = Sources::new(&open.paths)
-        .with_index(&index)
-        .with_texts(&texts.corpus);
-    let plan = TimingPlan::new(&LexicalArm::ALL, open.questions.len(), rounds);
-    let mut times = ArmTimes::default();
-    let mut painted = api::now_ms();
-    let mut cancelled = false;
-    for at in 0..plan.len() {
-        let Some(step) = plan.step(at) else { break };
-        if api::now_ms() - painted > YIELD_EVERY_MS {
-            run.set(TimingRun::Running {
-                done: at,
-                total: plan.len(),
-                arm: step.arm,
-            });
-            api::next_tick().await;
-            if cancel.get_value() {
-                cancelled = true;
-                break;
-            }
-            painted = api::now_ms();
-        }
-        let question = &open.questions[step.question].question;
-        let started = api::now_ms();
-        let output = run_arm(step.arm, &sources, question, k);
-        let ms = api::now_ms() - started;
-        if let Err(err) = output {
-            s.busy.set(false);
-            run.set(TimingRun::Failed(format!("{}: {err}", step.arm.name())));
-            return;
-        }
-        times.record(step, ms);
-    }
+    let answer = timed.await;
+    call.update_value(|c| c.id = None);
     s.busy.set(false);
-    run.set(TimingRun::Done {
-        arms: times.summary(),
-        cancelled,
+    run.set(match answer {
+        Ok(AnswerBody::Timed { arms, cancelled }) => TimingRun::Done { arms, cancelled },
+        Ok(other) => TimingRun::Failed(live::unexpected(&other)),
+        Err(err) => TimingRun::Failed(err),
     });
 }
 
@@ -158,10 +142,8 @@ async fn time_arms(
 fn timing_result(run: TimingRun) -> AnyView {
     match run {
         TimingRun::Idle => ().into_any(),
-        TimingRun::Running { done, total, arm } => view! {
-            <p class="progress" data-testid="search-timing-progress">
-                {format!("timing {}: call {done} of {total}", arm.name())}
-            </p>
+        TimingRun::Running(line) => view! {
+            <p class="progress" data-testid="search-timing-progress">{line}</p>
         }
         .into_any(),
         TimingRun::Failed(err) => {

@@ -1,0 +1,271 @@
+//! What each call does: fetching (the worker's only I/O) and the session's work, with progress
+//! lines and, for long calls, a step loop that yields to hear `cancel`.
+
+use routelens_engine::context::ContextSettings;
+use routelens_engine::lexical::timing::{ArmTimes, TimingPlan};
+use routelens_engine::live_session::{AnswerBody, CallBody, LineJob};
+use routelens_engine::synthetic::pack_bench_corpus;
+use routelens_engine::LexicalArm;
+
+use crate::channel::{fetch, next_tick, now_ms, with_session, Progress};
+
+/// How often a long call reports progress and checks for `cancel`, in ms.
+const YIELD_EVERY_MS: f64 = 50.0;
+
+/// Answers one call; a failure answers with its message.
+pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
+    let done = match body {
+        CallBody::Load {
+            bundle,
+            base,
+            index,
+            texts,
+        } => load(p, &bundle, &base, index, texts).await,
+        CallBody::LoadCounter { url } => load_counter(p, &url).await,
+        CallBody::RunIssue {
+            bundle,
+            issue,
+            k,
+            fused,
+        } => with_session(|s| s.run_issue(&bundle, &issue, k, &fused, &mut now_ms))
+            .map(|runs| AnswerBody::Ran { runs })
+            .map_err(|e| e.to_string()),
+        CallBody::RunIssues {
+            bundle,
+            issues,
+            k,
+            fused,
+        } => run_issues(p, &bundle, &issues, k, &fused).await,
+        CallBody::Pack {
+            bundle,
+            issue,
+            rankings,
+            settings,
+            gold,
+        } => with_session(|s| s.pack(&bundle, &issue, &rankings, &settings, &gold, &mut now_ms))
+            .map(|packs| AnswerBody::Packed { packs })
+            .map_err(|e| e.to_string()),
+        CallBody::LineScores {
+            bundle,
+            jobs,
+            settings,
+        } => line_scores(p, &bundle, jobs, settings).await,
+        CallBody::Time {
+            bundle,
+            questions,
+            rounds,
+            k,
+        } => time(p, &bundle, &questions, rounds, k).await,
+        CallBody::PackBench => pack_bench(p).await,
+        // Heard by the channel as it arrives; never queued.
+        CallBody::Cancel { call } => Err(format!("cancel {call} reached the queue")),
+    };
+    done.unwrap_or_else(|message| AnswerBody::Failed { message })
+}
+
+/// Opens the bundle from its manifest, then fetches and verifies the parts asked for that are
+/// not loaded yet, each file named in the progress as it comes.
+async fn load(
+    p: Progress,
+    bundle: &str,
+    base: &str,
+    index: bool,
+    texts: bool,
+) -> Result<AnswerBody, String> {
+    let base = base.trim_end_matches('/');
+    if !with_session(|s| s.manifest(bundle).is_some()) {
+        p.say(format!("{bundle}: fetching manifest.json"));
+        let manifest_bytes = fetch(&format!("{base}/manifest.json")).await?;
+        with_session(|s| s.open(bundle, &manifest_bytes).map(|_| ())).map_err(|e| e.to_string())?;
+    }
+    let (index_entry, chunks, files, stored_bytes) = with_session(|s| {
+        s.manifest(bundle).map(|m| {
+            (
+                m.index.clone(),
+                m.chunks.iter().map(|c| c.file.clone()).collect::<Vec<_>>(),
+                m.files.len(),
+                m.stored_bytes(0),
+            )
+        })
+    })
+    .ok_or_else(|| format!("{bundle}: the manifest did not stay loaded"))?;
+    let total = chunks.len() + 1;
+    if index && !with_session(|s| s.has_index(bundle)) {
+        let entry =
+            index_entry.ok_or_else(|| format!("{bundle}: this bundle has no search index"))?;
+        p.say(format!(
+            "loading 1/{total} files (the index, {} bytes)",
+            entry.bytes
+        ));
+        let blob = fetch(&format!("{base}/{}", entry.file)).await?;
+        with_session(|s| s.load_index(bundle, &blob)).map_err(|e| e.to_string())?;
+    }
+    if texts && !with_session(|s| s.has_texts(bundle)) {
+        let mut stored = Vec::with_capacity(chunks.len());
+        for (at, file) in chunks.iter().enumerate() {
+            p.say(format!("loading {}/{total} files ({file})", at + 2));
+            let bytes = fetch(&format!("{base}/{file}")).await?;
+            // Verified as it arrives, so a bad chunk is named before the rest are fetched.
+            with_session(|s| s.check_chunk(bundle, at, &bytes)).map_err(|e| e.to_string())?;
+            stored.push(bytes);
+        }
+        with_session(|s| s.load_texts(bundle, &stored)).map_err(|e| e.to_string())?;
+    }
+    Ok(AnswerBody::Loaded {
+        files,
+        chunks: chunks.len(),
+        stored_bytes,
+        texts: with_session(|s| s.has_texts(bundle)),
+    })
+}
+
+async fn load_counter(p: Progress, url: &str) -> Result<AnswerBody, String> {
+    let started = now_ms();
+    if !with_session(|s| s.has_counter()) {
+        p.say(format!(
+            "loading the cl100k_base rank table ({url}, 1.7 MB)"
+        ));
+        let bytes = fetch(url).await?;
+        p.say(format!(
+            "building the cl100k_base encoder from {} bytes",
+            bytes.len()
+        ));
+        with_session(|s| s.load_counter(&bytes)).map_err(|e| format!("{url}: {e}"))?;
+    }
+    Ok(AnswerBody::CounterReady {
+        ms: now_ms() - started,
+    })
+}
+
+async fn run_issues(
+    p: Progress,
+    bundle: &str,
+    issues: &[String],
+    k: usize,
+    fused: &[String],
+) -> Result<AnswerBody, String> {
+    let mut out = Vec::with_capacity(issues.len());
+    let mut painted = f64::NEG_INFINITY;
+    for (done, issue) in issues.iter().enumerate() {
+        if now_ms() - painted > YIELD_EVERY_MS {
+            p.say(format!("running question {}/{}", done + 1, issues.len()));
+            next_tick().await;
+            if p.cancelled() {
+                return Ok(AnswerBody::RanAll {
+                    issues: out,
+                    cancelled: true,
+                });
+            }
+            painted = now_ms();
+        }
+        let runs = with_session(|s| s.run_issue(bundle, issue, k, fused, &mut now_ms))
+            .map_err(|e| e.to_string())?;
+        out.push(runs);
+    }
+    Ok(AnswerBody::RanAll {
+        issues: out,
+        cancelled: false,
+    })
+}
+
+async fn line_scores(
+    p: Progress,
+    bundle: &str,
+    jobs: Vec<LineJob>,
+    settings: ContextSettings,
+) -> Result<AnswerBody, String> {
+    let mut rows = Vec::new();
+    let total = jobs.len();
+    for (done, job) in jobs.iter().enumerate() {
+        p.say(format!("packing issue {}/{total}", done + 1));
+        next_tick().await;
+        if p.cancelled() {
+            return Ok(AnswerBody::Lines {
+                rows,
+                cancelled: true,
+            });
+        }
+        with_session(|s| s.score_lines(bundle, job, &settings, &mut rows))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(AnswerBody::Lines {
+        rows,
+        cancelled: false,
+    })
+}
+
+/// The plan of [`TimingPlan`]: arm by arm, round by round, question by question; only the
+/// engine call is timed.
+async fn time(
+    p: Progress,
+    bundle: &str,
+    questions: &[String],
+    rounds: usize,
+    k: usize,
+) -> Result<AnswerBody, String> {
+    let plan = TimingPlan::new(&LexicalArm::ALL, questions.len(), rounds);
+    let mut times = ArmTimes::default();
+    let mut painted = now_ms();
+    for at in 0..plan.len() {
+        let Some(step) = plan.step(at) else { break };
+        if now_ms() - painted > YIELD_EVERY_MS {
+            p.say(format!(
+                "timing {}: call {at} of {}",
+                step.arm.name(),
+                plan.len()
+            ));
+            next_tick().await;
+            if p.cancelled() {
+                return Ok(AnswerBody::Timed {
+                    arms: times.summary(),
+                    cancelled: true,
+                });
+            }
+            painted = now_ms();
+        }
+        let question = &questions[step.question];
+        let ms = with_session(|s| s.time_call(bundle, step.arm, question, k, &mut now_ms))
+            .map_err(|e| e.to_string())?;
+        times.record(step, ms);
+    }
+    Ok(AnswerBody::Timed {
+        arms: times.summary(),
+        cancelled: false,
+    })
+}
+
+/// Five first packs (fresh memo) and twenty re-packs at a budget one token lower each time.
+async fn pack_bench(p: Progress) -> Result<AnswerBody, String> {
+    let corpus = pack_bench_corpus();
+    let mut cold = Vec::new();
+    let mut tokens = 0;
+    for round in 0..5 {
+        p.say(format!("first pack, run {}/5", round + 1));
+        next_tick().await;
+        let (ms, used) = with_session(|s| s.pack_bench_round(&corpus, None, &mut now_ms))
+            .map_err(|e| e.to_string())?;
+        cold.push(ms);
+        tokens = used;
+    }
+    p.say("re-packs".into());
+    next_tick().await;
+    // The first fills the session's memo; the twenty after it are timed.
+    with_session(|s| s.pack_bench_round(&corpus, Some(0), &mut now_ms))
+        .map_err(|e| e.to_string())?;
+    let mut warm = Vec::new();
+    for round in 0..20 {
+        let (ms, _) = with_session(|s| s.pack_bench_round(&corpus, Some(round), &mut now_ms))
+            .map_err(|e| e.to_string())?;
+        warm.push(ms);
+    }
+    Ok(AnswerBody::Bench {
+        cold_ms: median(cold),
+        warm_ms: median(warm),
+        tokens,
+    })
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}

@@ -1,0 +1,20 @@
+//! The routelens live worker: a Web Worker that holds the engine's [`LiveSession`] (a bundle's
+//! search index, every file's text, the cl100k_base counter) and answers the page's calls, so
+//! the page's own module never carries tantivy or the tokenizer and long work (timing runs, a
+//! question set through every arm) runs off the page's thread.
+//!
+//! Trunk builds it (`index.html`, `data-type="worker"`, with a loader shim); the page starts it
+//! on the first live call (`app/src/live.rs`). [`channel`] is the message loop, [`calls`] what
+//! each call does. Natively this binary does nothing: it exists for wasm32.
+//!
+//! [`LiveSession`]: routelens_engine::live_session::LiveSession
+
+#[cfg(target_arch = "wasm32")]
+mod calls;
+#[cfg(target_arch = "wasm32")]
+mod channel;
+
+fn main() {
+    #[cfg(target_arch = "wasm32")]
+    channel::start();
+}
