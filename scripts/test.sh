@@ -9,7 +9,8 @@
 #   native  the engine's and the CLI's tests
 #   wasm    the engine's native/wasm parity tests in headless Chromium (one wasm test binary)
 #   sdk     the decision-API protocol stub against the official typesafe-sdk (Python)
-#   e2e     the release app (what scripts/run.sh serves) and the browser end-to-end tests
+#   e2e     the release app (what scripts/run.sh serves), its first-load budget
+#           (scripts/first-load.py) and the browser end-to-end tests
 #
 # Native builds run clippy as the workspace's compiler (RUSTC_WORKSPACE_WRAPPER=clippy-driver):
 # clippy-driver is rustc with the lints added, so `lint` compiles every native target once, with
@@ -105,6 +106,8 @@ step_sdk() {
 step_e2e() {
   # The same release build that scripts/run.sh serves, so a machine that ran it builds nothing here.
   RUSTC_WORKSPACE_WRAPPER='' trunk build --quiet index.html --release
+  # The study views' first load stays within its budget, and never includes the live worker.
+  python3 scripts/first-load.py dist
   test_build_cli
   (cd tests/e2e && node --test)
 }

@@ -79,10 +79,19 @@ test('the Context view packs a question run in the Search view, as the CLI does'
   await byTestId('search-run').click();
   await page.waitForSelector('[data-testid="search-column"][data-arm="rg"] [data-testid="search-hit"]', { timeout: 60000 });
 
+  // The Search view loaded the index and every chunk into the live worker, which every view
+  // shares: the Context view fetches neither again.
+  const refetched = [];
+  const listen = (request) => {
+    if (/\/(chunks|index)\//.test(new URL(request.url()).pathname)) refetched.push(request.url());
+  };
+  page.on('request', listen);
   await byTestId('tab-context').click();
   // The bundle loads, then the rank table on the first pack, with progress shown.
   await byTestId('context-progress').waitFor({ timeout: 30000 });
   await waitForPack('fts5');
+  page.off('request', listen);
+  assert.deepEqual(refetched, []);
   assert.match(await byTestId('context-progress').textContent(), /cl100k_base ready/);
 
   // The arm whose pack delivers the most gold lines, so gold highlighting is exercised.

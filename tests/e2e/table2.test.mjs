@@ -26,6 +26,29 @@ test('Table 2 reproduces the paper at k = 8 and 16', { skip }, async () => {
   await screenshot(session.study.page, 'table2');
 });
 
+test('the study views never load the live worker, its index or its token table', { skip }, async () => {
+  // A page of its own, so nothing comes from the other tests' cache.
+  const page = await session.browser.newContext().then((context) => context.newPage());
+  const fetched = [];
+  const listen = (request) => fetched.push(request.url());
+  page.on('request', listen);
+  try {
+    await page.goto(`${session.server.url}/?study=fastindex&view=table2`);
+    await page.locator('[data-testid="table-file-recall"] tbody tr').first().waitFor({ timeout: 60000 });
+    for (const tab of ['tab-fusion', 'tab-paired', 'tab-repos', 'tab-lines', 'tab-cases']) {
+      await page.locator(`[data-testid="${tab}"]`).click();
+    }
+    await page.locator('[data-testid="case-row"]').first().click();
+    await page.locator('[data-testid="table-case-gold"]').waitFor({ timeout: 60000 });
+  } finally {
+    page.off('request', listen);
+    await page.context().close();
+  }
+  assert.ok(fetched.some((url) => url.endsWith('_bg.wasm')), fetched.join(' '));
+  const live = fetched.filter((url) => /routelens-worker|cl100k_base|tantivy/.test(url));
+  assert.deepEqual(live, []);
+});
+
 test('changing k recomputes Table 2 like the native CLI', { skip }, async () => {
   await session.study.open('?study=fastindex&view=table2');
   await session.study.select('k-left', 5);

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Checks the first-load budget of a built app (issue 14): the wasm that `index.html` loads at
+start, gzipped at level 9, must be at most 1,000,000 bytes, and must not be the live worker
+(which the page starts on its first live call). Prints both modules' sizes.
+
+Usage: python3 scripts/first-load.py [dist-folder]   (default: dist; exits 1 over budget)
+"""
+import gzip
+import pathlib
+import re
+import sys
+
+BUDGET = 1_000_000
+WORKER = "routelens-worker"
+
+dist = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "dist")
+html_path = dist / "index.html"
+try:
+    html = html_path.read_text(encoding="utf-8")
+except OSError as error:
+    sys.exit(f"first-load: cannot read {html_path}: {error}")
+
+loaded = sorted(set(re.findall(r"""['"]/?([^'"]+\.wasm)['"]""", html)))
+if not loaded:
+    sys.exit(f"first-load: {html_path} loads no .wasm file")
+problems = []
+total = 0
+for name in loaded:
+    if WORKER in name:
+        problems.append(f"{html_path} loads the live worker {name} at start")
+    path = dist / name
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        sys.exit(f"first-load: {html_path} names {name}, which cannot be read: {error}")
+    packed = len(gzip.compress(raw, 9))
+    total += packed
+    print(f"first load: {name}: {len(raw):,} bytes, {packed:,} gzip")
+for path in sorted(dist.glob(f"{WORKER}*.wasm")):
+    raw = path.read_bytes()
+    print(f"on first live call: {path.name}: {len(raw):,} bytes, {len(gzip.compress(raw, 9)):,} gzip")
+print(f"first load total: {total:,} bytes gzip of wasm (budget {BUDGET:,})")
+if total > BUDGET:
+    problems.append(f"the first load is {total:,} bytes gzip of wasm, over the {BUDGET:,} budget")
+if problems:
+    sys.exit("first-load: " + "; ".join(problems))
