@@ -5,7 +5,8 @@
 # step's wall time.
 #
 #   lint    cargo fmt; clippy over every native target (compiled once, shared with `native`, see
-#           below) and over the app and its live worker for wasm32
+#           below) and over the app and its live worker for wasm32; the app's import picture
+#           (scripts/app-imports.py)
 #   native  the engine's and the CLI's tests
 #   wasm    the engine's native/wasm parity tests in headless Chromium (one wasm test binary)
 #   sdk     the decision-API protocol stub against the official typesafe-sdk (Python)
@@ -74,6 +75,8 @@ step_lint() {
   cargo fmt --all -- --check
   test_build_cli
   # The app is compiled for wasm32 only (by Trunk, without the wrapper): check it apart.
+  # The app's import picture: no circles, no view reaching into another (ARCHITECTURE.md).
+  python3 scripts/app-imports.py
   RUSTC_WORKSPACE_WRAPPER='' cargo clippy --quiet -p routelens-app -p routelens-worker \
     --target wasm32-unknown-unknown -- -D warnings
 }

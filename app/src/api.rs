@@ -9,8 +9,6 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, BlobPropertyBag, File, FileList, HtmlAnchorElement, Url};
 
-use crate::state::StudiesList;
-
 /// One entry of `GET /studies.json`: `{"id", "title", "base"}`, where `base` is the URL of the
 /// archive root (the folder holding `paper/data/`).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
@@ -241,4 +239,15 @@ pub fn download_text(name: &str, mime: &str, text: &str) -> Result<(), String> {
         std::time::Duration::from_secs(10),
     );
     Ok(())
+}
+
+/// The answer to `GET /studies.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StudiesList {
+    /// Not asked yet, or the answer is on its way.
+    Asking,
+    /// The server lists these studies.
+    Listed(Vec<StudyEntry>),
+    /// No list here (static hosting, or an error), with the reason.
+    Absent(String),
 }

@@ -98,9 +98,13 @@
 use leptos::prelude::*;
 
 mod api;
+mod bundles;
 mod components;
+mod decisions;
+mod key_store;
 mod live;
 mod open;
+mod packing;
 mod permalink;
 mod state;
 mod views;

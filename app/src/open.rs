@@ -10,8 +10,9 @@ use routelens_engine::{
 };
 use web_sys::File;
 
+use crate::api::StudiesList;
 use crate::api::{self, StudyEntry};
-use crate::state::{AppState, SettingsStoreFields, StudiesList, StudyRef};
+use crate::state::{AppState, SettingsStoreFields, StudyRef};
 
 /// Asks the server for its study list, then opens the study the permalink names, if any.
 pub fn start(state: AppState) {

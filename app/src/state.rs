@@ -17,7 +17,8 @@ use routelens_engine::{
     Subset,
 };
 
-use crate::api::StudyEntry;
+use crate::api::StudiesList;
+use crate::bundles::BundleStore;
 
 /// Which study the page shows, as written in the permalink (`study=`).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -311,17 +312,6 @@ impl PartialEq for Loaded {
     }
 }
 
-/// The answer to `GET /studies.json`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StudiesList {
-    /// Not asked yet, or the answer is on its way.
-    Asking,
-    /// The server lists these studies.
-    Listed(Vec<StudyEntry>),
-    /// No list here (static hosting, or an error), with the reason.
-    Absent(String),
-}
-
 /// What the loader is doing.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Status {
@@ -361,6 +351,8 @@ pub struct AppState {
     pub notices: RwSignal<Vec<String>>,
     /// Issue texts the user loaded that matched their archived SHA-256, by case id.
     pub issue_texts: RwSignal<BTreeMap<String, String>>,
+    /// The bundle list and the bundles' manifests and question sets, fetched once per page.
+    pub bundles: BundleStore,
 }
 
 impl AppState {
@@ -403,6 +395,7 @@ impl AppState {
             generation: RwSignal::new(0),
             notices: RwSignal::new(notices),
             issue_texts: RwSignal::new(BTreeMap::new()),
+            bundles: BundleStore::new(),
         }
     }
 

@@ -79,11 +79,13 @@ test('the Context view packs a question run in the Search view, as the CLI does'
   await byTestId('search-run').click();
   await page.waitForSelector('[data-testid="search-column"][data-arm="rg"] [data-testid="search-hit"]', { timeout: 60000 });
 
-  // The Search view loaded the index and every chunk into the live worker, which every view
-  // shares: the Context view fetches neither again.
+  // The Search view opened the bundle (its manifest and questions in the bundle store) and loaded
+  // the index and every chunk into the live worker, all of which every view shares: the Context
+  // view fetches none of them again.
   const refetched = [];
   const listen = (request) => {
-    if (/\/(chunks|index)\//.test(new URL(request.url()).pathname)) refetched.push(request.url());
+    const path = new URL(request.url()).pathname;
+    if (path.startsWith('/bundles')) refetched.push(path);
   };
   page.on('request', listen);
   await byTestId('tab-context').click();

@@ -7,8 +7,9 @@ use leptos::prelude::*;
 use routelens_engine::PINNED_ARCHIVE_URL;
 
 use crate::api;
+use crate::api::StudiesList;
 use crate::open;
-use crate::state::{AppState, StudiesList};
+use crate::state::AppState;
 
 /// The home page.
 #[component]

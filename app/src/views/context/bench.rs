@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::live_session::{AnswerBody, CallBody};
 
-use super::load;
 use crate::live;
+use crate::packing as load;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Run {

@@ -16,52 +16,32 @@
 //! on the first pack, with progress, so the app itself never carries the vocabulary.
 
 mod bench;
-pub(crate) mod lines;
-pub(crate) mod load;
+mod lines;
 mod render;
+mod state;
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::context::{ContextReport, ContextSettings};
+use routelens_engine::context::ContextSettings;
 use routelens_engine::lexical::live::{snapshot_mismatch, Question};
 use routelens_engine::live_session::{AnswerBody, CallBody};
-use routelens_engine::GoldSpan;
 
 use crate::api::{self, BundleEntry};
+use crate::bundles::BundleStore;
 use crate::components::{bundle_select, KSelect, NumberInput};
 use crate::live;
 use crate::state::{AppState, SettingsStoreFields};
 
-pub use load::LoadedBundle;
-
-/// One packed arm: its name and report, or why it could not be packed.
-#[derive(Clone)]
-pub struct Packed {
-    /// The arm.
-    pub arm: String,
-    /// The report and the select + pack time in ms.
-    pub result: Result<(Rc<ContextReport>, f64), String>,
-    /// The texts of the files the report names (from the worker, which holds the bundle's).
-    pub texts: Rc<BTreeMap<String, String>>,
-}
-
-/// The issue of the view: text and, for a question, its id and gold spans.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Issue {
-    /// The question id, or `None` for typed text.
-    pub id: Option<String>,
-    /// The issue text.
-    pub text: String,
-    /// Gold line spans (empty: no line scores).
-    pub gold_lines: Vec<GoldSpan>,
-}
+use crate::packing::{self as load, LoadedBundle};
+use state::{Issue, Packed};
 
 /// The view's loading state, kept in signals (the data itself lives in [`load`]).
 #[derive(Clone, Copy)]
 struct ContextState {
+    /// The page's bundle store.
+    store: BundleStore,
     bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
     /// The name of the loaded bundle (its data: [`load::loaded`]).
     loaded: RwSignal<Option<String>>,
@@ -78,6 +58,7 @@ pub fn ContextView() -> impl IntoView {
     let app = AppState::get();
     let s = app.settings;
     let c = ContextState {
+        store: app.bundles,
         bundles: RwSignal::new(None),
         loaded: RwSignal::new(None),
         counter_ready: RwSignal::new(load::counter_ready()),
@@ -86,7 +67,7 @@ pub fn ContextView() -> impl IntoView {
         error: RwSignal::new(None),
     };
     spawn_local(async move {
-        let list = api::fetch_bundles().await;
+        let list = c.store.list().await;
         c.bundles.set(Some(list.clone()));
         if let (Ok(list), Some(name)) = (list, s.bundle().get_untracked()) {
             match list.into_iter().find(|entry| entry.name == name) {
@@ -436,7 +417,7 @@ async fn pack_arms(
 async fn open_bundle(c: ContextState, entry: BundleEntry) {
     c.error.set(None);
     c.loaded.set(None);
-    match load::load_bundle(entry, move |text| c.progress.set(Some(text))).await {
+    match load::load_bundle(c.store, entry, move |text| c.progress.set(Some(text))).await {
         Ok(bundle) => c.loaded.set(Some(bundle.entry.name.clone())),
         Err(err) => {
             c.progress.set(None);

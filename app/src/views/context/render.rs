@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use routelens_engine::context::{ContextReport, GoldDelivery};
 use routelens_engine::select::split_lines;
 
-use super::Packed;
+use super::state::Packed;
 
 /// Gold lines shown at most per block (a longer run says how many more there are).
 const MAX_GOLD_LINES_SHOWN: usize = 120;

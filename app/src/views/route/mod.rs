@@ -26,11 +26,12 @@ use routelens_engine::tables::file_recall_table;
 use routelens_engine::MAX_K;
 use web_sys::HtmlInputElement;
 
-use super::bundle_open::fetch_bundle;
 use crate::api::{self, BundleEntry};
+use crate::bundles::fetch_bundle;
 use crate::components::{bundle_select, question_select, TableView};
+use crate::decisions::{Transport, PROXY_URL};
+use crate::key_store;
 use crate::state::{AppState, DeciderKind, SettingsStoreFields};
-use run::Transport;
 use state::{RouteBundle, RouteState, Shown};
 use walk::walk_view;
 
@@ -38,7 +39,7 @@ use walk::walk_view;
 #[component]
 pub fn RouteView() -> impl IntoView {
     let app = AppState::get();
-    let remembered = run::remembered_key();
+    let remembered = key_store::remembered_key();
     let rs = RouteState {
         bundles: RwSignal::new(None),
         open: RwSignal::new(None),
@@ -57,7 +58,7 @@ pub fn RouteView() -> impl IntoView {
         k: app.settings.k().into(),
     };
     spawn_local(async move {
-        let list = api::fetch_bundles().await;
+        let list = app.bundles.list().await;
         rs.bundles.set(Some(list.clone()));
         if let (Ok(list), Some(name)) = (list, app.settings.bundle().get_untracked()) {
             match list.into_iter().find(|entry| entry.name == name) {
@@ -144,7 +145,7 @@ pub fn RouteView() -> impl IntoView {
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
                             rs.remember.set(on);
-                            run::remember_key(&rs.key.get_untracked(), on);
+                            key_store::remember_key(&rs.key.get_untracked(), on);
                         }
                     />
                     "remember on this device"
@@ -292,7 +293,7 @@ pub fn RouteView() -> impl IntoView {
             <div class="controls">{http_fields} {replay_field}</div>
             {move || (route.get().decider == DeciderKind::Proxy).then(|| view! {
                 <p class="muted">
-                    {format!("Calls go to this server's {} (routelens serve adds TYPESAFE_API_KEY from its environment); the page holds no key.", run::PROXY_URL)}
+                    {format!("Calls go to this server's {} (routelens serve adds TYPESAFE_API_KEY from its environment); the page holds no key.", PROXY_URL)}
                 </p>
             })}
             <div class="controls">
@@ -380,7 +381,15 @@ async fn open_bundle(app: AppState, rs: RouteState, entry: BundleEntry) {
     rs.open.set(None);
     rs.live.set(None);
     rs.error.set(None);
-    let fetched = match fetch_bundle(app, &entry, |p| rs.progress.set(Some(p))).await {
+    let fetched = match fetch_bundle(
+        app.bundles,
+        app.base.get_untracked(),
+        &app.issue_texts.get_untracked(),
+        &entry,
+        |p| rs.progress.set(Some(p)),
+    )
+    .await
+    {
         Ok(fetched) => fetched,
         Err(err) => {
             rs.progress.set(None);
@@ -480,7 +489,7 @@ async fn run_single(app: AppState, rs: RouteState) {
         Err(err) => return rs.error.set(Some(err)),
     };
     if setup.decider == DeciderKind::Http {
-        run::remember_key(&key, rs.remember.get_untracked());
+        key_store::remember_key(&key, rs.remember.get_untracked());
     }
     let question = open
         .questions

@@ -1,5 +1,5 @@
-//! The Route view's driver: the browser transport for the decision API (gloo-net), the loop that
-//! steps an engine [`Session`], the key's storage, and "Add as arm".
+//! The Route view's driver: the loop that steps an engine [`Session`] through a transport
+//! ([`crate::decisions`]), and "Add as arm".
 //!
 //! The loop asks the session for the next call, waits the call's `wait_ms` (a retry after 429 or
 //! 529), sends it through the chosen transport, hands the outcome back and shows the run after
@@ -9,132 +9,16 @@
 
 use std::sync::Arc;
 
-use gloo_net::http::Request as HttpRequest;
 use leptos::prelude::*;
 use routelens_engine::evidence::{live_arm, CaseEvidence};
 use routelens_engine::lexical::live::{join_live_arms, Question};
-use routelens_engine::route::protocol::decode_reply;
-use routelens_engine::route::{
-    Decider, DecisionError, OfflineDecider, Replayer, Request, Response, RouteSettings, Run,
-    RunFile, Session, Strategy,
-};
+use routelens_engine::route::{RouteSettings, Run, RunFile, Session, Strategy};
 use routelens_engine::DirTree;
-use wasm_bindgen::{JsCast, JsValue};
 
 use super::state::{RouteState, Shown};
 use crate::api;
+use crate::decisions::{sleep_ms, Transport};
 use crate::state::{AppState, DeciderKind, RouteSetup, SettingsStoreFields};
-
-/// Where a remembered key is kept (only when the user ticks the box).
-const KEY_STORAGE: &str = "routelens.typesafe_key";
-
-/// The same-origin proxy of `routelens serve` (it adds the key from its environment).
-pub(super) const PROXY_URL: &str = "/typesafe/v1/systemone";
-
-/// The decision API's path under a base URL.
-const SYSTEMONE_PATH: &str = "/v1/systemone";
-
-/// Who answers one run's calls.
-pub(super) enum Transport {
-    /// The engine's lexical scorer, in the page.
-    Offline(OfflineDecider),
-    /// A recorded run file.
-    Replay(Box<Replayer>),
-    /// HTTP to `url`, with the key when there is one (none through the proxy).
-    Http { url: String, key: Option<String> },
-}
-
-impl Transport {
-    /// The transport for the view's settings; the error says what is missing.
-    pub(super) fn for_setup(setup: &RouteSetup, key: &str) -> Result<Transport, String> {
-        match setup.decider {
-            DeciderKind::Offline => Ok(Transport::Offline(OfflineDecider::default())),
-            DeciderKind::Proxy => Ok(Transport::Http {
-                url: PROXY_URL.into(),
-                key: None,
-            }),
-            DeciderKind::Http => {
-                let base = setup.base.trim().trim_end_matches('/');
-                if !(base.starts_with("http://") || base.starts_with("https://")) {
-                    return Err(format!(
-                        "the base URL {base:?} is not an http:// or https:// URL"
-                    ));
-                }
-                if key.trim().is_empty() {
-                    return Err(
-                        "the http decider needs an API key: type it into the key field \
-                                (or use the proxy decider of routelens serve, or offline)"
-                            .into(),
-                    );
-                }
-                Ok(Transport::Http {
-                    url: format!("{base}{SYSTEMONE_PATH}"),
-                    key: Some(key.trim().to_string()),
-                })
-            }
-            DeciderKind::Replay => Err("pick a recorded run file to replay".into()),
-        }
-    }
-
-    /// Whether calls go over the network (then retries wait for real).
-    fn is_remote(&self) -> bool {
-        matches!(self, Transport::Http { .. })
-    }
-
-    /// The outcome of one request.
-    async fn send(&mut self, request: &Request) -> Result<Response, DecisionError> {
-        match self {
-            Transport::Offline(decider) => decider.decide(request),
-            Transport::Replay(replayer) => replayer.decide(request),
-            Transport::Http { url, key } => post(url, key.as_deref(), request).await,
-        }
-    }
-}
-
-/// POSTs one request; a reply becomes a checked response or a typed error.
-async fn post(url: &str, key: Option<&str>, request: &Request) -> Result<Response, DecisionError> {
-    let mut builder = HttpRequest::post(url).header("Content-Type", "application/json");
-    if let Some(key) = key {
-        builder = builder.header("Authorization", &format!("Bearer {key}"));
-    }
-    let transport = |what: &str, err: gloo_net::Error| DecisionError::Transport {
-        message: format!(
-            "{url}: {what}: {err} (a browser may be refused a cross-origin call: the proxy \
-             decider of routelens serve avoids it)"
-        ),
-    };
-    let response = builder
-        .body(request.to_json())
-        .map_err(|err| transport("could not build the request", err))?
-        .send()
-        .await
-        .map_err(|err| transport("fetch failed", err))?;
-    let status = response.status();
-    let headers = response.headers();
-    let (retry_after, retry_after_ms) = (headers.get("retry-after"), headers.get("retry-after-ms"));
-    let body = response
-        .text()
-        .await
-        .map_err(|err| transport("reading the reply failed", err))?;
-    decode_reply(
-        request,
-        status,
-        retry_after.as_deref(),
-        retry_after_ms.as_deref(),
-        &body,
-    )
-}
-
-/// Waits `ms` milliseconds on the page's timer.
-async fn sleep_ms(ms: u64) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = leptos::prelude::window().set_timeout_with_callback_and_timeout_and_arguments_0(
-            &resolve,
-            ms.min(i32::MAX as u64) as i32,
-        );
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
-}
 
 /// Steps `session` to its end (or the user's cancel), calling `shown` with the run after every
 /// answer. Local deciders yield to the page every few calls so it paints.
@@ -184,43 +68,6 @@ pub(super) fn settings_of(setup: &RouteSetup) -> RouteSettings {
         max_files: setup.max_files,
         max_calls: setup.max_calls,
         ..RouteSettings::default()
-    }
-}
-
-/// `window.localStorage`, through reflection (the app's web-sys build has no `Storage` binding).
-fn local_storage() -> Option<JsValue> {
-    let storage = js_sys::Reflect::get(
-        &leptos::prelude::window(),
-        &JsValue::from_str("localStorage"),
-    )
-    .ok()?;
-    (!storage.is_undefined() && !storage.is_null()).then_some(storage)
-}
-
-/// Calls `localStorage.<method>(args…)`.
-fn storage_call(method: &str, args: &[&str]) -> Option<JsValue> {
-    let storage = local_storage()?;
-    let function: js_sys::Function = js_sys::Reflect::get(&storage, &JsValue::from_str(method))
-        .ok()?
-        .dyn_into()
-        .ok()?;
-    let args: js_sys::Array = args.iter().map(|a| JsValue::from_str(a)).collect();
-    function.apply(&storage, &args).ok()
-}
-
-/// The key remembered on this device, if the user asked for that.
-pub(super) fn remembered_key() -> Option<String> {
-    storage_call("getItem", &[KEY_STORAGE])?
-        .as_string()
-        .filter(|key| !key.is_empty())
-}
-
-/// Keeps the key in local storage when `remember`, else removes any kept copy.
-pub(super) fn remember_key(key: &str, remember: bool) {
-    if remember && !key.trim().is_empty() {
-        storage_call("setItem", &[KEY_STORAGE, key.trim()]);
-    } else {
-        storage_call("removeItem", &[KEY_STORAGE]);
     }
 }
 

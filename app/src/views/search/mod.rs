@@ -30,8 +30,8 @@ use routelens_engine::lexical::live::Question;
 use routelens_engine::tables::file_recall_table;
 use routelens_engine::{LexicalArm, MAX_K};
 
-use super::bundle_open::{fetch_bundle, FetchedBundle};
 use crate::api::{self, BundleEntry};
+use crate::bundles::{fetch_bundle, FetchedBundle};
 use crate::components::{bundle_select, question_select, TableView};
 use crate::state::{AppState, SettingsStoreFields};
 use arms::{export_trec, open_live_study, run_all};
@@ -59,7 +59,7 @@ pub fn SearchView() -> impl IntoView {
         busy: RwSignal::new(false),
     };
     spawn_local(async move {
-        let list = api::fetch_bundles().await;
+        let list = app.bundles.list().await;
         s.bundles.set(Some(list.clone()));
         if let (Ok(list), Some(name)) = (list, app.settings.bundle().get_untracked()) {
             match list.into_iter().find(|entry| entry.name == name) {
@@ -295,7 +295,15 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
     s.live.set(None);
     s.all.set(None);
     s.error.set(None);
-    let fetched = match fetch_bundle(app, &entry, |p| s.progress.set(Some(p))).await {
+    let fetched = match fetch_bundle(
+        app.bundles,
+        app.base.get_untracked(),
+        &app.issue_texts.get_untracked(),
+        &entry,
+        |p| s.progress.set(Some(p)),
+    )
+    .await
+    {
         Ok(fetched) => fetched,
         Err(err) => return fail(s, err),
     };

@@ -1,6 +1,7 @@
 //! Line level: the archived delivered-line recall under the 16K-token budget, per arm, on all
 //! issues and on the fully aligned ones, and the values recomputed by the engine's selector and
-//! packer for every issue whose files are in the loaded bundle (the Context view loads one),
+//! packer for every issue whose files are in the loaded bundle (the Context view loads one,
+//! [`crate::packing`]),
 //! shown beside the archived values where both exist. The paper's fastindex study names
 //! repositories no bundle holds, so it shows archived values only, and says so.
 
@@ -11,8 +12,8 @@ use std::collections::BTreeSet;
 
 use leptos::task::spawn_local;
 
-use super::context::{lines as recomputed, load};
 use crate::components::TableView;
+use crate::packing::{self as load, recompute as recomputed};
 use crate::state::{AppState, SettingsStoreFields};
 
 /// The archived line-level view.

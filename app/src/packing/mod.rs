@@ -1,20 +1,23 @@
-//! What the Context view needs, loaded once per page and kept across tab switches: a bundle's
-//! manifest and question set here, its index and every chunk in the live worker (each verified
+//! A bundle loaded for packing, once per page and kept across tab switches (the Context and
+//! Lines views share it): a bundle's
+//! manifest and question set from the bundle store ([`crate::bundles`]), its index and every chunk in the live worker (each verified
 //! by the engine against the manifest), the live arms' rankings per question (run there,
 //! memoised here), and the cl100k_base counter, built there from the rank table fetched on the
 //! first pack.
+
+pub mod recompute;
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use routelens_engine::bundle::decode_manifest;
 use routelens_engine::context::{ContextSettings, RecomputedLines};
-use routelens_engine::lexical::live::{parse_questions, BundleSnapshot, Question};
+use routelens_engine::lexical::live::{BundleSnapshot, Question};
 use routelens_engine::live_session::{AnswerBody, CallBody, LineJob};
 use routelens_engine::{Policy, MAX_K};
 
-use crate::api::{self, BundleEntry};
+use crate::api::BundleEntry;
+use crate::bundles::BundleStore;
 use crate::live;
 
 /// The URL of the rank table, copied into the build by `scripts/cl100k-asset.sh`.
@@ -125,26 +128,18 @@ pub fn counter_ready() -> bool {
 /// Loads a bundle (or returns the one in memory): its manifest and questions here, its index and
 /// chunks in the worker, reporting progress as text.
 pub async fn load_bundle(
+    store: BundleStore,
     entry: BundleEntry,
     progress: impl Fn(String) + 'static,
 ) -> Result<Rc<LoadedBundle>, String> {
     if let Some(ready) = loaded(&entry.name) {
         return Ok(ready);
     }
-    let base = entry.base.trim_end_matches('/').to_string();
-    progress(format!("{}: fetching manifest.json", entry.name));
-    let manifest_bytes = api::fetch_required(&format!("{base}/manifest.json")).await?;
-    let manifest = decode_manifest(&manifest_bytes).map_err(|e| e.to_string())?;
-    let questions = match &entry.questions {
-        None => Vec::new(),
-        Some(url) => {
-            let bytes = api::fetch_required(url).await?;
-            parse_questions(url, &String::from_utf8_lossy(&bytes)).map_err(|e| e.to_string())?
-        }
-    };
+    let files = store.open(&entry, &progress).await?;
+    let (manifest, questions) = (&files.manifest, files.questions.clone());
     let call = CallBody::Load {
         bundle: entry.name.clone(),
-        base: live::absolute(&base),
+        base: live::absolute(&entry.base),
         index: true,
         texts: true,
     };

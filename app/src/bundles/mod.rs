@@ -1,0 +1,10 @@
+//! The bundle store, beside the study store: the server's bundle list and each bundle's manifest
+//! and question set, each fetched once per page and shared by the Search, Context and Route
+//! views. A bundle's index and texts are loaded once into the live worker ([`crate::live`]),
+//! which every view shares too, so switching views fetches nothing again.
+
+mod store;
+mod with_study;
+
+pub use store::BundleStore;
+pub use with_study::{fetch_bundle, FetchedBundle};

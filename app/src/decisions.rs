@@ -1,0 +1,120 @@
+//! The browser's transport for the decision API (TypeSafe's System One): the engine's offline
+//! decider, a recorded run's replayer, or HTTP through gloo-net to `{base}/v1/systemone` or to
+//! the same-origin proxy of `routelens serve`. The key goes into the `Authorization` header and
+//! nowhere else. The Route view's driver (`views/route/run.rs`) steps a session through it.
+
+use gloo_net::http::Request as HttpRequest;
+use routelens_engine::route::protocol::decode_reply;
+use routelens_engine::route::{
+    Decider, DecisionError, OfflineDecider, Replayer, Request, Response,
+};
+
+use crate::state::{DeciderKind, RouteSetup};
+
+/// The same-origin proxy of `routelens serve` (it adds the key from its environment).
+pub const PROXY_URL: &str = "/typesafe/v1/systemone";
+
+/// The decision API's path under a base URL.
+const SYSTEMONE_PATH: &str = "/v1/systemone";
+
+/// Who answers one run's calls.
+pub enum Transport {
+    /// The engine's lexical scorer, in the page.
+    Offline(OfflineDecider),
+    /// A recorded run file.
+    Replay(Box<Replayer>),
+    /// HTTP to `url`, with the key when there is one (none through the proxy).
+    Http { url: String, key: Option<String> },
+}
+
+impl Transport {
+    /// The transport for the view's settings; the error says what is missing.
+    pub fn for_setup(setup: &RouteSetup, key: &str) -> Result<Transport, String> {
+        match setup.decider {
+            DeciderKind::Offline => Ok(Transport::Offline(OfflineDecider::default())),
+            DeciderKind::Proxy => Ok(Transport::Http {
+                url: PROXY_URL.into(),
+                key: None,
+            }),
+            DeciderKind::Http => {
+                let base = setup.base.trim().trim_end_matches('/');
+                if !(base.starts_with("http://") || base.starts_with("https://")) {
+                    return Err(format!(
+                        "the base URL {base:?} is not an http:// or https:// URL"
+                    ));
+                }
+                if key.trim().is_empty() {
+                    return Err(
+                        "the http decider needs an API key: type it into the key field \
+                                (or use the proxy decider of routelens serve, or offline)"
+                            .into(),
+                    );
+                }
+                Ok(Transport::Http {
+                    url: format!("{base}{SYSTEMONE_PATH}"),
+                    key: Some(key.trim().to_string()),
+                })
+            }
+            DeciderKind::Replay => Err("pick a recorded run file to replay".into()),
+        }
+    }
+
+    /// Whether calls go over the network (then retries wait for real).
+    pub fn is_remote(&self) -> bool {
+        matches!(self, Transport::Http { .. })
+    }
+
+    /// The outcome of one request.
+    pub async fn send(&mut self, request: &Request) -> Result<Response, DecisionError> {
+        match self {
+            Transport::Offline(decider) => decider.decide(request),
+            Transport::Replay(replayer) => replayer.decide(request),
+            Transport::Http { url, key } => post(url, key.as_deref(), request).await,
+        }
+    }
+}
+
+/// POSTs one request; a reply becomes a checked response or a typed error.
+async fn post(url: &str, key: Option<&str>, request: &Request) -> Result<Response, DecisionError> {
+    let mut builder = HttpRequest::post(url).header("Content-Type", "application/json");
+    if let Some(key) = key {
+        builder = builder.header("Authorization", &format!("Bearer {key}"));
+    }
+    let transport = |what: &str, err: gloo_net::Error| DecisionError::Transport {
+        message: format!(
+            "{url}: {what}: {err} (a browser may be refused a cross-origin call: the proxy \
+             decider of routelens serve avoids it)"
+        ),
+    };
+    let response = builder
+        .body(request.to_json())
+        .map_err(|err| transport("could not build the request", err))?
+        .send()
+        .await
+        .map_err(|err| transport("fetch failed", err))?;
+    let status = response.status();
+    let headers = response.headers();
+    let (retry_after, retry_after_ms) = (headers.get("retry-after"), headers.get("retry-after-ms"));
+    let body = response
+        .text()
+        .await
+        .map_err(|err| transport("reading the reply failed", err))?;
+    decode_reply(
+        request,
+        status,
+        retry_after.as_deref(),
+        retry_after_ms.as_deref(),
+        &body,
+    )
+}
+
+/// Waits `ms` milliseconds on the page's timer.
+pub async fn sleep_ms(ms: u64) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = leptos::prelude::window().set_timeout_with_callback_and_timeout_and_arguments_0(
+            &resolve,
+            ms.min(i32::MAX as u64) as i32,
+        );
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
