@@ -9,6 +9,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, BlobPropertyBag, File, FileList, HtmlAnchorElement, Url};
 
+use crate::error::{Error, Result};
+
 /// One entry of `GET /studies.json`: `{"id", "title", "base"}`, where `base` is the URL of the
 /// archive root (the folder holding `paper/data/`).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
@@ -52,26 +54,30 @@ pub async fn fetch_studies() -> StudiesList {
 }
 
 /// GETs one URL: `Ok(None)` on 404, so the caller decides whether the file was optional.
-async fn fetch_bytes(url: &str) -> Result<Option<Vec<u8>>, String> {
+async fn fetch_bytes(url: &str) -> Result<Option<Vec<u8>>> {
+    let failed = |message: String| Error::Fetch {
+        url: url.to_string(),
+        message,
+    };
     let response = Request::get(url)
         .send()
         .await
-        .map_err(|err| format!("fetch failed: {err}"))?;
+        .map_err(|err| failed(format!("fetch failed: {err}")))?;
     if response.status() == 404 {
         return Ok(None);
     }
     if !response.ok() {
-        return Err(format!(
-            "HTTP {} {}",
-            response.status(),
-            response.status_text()
-        ));
+        return Err(Error::Status {
+            url: url.to_string(),
+            status: response.status(),
+            status_text: response.status_text(),
+        });
     }
     response
         .binary()
         .await
         .map(Some)
-        .map_err(|err| format!("reading the body failed: {err}"))
+        .map_err(|err| failed(format!("reading the body failed: {err}")))
 }
 
 /// Fetches every archive file (`engine::ARCHIVE_FILES`) relative to `base`, one after another,
@@ -80,7 +86,7 @@ async fn fetch_bytes(url: &str) -> Result<Option<Vec<u8>>, String> {
 /// One at a time, not all at once: the eleven files total about 2 MB, so on loopback the whole
 /// archive takes a fraction of a second either way, and a small single-threaded server (like
 /// `routelens serve`) was seen to leave concurrent keep-alive requests from Chromium unanswered.
-pub async fn fetch_archive(base: &str, progress: impl Fn(usize)) -> Result<ArchiveBytes, String> {
+pub async fn fetch_archive(base: &str, progress: impl Fn(usize)) -> Result<ArchiveBytes> {
     let base = base.trim_end_matches('/');
     let mut files = ArchiveBytes::new();
     for (done, file) in ARCHIVE_FILES.iter().enumerate() {
@@ -91,12 +97,17 @@ pub async fn fetch_archive(base: &str, progress: impl Fn(usize)) -> Result<Archi
             }
             Ok(None) if !file.required => {}
             Ok(None) => {
-                return Err(format!(
-                    "{}: not found at {url} (HTTP 404); the loader needs this file",
-                    file.path
-                ))
+                return Err(Error::MissingArchiveFile {
+                    file: file.path.to_string(),
+                    url,
+                })
             }
-            Err(err) => return Err(format!("{}: {url}: {err}", file.path)),
+            Err(err) => {
+                return Err(Error::ArchiveFile {
+                    file: file.path.to_string(),
+                    source: Box::new(err),
+                })
+            }
         }
         progress(done + 1);
     }
@@ -119,20 +130,23 @@ pub fn relative_path(file: &File) -> String {
 }
 
 /// Reads a picked file's bytes.
-pub async fn read_bytes(file: &File) -> Result<Vec<u8>, String> {
-    let buffer = JsFuture::from(file.array_buffer())
-        .await
-        .map_err(|err| format!("{}: could not be read: {err:?}", relative_path(file)))?;
+pub async fn read_bytes(file: &File) -> Result<Vec<u8>> {
+    let buffer = JsFuture::from(file.array_buffer()).await.map_err(|err| {
+        Error::Browser(format!(
+            "{}: could not be read: {err:?}",
+            relative_path(file)
+        ))
+    })?;
     Ok(Uint8Array::new(&buffer).to_vec())
 }
 
 /// Reads a picked file as UTF-8 text (the browser replaces invalid bytes).
-pub async fn read_text(file: &File) -> Result<String, String> {
+pub async fn read_text(file: &File) -> Result<String> {
     let text = JsFuture::from(file.text())
         .await
-        .map_err(|err| format!("{}: could not be read: {err:?}", file.name()))?;
+        .map_err(|err| Error::Browser(format!("{}: could not be read: {err:?}", file.name())))?;
     text.as_string()
-        .ok_or_else(|| format!("{}: not text", file.name()))
+        .ok_or_else(|| Error::Browser(format!("{}: not text", file.name())))
 }
 
 /// Reads the archive's files out of a folder pick: the engine matches picked paths to archive
@@ -140,9 +154,9 @@ pub async fn read_text(file: &File) -> Result<String, String> {
 pub async fn read_picked_archive(
     files: &[File],
     progress: impl Fn(usize, usize),
-) -> Result<ArchiveBytes, String> {
+) -> Result<ArchiveBytes> {
     let paths: Vec<String> = files.iter().map(relative_path).collect();
-    let matched = routelens_engine::match_picked_files(&paths).map_err(|err| err.to_string())?;
+    let matched = routelens_engine::match_picked_files(&paths)?;
     let mut archive = ArchiveBytes::new();
     for (done, (path, index)) in matched.iter().enumerate() {
         archive.insert(path.to_string(), read_bytes(&files[*index]).await?);
@@ -152,7 +166,7 @@ pub async fn read_picked_archive(
 }
 
 /// Offers a table as a CSV download.
-pub fn download_csv(table: &Table) -> Result<(), String> {
+pub fn download_csv(table: &Table) -> Result<()> {
     download_text(
         &table.csv_file_name(),
         "text/csv;charset=utf-8",
@@ -201,33 +215,33 @@ pub struct BundleEntry {
 pub const BUNDLES_URL: &str = "/bundles.json";
 
 /// Asks the server which bundles it serves; the error says why there is no list.
-pub async fn fetch_bundles() -> Result<Vec<BundleEntry>, String> {
+pub async fn fetch_bundles() -> Result<Vec<BundleEntry>> {
     let bytes = fetch_required(BUNDLES_URL).await?;
-    serde_json::from_slice(&bytes)
-        .map_err(|err| format!("{BUNDLES_URL}: not a bundle list ({err})"))
+    serde_json::from_slice(&bytes).map_err(|err| Error::Fetch {
+        url: BUNDLES_URL.to_string(),
+        message: format!("not a bundle list ({err})"),
+    })
 }
 
 /// GETs one URL that must exist; the error names the URL.
-pub async fn fetch_required(url: &str) -> Result<Vec<u8>, String> {
-    match fetch_bytes(url).await {
-        Ok(Some(bytes)) => Ok(bytes),
-        Ok(None) => Err(format!("{url}: not found (HTTP 404)")),
-        Err(err) => Err(format!("{url}: {err}")),
-    }
+pub async fn fetch_required(url: &str) -> Result<Vec<u8>> {
+    fetch_bytes(url).await?.ok_or_else(|| Error::NotFound {
+        url: url.to_string(),
+    })
 }
 
 /// Offers text as a download named `name`, through a blob URL and a temporary anchor.
-pub fn download_text(name: &str, mime: &str, text: &str) -> Result<(), String> {
+pub fn download_text(name: &str, mime: &str, text: &str) -> Result<()> {
     let parts = Array::of1(&JsValue::from_str(text));
     let options = BlobPropertyBag::new();
     options.set_type(mime);
     let blob = Blob::new_with_str_sequence_and_options(&parts, &options)
-        .map_err(|err| format!("could not make the file: {err:?}"))?;
+        .map_err(|err| Error::Browser(format!("could not make the file: {err:?}")))?;
     let url = Url::create_object_url_with_blob(&blob)
-        .map_err(|err| format!("could not make a download URL: {err:?}"))?;
+        .map_err(|err| Error::Browser(format!("could not make a download URL: {err:?}")))?;
     let anchor: HtmlAnchorElement = leptos::prelude::document()
         .create_element("a")
-        .map_err(|err| format!("could not make a link: {err:?}"))?
+        .map_err(|err| Error::Browser(format!("could not make a link: {err:?}")))?
         .unchecked_into();
     anchor.set_href(&url);
     anchor.set_download(name);

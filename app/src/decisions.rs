@@ -9,6 +9,7 @@ use routelens_engine::route::{
     Decider, DecisionError, OfflineDecider, Replayer, Request, Response,
 };
 
+use crate::error::Error;
 use crate::state::{DeciderKind, RouteSetup};
 
 /// The same-origin proxy of `routelens serve` (it adds the key from its environment).
@@ -29,7 +30,7 @@ pub enum Transport {
 
 impl Transport {
     /// The transport for the view's settings; the error says what is missing.
-    pub fn for_setup(setup: &RouteSetup, key: &str) -> Result<Transport, String> {
+    pub fn for_setup(setup: &RouteSetup, key: &str) -> Result<Transport, Error> {
         match setup.decider {
             DeciderKind::Offline => Ok(Transport::Offline(OfflineDecider::default())),
             DeciderKind::Proxy => Ok(Transport::Http {
@@ -39,23 +40,22 @@ impl Transport {
             DeciderKind::Http => {
                 let base = setup.base.trim().trim_end_matches('/');
                 if !(base.starts_with("http://") || base.starts_with("https://")) {
-                    return Err(format!(
+                    return Err(Error::refused(format!(
                         "the base URL {base:?} is not an http:// or https:// URL"
-                    ));
+                    )));
                 }
                 if key.trim().is_empty() {
-                    return Err(
+                    return Err(Error::refused(
                         "the http decider needs an API key: type it into the key field \
-                                (or use the proxy decider of routelens serve, or offline)"
-                            .into(),
-                    );
+                                (or use the proxy decider of routelens serve, or offline)",
+                    ));
                 }
                 Ok(Transport::Http {
                     url: format!("{base}{SYSTEMONE_PATH}"),
                     key: Some(key.trim().to_string()),
                 })
             }
-            DeciderKind::Replay => Err("pick a recorded run file to replay".into()),
+            DeciderKind::Replay => Err(Error::refused("pick a recorded run file to replay")),
         }
     }
 

@@ -101,6 +101,7 @@ mod api;
 mod bundles;
 mod components;
 mod decisions;
+mod error;
 mod key_store;
 mod live;
 mod open;

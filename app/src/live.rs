@@ -15,6 +15,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
+use crate::error::{Error, Result};
+
 /// The worker's script: Trunk's loader shim for the `routelens-worker` binary.
 const WORKER_SCRIPT: &str = "/routelens-worker_loader.js";
 
@@ -25,7 +27,7 @@ type OnProgress = Rc<dyn Fn(String)>;
 
 struct Pending {
     progress: OnProgress,
-    done: oneshot::Sender<Result<AnswerBody, String>>,
+    done: oneshot::Sender<Result<AnswerBody>>,
 }
 
 struct Client {
@@ -44,20 +46,22 @@ thread_local! {
 pub struct Running {
     /// The call's id.
     pub id: u64,
-    answer: oneshot::Receiver<Result<AnswerBody, String>>,
+    answer: oneshot::Receiver<Result<AnswerBody>>,
 }
 
 impl Running {
     /// The final answer; `Err` with the worker's message when the call failed.
-    pub async fn answer(self) -> Result<AnswerBody, String> {
-        self.answer
-            .await
-            .unwrap_or_else(|_| Err("the live worker went away before answering".into()))
+    pub async fn answer(self) -> Result<AnswerBody> {
+        self.answer.await.unwrap_or_else(|_| {
+            Err(Error::Worker(
+                "the live worker went away before answering".into(),
+            ))
+        })
     }
 }
 
 /// Sends `body` to the worker (starting it if needed); `progress` hears each progress line.
-pub fn start(body: CallBody, progress: impl Fn(String) + 'static) -> Result<Running, String> {
+pub fn start(body: CallBody, progress: impl Fn(String) + 'static) -> Result<Running> {
     let client = client()?;
     let id = client.next_id.get();
     client.next_id.set(id + 1);
@@ -74,10 +78,7 @@ pub fn start(body: CallBody, progress: impl Fn(String) + 'static) -> Result<Runn
 }
 
 /// [`start`] and wait for the final answer.
-pub async fn call(
-    body: CallBody,
-    progress: impl Fn(String) + 'static,
-) -> Result<AnswerBody, String> {
+pub async fn call(body: CallBody, progress: impl Fn(String) + 'static) -> Result<AnswerBody> {
     start(body, progress)?.answer().await
 }
 
@@ -95,9 +96,9 @@ pub fn cancel(id: u64) {
 }
 
 /// The message for an answer that does not fit its call (a worker of another build).
-pub fn unexpected(answer: &AnswerBody) -> String {
+pub fn unexpected(answer: &AnswerBody) -> Error {
     let shown: String = format!("{answer:?}").chars().take(120).collect();
-    format!("the live worker answered out of turn: {shown}")
+    Error::Worker(format!("the live worker answered out of turn: {shown}"))
 }
 
 /// `path` as an absolute URL of this page's origin (a worker resolves against its own script).
@@ -109,9 +110,10 @@ pub fn absolute(path: &str) -> String {
     web_sys::Url::new_with_base(path, &href).map_or_else(|_| path.to_string(), |url| url.href())
 }
 
-fn send(client: &Client, call: &Call) -> Result<(), String> {
-    let json = serde_json::to_string(call)
-        .map_err(|error| format!("cannot write a call to the live worker: {error}"))?;
+fn send(client: &Client, call: &Call) -> Result<()> {
+    let json = serde_json::to_string(call).map_err(|error| {
+        Error::Worker(format!("cannot write a call to the live worker: {error}"))
+    })?;
     if !client.ready.get() {
         client.held.borrow_mut().push(json);
         return Ok(());
@@ -119,15 +121,18 @@ fn send(client: &Client, call: &Call) -> Result<(), String> {
     client
         .worker
         .post_message(&JsValue::from_str(&json))
-        .map_err(|error| format!("cannot reach the live worker: {error:?}"))
+        .map_err(|error| Error::Browser(format!("cannot reach the live worker: {error:?}")))
 }
 
-fn client() -> Result<Rc<Client>, String> {
+fn client() -> Result<Rc<Client>> {
     if let Some(client) = CLIENT.with(|c| c.borrow().clone()) {
         return Ok(client);
     }
-    let worker = Worker::new(WORKER_SCRIPT)
-        .map_err(|error| format!("cannot start the live worker {WORKER_SCRIPT}: {error:?}"))?;
+    let worker = Worker::new(WORKER_SCRIPT).map_err(|error| {
+        Error::Browser(format!(
+            "cannot start the live worker {WORKER_SCRIPT}: {error:?}"
+        ))
+    })?;
     let client = Rc::new(Client {
         worker,
         ready: Cell::new(false),
@@ -199,7 +204,7 @@ fn deliver(answer: Answer) {
         return;
     };
     let _ = pending.done.send(match answer.body {
-        AnswerBody::Failed { message } => Err(message),
+        AnswerBody::Failed { message } => Err(Error::Worker(message)),
         body => Ok(body),
     });
 }
@@ -211,6 +216,6 @@ fn stop(why: String) {
     };
     client.worker.terminate();
     for (_, pending) in client.pending.take() {
-        let _ = pending.done.send(Err(why.clone()));
+        let _ = pending.done.send(Err(Error::Worker(why.clone())));
     }
 }

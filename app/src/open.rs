@@ -12,6 +12,7 @@ use web_sys::File;
 
 use crate::api::StudiesList;
 use crate::api::{self, StudyEntry};
+use crate::error::Error;
 use crate::state::{AppState, SettingsStoreFields, StudyRef};
 
 /// Asks the server for its study list, then opens the study the permalink names, if any.
@@ -64,7 +65,7 @@ fn open_archive_at(state: AppState, study: StudyRef, what: String, base: String)
     let generation = state.begin_load(study, &what, ARCHIVE_FILES.len());
     spawn_local(async move {
         let fetched = api::fetch_archive(&base, |done| state.progress(generation, done)).await;
-        let result = fetched.and_then(|files| load_archive(&files).map_err(|e| e.to_string()));
+        let result = fetched.and_then(|files| load_archive(&files).map_err(Error::from));
         state.finish_load(generation, format!("{what}, fetched from {base}"), result);
     });
 }
@@ -107,7 +108,7 @@ pub fn open_folder(state: AppState, files: Vec<File>) {
             state.progress(generation, done);
         })
         .await;
-        let result = read.and_then(|files| load_archive(&files).map_err(|e| e.to_string()));
+        let result = read.and_then(|files| load_archive(&files).map_err(Error::from));
         state.finish_load(
             generation,
             format!("picked folder {folder:?} (a link cannot restore picked files)"),
@@ -126,7 +127,7 @@ pub fn open_trec(state: AppState, run: File, qrels: File) {
             state.progress(generation, 1);
             let qrels_text = api::read_text(&qrels).await?;
             state.progress(generation, 2);
-            load_trec(&run.name(), &run_text, &qrels.name(), &qrels_text).map_err(|e| e.to_string())
+            load_trec(&run.name(), &run_text, &qrels.name(), &qrels_text).map_err(Error::from)
         }
         .await;
         state.finish_load(
@@ -166,7 +167,7 @@ fn open_text_file(
         let result = async {
             let text = api::read_text(&file).await?;
             state.progress(generation, 1);
-            load(&name, &text).map_err(|e| e.to_string())
+            load(&name, &text).map_err(Error::from)
         }
         .await;
         state.finish_load(

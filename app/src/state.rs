@@ -19,6 +19,7 @@ use routelens_engine::{
 
 use crate::api::StudiesList;
 use crate::bundles::BundleStore;
+use crate::error::Error;
 
 /// Which study the page shows, as written in the permalink (`study=`).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -468,7 +469,7 @@ impl AppState {
     }
 
     /// Ends the load `generation` with a study or the message of what went wrong.
-    pub fn finish_load(&self, generation: u64, source: String, result: Result<Study, String>) {
+    pub fn finish_load(&self, generation: u64, source: String, result: Result<Study, Error>) {
         if self.generation.get_untracked() != generation {
             return;
         }
@@ -512,7 +513,7 @@ impl AppState {
                 self.base.set(Some(Arc::new(study)));
                 self.status.set(Status::Idle);
             }
-            Err(message) => self.status.set(Status::Failed(message)),
+            Err(error) => self.status.set(Status::Failed(error.to_string())),
         }
     }
 

@@ -8,6 +8,7 @@ use routelens_engine::bundle::{decode_manifest, Manifest};
 use routelens_engine::lexical::live::{parse_questions, Question};
 
 use crate::api::{self, BundleEntry};
+use crate::error::Result;
 
 /// A bundle's manifest and question set, as fetched and checked.
 #[derive(Debug)]
@@ -39,7 +40,7 @@ impl BundleStore {
     }
 
     /// `GET /bundles.json`, fetched on the first call that succeeds.
-    pub async fn list(self) -> Result<Vec<BundleEntry>, String> {
+    pub async fn list(self) -> Result<Vec<BundleEntry>> {
         if let Some(list) = self.list.get_value() {
             return Ok(list);
         }
@@ -54,7 +55,7 @@ impl BundleStore {
         self,
         entry: &BundleEntry,
         progress: impl Fn(String),
-    ) -> Result<Rc<BundleFiles>, String> {
+    ) -> Result<Rc<BundleFiles>> {
         let kept = self
             .opened
             .with_value(|opened| opened.get(&entry.name).cloned())
@@ -65,13 +66,13 @@ impl BundleStore {
         let base = entry.base.trim_end_matches('/').to_string();
         progress(format!("{}: fetching manifest.json", entry.name));
         let manifest_bytes = api::fetch_required(&format!("{base}/manifest.json")).await?;
-        let manifest = decode_manifest(&manifest_bytes).map_err(|err| err.to_string())?;
+        let manifest = decode_manifest(&manifest_bytes)?;
         let questions = match &entry.questions {
             None => Vec::new(),
             Some(url) => {
                 progress(format!("{}: fetching the question set", entry.name));
                 let bytes = api::fetch_required(url).await?;
-                parse_questions(url, &String::from_utf8_lossy(&bytes)).map_err(|e| e.to_string())?
+                parse_questions(url, &String::from_utf8_lossy(&bytes))?
             }
         };
         let files = Rc::new(BundleFiles {

@@ -12,6 +12,7 @@ use crate::api::BundleEntry;
 use routelens_engine::Study;
 
 use super::store::BundleStore;
+use crate::error::Result;
 
 /// A bundle's manifest and questions, as fetched.
 pub struct FetchedBundle {
@@ -52,7 +53,7 @@ pub async fn fetch_bundle(
     texts: &BTreeMap<String, String>,
     entry: &BundleEntry,
     progress: impl Fn(String),
-) -> Result<FetchedBundle, String> {
+) -> Result<FetchedBundle> {
     let files = store.open(entry, progress).await?;
     let manifest = files.manifest.clone();
     let manifest_bytes = files.manifest_bytes;

@@ -4,12 +4,13 @@ use leptos::prelude::*;
 use routelens_engine::lexical::live::Question;
 
 use crate::api::BundleEntry;
+use crate::error::Error;
 
 /// The bundle `<select>` over the server's list (or what to say while it is asked for, or why
 /// there is none). `chosen` is preselected; `on_pick` gets the entry the user chooses.
 /// `testid` names the select, `error_testid` the message when the list is absent.
 pub fn bundle_select(
-    bundles: Option<Result<Vec<BundleEntry>, String>>,
+    bundles: Option<Result<Vec<BundleEntry>, Error>>,
     chosen: String,
     testid: &'static str,
     error_testid: &'static str,
@@ -18,7 +19,8 @@ pub fn bundle_select(
     let list = match bundles {
         None => return view! { <p>"Asking this server which bundles it serves…"</p> }.into_any(),
         Some(Err(err)) => {
-            return view! { <p class="error" data-testid=error_testid>{err}</p> }.into_any()
+            return view! { <p class="error" data-testid=error_testid>{err.to_string()}</p> }
+                .into_any()
         }
         Some(Ok(list)) => list,
     };

@@ -46,7 +46,7 @@ pub fn TableView(
         .collect_view();
     let title = table.title.clone();
     let file_name = table.csv_file_name();
-    let download = move |_| error.set(api::download_csv(&table).err());
+    let download = move |_| error.set(api::download_csv(&table).err().map(|e| e.to_string()));
     view! {
         <div class="table-view" data-testid=testid>
             <div class="table-head">

@@ -18,6 +18,7 @@ use routelens_engine::{Policy, MAX_K};
 
 use crate::api::BundleEntry;
 use crate::bundles::BundleStore;
+use crate::error::Result;
 use crate::live;
 
 /// The URL of the rank table, copied into the build by `scripts/cl100k-asset.sh`.
@@ -61,7 +62,7 @@ impl LoadedBundle {
 
     /// Every arm's ranking (top 16) for an issue text, the arms in the Search view's order and
     /// then the fusion, run in the worker; memoised by text.
-    pub async fn rankings(&self, issue: &str) -> Result<Rc<ArmRankings>, String> {
+    pub async fn rankings(&self, issue: &str) -> Result<Rc<ArmRankings>> {
         if let Some(ready) = self.rankings_now(issue) {
             return Ok(ready);
         }
@@ -94,7 +95,7 @@ impl LoadedBundle {
         jobs: Vec<LineJob>,
         settings: ContextSettings,
         progress: impl Fn(String) + 'static,
-    ) -> Result<Vec<RecomputedLines>, String> {
+    ) -> Result<Vec<RecomputedLines>> {
         let progress = Rc::new(progress);
         let said = progress.clone();
         load_counter(move |line| said(line)).await?;
@@ -131,7 +132,7 @@ pub async fn load_bundle(
     store: BundleStore,
     entry: BundleEntry,
     progress: impl Fn(String) + 'static,
-) -> Result<Rc<LoadedBundle>, String> {
+) -> Result<Rc<LoadedBundle>> {
     if let Some(ready) = loaded(&entry.name) {
         return Ok(ready);
     }
@@ -163,7 +164,7 @@ pub async fn load_bundle(
 }
 
 /// Has the worker fetch the rank table and build the counter (once), reporting progress.
-pub async fn load_counter(progress: impl Fn(String) + 'static) -> Result<(), String> {
+pub async fn load_counter(progress: impl Fn(String) + 'static) -> Result<()> {
     if counter_ready() {
         return Ok(());
     }

@@ -10,6 +10,7 @@ use routelens_engine::live_session::LineJob;
 use routelens_engine::{GoldSpan, Study, Table};
 
 use super::LoadedBundle;
+use crate::error::Result;
 use crate::state::{AppState, SettingsStoreFields};
 
 /// The Context view's settings.
@@ -73,7 +74,7 @@ pub async fn recompute_study(
     bundle: &LoadedBundle,
     settings: ContextSettings,
     progress: impl Fn(String) + 'static,
-) -> Result<Table, String> {
+) -> Result<Table> {
     let jobs = available_cases(study, bundle)
         .cases
         .into_iter()

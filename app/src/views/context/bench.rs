@@ -41,7 +41,7 @@ pub fn PackBench() -> impl IntoView {
                     warm_ms,
                     tokens,
                 },
-                Err(err) => Run::Failed(err),
+                Err(err) => Run::Failed(err.to_string()),
             });
         });
     };
@@ -76,7 +76,7 @@ pub fn PackBench() -> impl IntoView {
 }
 
 /// `(cold median ms, warm median ms, tokens used)`, measured in the live worker.
-async fn measure(progress: impl Fn(String) + 'static) -> Result<(f64, f64, usize), String> {
+async fn measure(progress: impl Fn(String) + 'static) -> crate::error::Result<(f64, f64, usize)> {
     let progress = std::rc::Rc::new(progress);
     let said = progress.clone();
     load::load_counter(move |line| said(line)).await?;

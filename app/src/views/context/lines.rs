@@ -10,7 +10,8 @@ use routelens_engine::context::{recomputed_lines_table, ContextSettings};
 use routelens_engine::live_session::LineJob;
 use routelens_engine::Table;
 
-use crate::components::TableView;
+use crate::components::{shown_errors, TableView};
+use crate::error::{Error, Result};
 use crate::packing::recompute::{files_available, settings_now};
 use crate::packing::{self as load, LoadedBundle};
 use crate::state::AppState;
@@ -22,7 +23,7 @@ pub fn LineLevel(
     bundle: String,
 ) -> impl IntoView {
     let app = AppState::get();
-    let table = RwSignal::new(None::<Result<Table, String>>);
+    let table = RwSignal::new(None::<Result<Table>>);
     let progress = RwSignal::new(None::<String>);
     let start = move |_| {
         let Some(bundle) = load::loaded(&bundle) else {
@@ -47,10 +48,11 @@ pub fn LineLevel(
                 "Recompute line level"
             </button>
             {move || progress.get().map(|p| view! { <p class="progress">{p}</p> })}
-            {move || table.get().map(|result| match result {
-                Ok(table) => view! { <TableView table testid="table-recomputed-lines" /> }.into_any(),
-                Err(err) => view! { <p class="error">{err}</p> }.into_any(),
-            })}
+            <ErrorBoundary fallback=shown_errors>
+                {move || table.get().map(|result| result.map(|table| view! {
+                    <TableView table testid="table-recomputed-lines" />
+                }))}
+            </ErrorBoundary>
         </section>
     }
 }
@@ -59,7 +61,7 @@ async fn live_lines(
     bundle: Rc<LoadedBundle>,
     settings: ContextSettings,
     progress: impl Fn(String) + 'static,
-) -> Result<Table, String> {
+) -> Result<Table> {
     let mut jobs: Vec<LineJob> = Vec::new();
     for (index, q) in bundle.questions.iter().enumerate() {
         if !files_available(&bundle, &q.gold_lines) {
@@ -74,7 +76,9 @@ async fn live_lines(
         });
     }
     if jobs.is_empty() {
-        return Err("no question of this bundle has gold line spans on its files".into());
+        return Err(Error::refused(
+            "no question of this bundle has gold line spans on its files",
+        ));
     }
     let rows = bundle.line_scores(jobs, settings, progress).await?;
     Ok(recomputed_lines_table(

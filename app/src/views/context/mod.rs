@@ -31,6 +31,7 @@ use routelens_engine::live_session::{AnswerBody, CallBody};
 use crate::api::{self, BundleEntry};
 use crate::bundles::BundleStore;
 use crate::components::{bundle_select, KSelect, NumberInput};
+use crate::error::Error;
 use crate::live;
 use crate::state::{AppState, SettingsStoreFields};
 
@@ -42,14 +43,14 @@ use state::{Issue, Packed};
 struct ContextState {
     /// The page's bundle store.
     store: BundleStore,
-    bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
+    bundles: RwSignal<Option<Result<Vec<BundleEntry>, Error>>>,
     /// The name of the loaded bundle (its data: [`load::loaded`]).
     loaded: RwSignal<Option<String>>,
     /// Whether the cl100k_base counter is built.
     counter_ready: RwSignal<bool>,
     counter_loading: RwSignal<bool>,
     progress: RwSignal<Option<String>>,
-    error: RwSignal<Option<String>>,
+    error: RwSignal<Option<Error>>,
 }
 
 /// The Context view.
@@ -72,10 +73,10 @@ pub fn ContextView() -> impl IntoView {
         if let (Ok(list), Some(name)) = (list, s.bundle().get_untracked()) {
             match list.into_iter().find(|entry| entry.name == name) {
                 Some(entry) => open_bundle(c, entry).await,
-                None => c.error.set(Some(format!(
+                None => c.error.set(Some(Error::refused(format!(
                     "bundle {name:?} is not in this server's {}",
                     api::BUNDLES_URL
-                ))),
+                )))),
             }
         }
     });
@@ -117,7 +118,7 @@ pub fn ContextView() -> impl IntoView {
         }
     });
     // Every arm offered for the issue: the live ones, then the open study's.
-    let arms = move || -> Result<Vec<NamedRanking>, String> {
+    let arms = move || -> Result<Vec<NamedRanking>, Error> {
         let (Some(bundle), Some(issue)) = (bundle(), issue.get()) else {
             return Ok(Vec::new());
         };
@@ -260,7 +261,7 @@ pub fn ContextView() -> impl IntoView {
             </p>
             <div class="controls">{bundle_select} {question_select}</div>
             {move || c.progress.get().map(|p| view! { <p class="progress" data-testid="context-progress">{p}</p> })}
-            {move || c.error.get().map(|e| view! { <p class="error" data-testid="context-error">{e}</p> })}
+            {move || c.error.get().map(|e| view! { <p class="error" data-testid="context-error">{e.to_string()}</p> })}
             {move || {
                 let (bundle, issue) = (bundle()?, issue.get()?);
                 let why = study_arms_for(app, &bundle, &issue)?.err()?;
@@ -295,7 +296,7 @@ pub fn ContextView() -> impl IntoView {
                     />
                 </div>
             })}
-            {move || arms().err().map(|e| view! { <p class="error" data-testid="context-error">{e}</p> })}
+            {move || arms().err().map(|e| view! { <p class="error" data-testid="context-error">{e.to_string()}</p> })}
             {move || {
                 let packs = packs.get()?;
                 (!packs.is_empty()).then(|| render::packs_view(packs))
@@ -397,7 +398,7 @@ async fn pack_arms(
         .iter()
         .map(|arm| {
             let answer = match &answers {
-                Err(err) => return failed(arm, err.clone()),
+                Err(err) => return failed(arm, err.to_string()),
                 Ok(packs) => packs.iter().find(|p| p.arm == *arm),
             };
             match answer.map(|p| p.result.clone()) {

@@ -30,6 +30,7 @@ use crate::api::{self, BundleEntry};
 use crate::bundles::fetch_bundle;
 use crate::components::{bundle_select, question_select, TableView};
 use crate::decisions::{Transport, PROXY_URL};
+use crate::error::Error;
 use crate::key_store;
 use crate::state::{AppState, DeciderKind, SettingsStoreFields};
 use state::{RouteBundle, RouteState, Shown};
@@ -63,10 +64,10 @@ pub fn RouteView() -> impl IntoView {
         if let (Ok(list), Some(name)) = (list, app.settings.bundle().get_untracked()) {
             match list.into_iter().find(|entry| entry.name == name) {
                 Some(entry) => open_bundle(app, rs, entry).await,
-                None => rs.error.set(Some(format!(
+                None => rs.error.set(Some(Error::refused(format!(
                     "bundle {name:?} is not in this server's {}",
                     api::BUNDLES_URL
-                ))),
+                )))),
             }
         }
     });
@@ -222,7 +223,7 @@ pub fn RouteView() -> impl IntoView {
         };
         let name = format!("{}-live-study.json", open.entry.name);
         let written = LiveStudyExport::new(&study, &open.questions, open.snapshot.clone())
-            .map_err(|err| err.to_string())
+            .map_err(Error::from)
             .and_then(|export| api::download_text(&name, "application/json", &export.to_json()));
         rs.error.set(written.err());
     };
@@ -358,7 +359,7 @@ pub fn RouteView() -> impl IntoView {
                 </button>
             </div>
             {move || rs.progress.get().map(|p| view! { <p class="progress" data-testid="route-progress">{p}</p> })}
-            {move || rs.error.get().map(|e| view! { <p class="error" data-testid="route-error">{e}</p> })}
+            {move || rs.error.get().map(|e| view! { <p class="error" data-testid="route-error">{e.to_string()}</p> })}
             {move || rs.shown.get().map(|shown| walk_view(shown, rs.k.get()))}
             {move || rs.live.get().map(|study| {
                 let table = file_recall_table(&study, &[rs.k.get(), MAX_K]);
@@ -422,7 +423,7 @@ async fn read_run_file(rs: RouteState, file: web_sys::File) {
     let name = file.name();
     let parsed = api::read_text(&file)
         .await
-        .and_then(|text| RunFile::from_json(&name, &text).map_err(|e| e.to_string()));
+        .and_then(|text| RunFile::from_json(&name, &text).map_err(Error::from));
     match parsed {
         Ok(run_file) => {
             rs.error.set(None);
@@ -452,7 +453,7 @@ async fn run_single(app: AppState, rs: RouteState) {
     rs.error.set(None);
     let prepared = if setup.decider == DeciderKind::Replay {
         match rs.replay.get_untracked() {
-            None => Err("pick a recorded run file to replay".to_string()),
+            None => Err(Error::refused("pick a recorded run file to replay")),
             Some(file) => Session::replay(&file, &open.tree)
                 .map(|session| {
                     let transport = Transport::Replay(Box::new(Replayer::new(&file)));
@@ -463,7 +464,7 @@ async fn run_single(app: AppState, rs: RouteState) {
                         file.settings.clone(),
                     )
                 })
-                .map_err(|e| e.to_string()),
+                .map_err(Error::from),
         }
     } else {
         let issue = rs.text.get_untracked();
@@ -481,7 +482,7 @@ async fn run_single(app: AppState, rs: RouteState) {
                 setup.decider.name(),
             )
             .map(|session| (session, transport, issue, settings))
-            .map_err(|e| e.to_string())
+            .map_err(Error::from)
         })
     };
     let (mut session, mut transport, issue, settings) = match prepared {

@@ -18,6 +18,7 @@ use routelens_engine::DirTree;
 use super::state::{RouteState, Shown};
 use crate::api;
 use crate::decisions::{sleep_ms, Transport};
+use crate::error::Error;
 use crate::state::{AppState, DeciderKind, RouteSetup, SettingsStoreFields};
 
 /// Steps `session` to its end (or the user's cancel), calling `shown` with the run after every
@@ -84,9 +85,9 @@ pub(super) async fn run_all(app: AppState, rs: RouteState) {
     };
     let setup = app.settings.route().get_untracked();
     if setup.decider == DeciderKind::Replay {
-        rs.error.set(Some(
-            "a run file replays one question; choose offline, http or proxy to add an arm".into(),
-        ));
+        rs.error.set(Some(Error::refused(
+            "a run file replays one question; choose offline, http or proxy to add an arm",
+        )));
         return;
     }
     rs.busy.set(true);
@@ -149,7 +150,7 @@ pub(super) async fn run_all(app: AppState, rs: RouteState) {
         Ok(joined) => joined,
         Err(err) => {
             rs.busy.set(false);
-            rs.error.set(Some(format!("{name}: {err}")));
+            rs.error.set(Some(Error::about(name, err)));
             return;
         }
     };
@@ -187,7 +188,7 @@ async fn route_one(
     settings: &RouteSettings,
     setup: &RouteSetup,
     key: &str,
-) -> Result<RunFile, String> {
+) -> Result<RunFile, Error> {
     let mut transport = Transport::for_setup(setup, key)?;
     let mut session = Session::new(
         setup.strategy,
@@ -197,7 +198,7 @@ async fn route_one(
         settings.clone(),
         setup.decider.name(),
     )
-    .map_err(|err| format!("{}: {err}", question.id))?;
+    .map_err(|err| Error::about(question.id.clone(), err))?;
     drive(rs, &mut session, &mut transport, |_| {}).await;
     Ok(session.file())
 }

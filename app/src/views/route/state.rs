@@ -11,6 +11,7 @@ use routelens_engine::route::{RouteSettings, Run, RunFile};
 use routelens_engine::DirTree;
 
 use crate::api::BundleEntry;
+use crate::error::Error;
 
 /// A bundle's tree and questions.
 pub(super) struct RouteBundle {
@@ -36,7 +37,7 @@ pub(super) struct Shown {
 /// The view's own state.
 #[derive(Clone, Copy)]
 pub(super) struct RouteState {
-    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
+    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, Error>>>,
     pub(super) open: RwSignal<Option<Arc<RouteBundle>>>,
     pub(super) text: RwSignal<String>,
     pub(super) question: RwSignal<Option<String>>,
@@ -49,7 +50,7 @@ pub(super) struct RouteState {
     pub(super) busy: RwSignal<bool>,
     pub(super) cancel: RwSignal<bool>,
     pub(super) progress: RwSignal<Option<String>>,
-    pub(super) error: RwSignal<Option<String>>,
+    pub(super) error: RwSignal<Option<Error>>,
     pub(super) live: RwSignal<Option<Arc<routelens_engine::Study>>>,
     /// The k recall is shown at: the store's `k`, so it is in the permalink.
     pub(super) k: Field<usize>,

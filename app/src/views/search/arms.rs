@@ -13,6 +13,7 @@ use routelens_engine::{fusion_name, MAX_K};
 
 use super::sources::load;
 use super::state::{fail, AllRuns, SearchState};
+use crate::error::Error;
 use crate::live;
 use crate::state::AppState;
 
@@ -70,7 +71,7 @@ pub(super) async fn run_all(app: AppState, s: SearchState) {
         Ok(joined) => joined,
         Err(err) => {
             s.busy.set(false);
-            return fail(s, err.to_string());
+            return fail(s, err);
         }
     };
     let into = if joined.open.is_some() {
@@ -83,11 +84,11 @@ pub(super) async fn run_all(app: AppState, s: SearchState) {
         issues.len(),
     )));
     if !failed.is_empty() {
-        s.error.set(Some(format!(
+        s.error.set(Some(Error::refused(format!(
             "{} arm(s) failed and were not added: {}",
             failed.len(),
             failed.join("; ")
-        )));
+        ))));
     }
     if let Some(merged) = joined.open {
         app.base.set(Some(Arc::new(merged)));
@@ -113,7 +114,7 @@ async fn run_questions(
     s: SearchState,
     bundle: &str,
     questions: &[Question],
-) -> Result<Vec<(String, Vec<ArmRun>)>, String> {
+) -> crate::error::Result<Vec<(String, Vec<ArmRun>)>> {
     load(s, true).await?;
     let call = CallBody::RunIssues {
         bundle: bundle.to_string(),

@@ -33,6 +33,7 @@ use routelens_engine::{LexicalArm, MAX_K};
 use crate::api::{self, BundleEntry};
 use crate::bundles::{fetch_bundle, FetchedBundle};
 use crate::components::{bundle_select, question_select, TableView};
+use crate::error::Error;
 use crate::state::{AppState, SettingsStoreFields};
 use arms::{export_trec, open_live_study, run_all};
 use results::{file_view, results_view};
@@ -64,10 +65,10 @@ pub fn SearchView() -> impl IntoView {
         if let (Ok(list), Some(name)) = (list, app.settings.bundle().get_untracked()) {
             match list.into_iter().find(|entry| entry.name == name) {
                 Some(entry) => open_bundle(app, s, entry).await,
-                None => s.error.set(Some(format!(
+                None => s.error.set(Some(Error::refused(format!(
                     "bundle {name:?} is not in this server's {}",
                     api::BUNDLES_URL
-                ))),
+                )))),
             }
         }
     });
@@ -146,7 +147,7 @@ pub fn SearchView() -> impl IntoView {
         let name = format!("{}-live-study.json", open.entry.name);
         let bundle = BundleRef::of(&open.entry.name, &open.manifest);
         let written = LiveStudyExport::new(&study, &open.questions, bundle)
-            .map_err(|err| err.to_string())
+            .map_err(Error::from)
             .and_then(|export| api::download_text(&name, "application/json", &export.to_json()));
         s.error.set(written.err());
     };
@@ -190,7 +191,7 @@ pub fn SearchView() -> impl IntoView {
             </div>
             {summary}
             {move || s.progress.get().map(|p| view! { <p class="progress" data-testid="bundle-progress">{p}</p> })}
-            {move || s.error.get().map(|e| view! { <p class="error" data-testid="bundle-error">{e}</p> })}
+            {move || s.error.get().map(|e| view! { <p class="error" data-testid="bundle-error">{e.to_string()}</p> })}
             <textarea
                 data-testid="search-query"
                 rows="5"
@@ -341,8 +342,9 @@ async fn run_query(app: AppState, s: SearchState) {
     };
     let issue = s.text.get_untracked();
     if issue.trim().is_empty() {
-        s.error
-            .set(Some("type an issue or pick a question first".into()));
+        s.error.set(Some(Error::refused(
+            "type an issue or pick a question first",
+        )));
         return;
     }
     s.busy.set(true);

@@ -7,10 +7,11 @@ use routelens_engine::lexical::live::term_spans;
 use routelens_engine::score_ranking;
 
 use routelens_engine::lexical::issue_run::fuse_runs;
-use routelens_engine::MAX_K;
+use routelens_engine::{Error as EngineError, MAX_K};
 
 use super::state::SearchState;
 use crate::api;
+use crate::error::Error;
 
 /// Lines of a file shown at most (a larger file is cut, saying so).
 const MAX_VIEW_LINES: usize = 3000;
@@ -25,7 +26,7 @@ pub(super) fn results_view(s: SearchState) -> Option<impl IntoView> {
                        testid: String,
                        label: String,
                        terms: Vec<String>,
-                       ranked: Result<Vec<(String, f64)>, String>,
+                       ranked: Result<Vec<(String, f64)>, EngineError>,
                        ms: Option<f64>| {
         let recall = match (&gold, &ranked) {
             (Some(gold), Ok(ranked)) if !gold.is_empty() => {
@@ -40,7 +41,7 @@ pub(super) fn results_view(s: SearchState) -> Option<impl IntoView> {
         };
         let gold_set = gold.clone().unwrap_or_default();
         let body = match ranked {
-            Err(err) => view! { <p class="error">{err}</p> }.into_any(),
+            Err(err) => view! { <p class="error">{err.to_string()}</p> }.into_any(),
             Ok(ranked) => view! {
                 <ol>
                     {ranked
@@ -88,9 +89,7 @@ pub(super) fn results_view(s: SearchState) -> Option<impl IntoView> {
             </div>
         }
     };
-    let fused = fuse_runs(&results.columns, &fused_arms, MAX_K)
-        .map(|output| output.results)
-        .map_err(|err| err.to_string());
+    let fused = fuse_runs(&results.columns, &fused_arms, MAX_K).map(|output| output.results);
     let fused_terms: Vec<String> = results
         .columns
         .iter()
@@ -104,7 +103,7 @@ pub(super) fn results_view(s: SearchState) -> Option<impl IntoView> {
         .map(|c| {
             let (terms, ranked) = match c.output {
                 Ok(output) => (output.terms, Ok(output.results)),
-                Err(err) => (Vec::new(), Err(err.to_string())),
+                Err(err) => (Vec::new(), Err(err)),
             };
             column(
                 c.arm.clone(),
@@ -145,24 +144,23 @@ fn show_file(s: SearchState, path: String, terms: Vec<String>) {
 }
 
 /// One file's text, from its chunk (fetched and verified against the manifest).
-async fn file_from_chunk(s: SearchState, path: &str) -> Result<String, String> {
-    let open = s.open.get_untracked().ok_or("no bundle is open")?;
+async fn file_from_chunk(s: SearchState, path: &str) -> Result<String, Error> {
+    let open = s
+        .open
+        .get_untracked()
+        .ok_or_else(|| Error::refused("no bundle is open"))?;
     let m = &open.manifest;
     let entry = m
         .file(path)
-        .ok_or_else(|| format!("{path}: not in this bundle"))?;
+        .ok_or_else(|| Error::refused(format!("{path}: not in this bundle")))?;
     let chunk = m
         .chunks
         .get(entry.chunk as usize)
-        .ok_or_else(|| format!("{path}: its chunk is not in the manifest"))?;
+        .ok_or_else(|| Error::refused(format!("{path}: its chunk is not in the manifest")))?;
     let url = format!("{}/{}", open.entry.base.trim_end_matches('/'), chunk.file);
     let bytes = api::fetch_required(&url).await?;
-    let opened = m
-        .open_chunk(entry.chunk as usize, &bytes)
-        .map_err(|e| e.to_string())?;
-    m.file_text(&opened, path)
-        .map(str::to_string)
-        .map_err(|e| e.to_string())
+    let opened = m.open_chunk(entry.chunk as usize, &bytes)?;
+    Ok(m.file_text(&opened, path)?.to_string())
 }
 
 /// The open file, its lines with the matched terms in `<mark>`.

@@ -8,12 +8,16 @@ use routelens_engine::live_session::{AnswerBody, CallBody, WireRun};
 use routelens_engine::MAX_K;
 
 use super::state::SearchState;
+use crate::error::{Error, Result};
 use crate::live;
 
 /// Loads the index and, with `texts`, every chunk of the open bundle into the worker, reporting
 /// progress; `Ok(true)` when every text is in (asked for now or before).
-pub(super) async fn load(s: SearchState, texts: bool) -> Result<bool, String> {
-    let open = s.open.get_untracked().ok_or("no bundle is open")?;
+pub(super) async fn load(s: SearchState, texts: bool) -> Result<bool> {
+    let open = s
+        .open
+        .get_untracked()
+        .ok_or_else(|| Error::refused("no bundle is open"))?;
     let call = CallBody::Load {
         bundle: open.entry.name.clone(),
         base: live::absolute(&open.entry.base),
@@ -44,12 +48,11 @@ pub(super) async fn load(s: SearchState, texts: bool) -> Result<bool, String> {
 
 /// Every arm over `issue` (top 16), then the fusion of `fused` when it names two or more; arms
 /// whose sources are not loaded yet fail with what they wait for.
-pub(super) async fn run_arms(
-    s: SearchState,
-    issue: &str,
-    fused: &[String],
-) -> Result<Vec<ArmRun>, String> {
-    let open = s.open.get_untracked().ok_or("no bundle is open")?;
+pub(super) async fn run_arms(s: SearchState, issue: &str, fused: &[String]) -> Result<Vec<ArmRun>> {
+    let open = s
+        .open
+        .get_untracked()
+        .ok_or_else(|| Error::refused("no bundle is open"))?;
     let call = CallBody::RunIssue {
         bundle: open.entry.name.clone(),
         issue: issue.to_string(),

@@ -12,6 +12,7 @@ use routelens_engine::lexical::live::Question;
 use routelens_engine::Study;
 
 use crate::api::BundleEntry;
+use crate::error::Error;
 
 /// A bundle whose manifest (and question set) are in.
 #[derive(Debug)]
@@ -45,10 +46,10 @@ pub(super) struct AllRuns {
 /// The view's own state (a new one each time the view mounts).
 #[derive(Clone, Copy)]
 pub(super) struct SearchState {
-    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, String>>>,
+    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, Error>>>,
     pub(super) open: RwSignal<Option<Arc<OpenBundle>>>,
     pub(super) progress: RwSignal<Option<String>>,
-    pub(super) error: RwSignal<Option<String>>,
+    pub(super) error: RwSignal<Option<Error>>,
     pub(super) text: RwSignal<String>,
     pub(super) question: RwSignal<Option<String>>,
     pub(super) results: RwSignal<Option<Results>>,
@@ -61,8 +62,8 @@ pub(super) struct SearchState {
     pub(super) busy: RwSignal<bool>,
 }
 
-/// Shows `message` as the view's error and clears its progress line.
-pub(super) fn fail(s: SearchState, message: String) {
+/// Shows `error` as the view's error and clears its progress line.
+pub(super) fn fail(s: SearchState, error: impl Into<Error>) {
     s.progress.set(None);
-    s.error.set(Some(message));
+    s.error.set(Some(error.into()));
 }

@@ -133,8 +133,8 @@ async fn time_arms(
     s.busy.set(false);
     run.set(match answer {
         Ok(AnswerBody::Timed { arms, cancelled }) => TimingRun::Done { arms, cancelled },
-        Ok(other) => TimingRun::Failed(live::unexpected(&other)),
-        Err(err) => TimingRun::Failed(err),
+        Ok(other) => TimingRun::Failed(live::unexpected(&other).to_string()),
+        Err(err) => TimingRun::Failed(err.to_string()),
     });
 }
 

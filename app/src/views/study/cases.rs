@@ -13,6 +13,7 @@ use routelens_engine::{
 
 use crate::api;
 use crate::components::{KSelect, TableView};
+use crate::error::Error;
 use crate::state::{AppState, SettingsStoreFields};
 
 /// The drill-down view.
@@ -105,7 +106,7 @@ pub fn CasesView() -> impl IntoView {
 #[component]
 fn IssueTextLoader() -> impl IntoView {
     let state = AppState::get();
-    let report = RwSignal::new(None::<Result<String, String>>);
+    let report = RwSignal::new(None::<Result<String, Error>>);
     let load = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         let Some(file) = input.files().and_then(|files| files.item(0)) else {
@@ -117,8 +118,8 @@ fn IssueTextLoader() -> impl IntoView {
         spawn_local(async move {
             let outcome = async {
                 let text = api::read_text(&file).await?;
-                let texts = parse_issue_texts(&file.name(), &text).map_err(|e| e.to_string())?;
-                Ok::<_, String>(check_issue_texts(&study, texts))
+                let texts = parse_issue_texts(&file.name(), &text)?;
+                Ok::<_, Error>(check_issue_texts(&study, texts))
             }
             .await;
             report.set(Some(outcome.map(|checked| {
@@ -160,7 +161,7 @@ fn IssueTextLoader() -> impl IntoView {
                     .map(|outcome| match outcome {
                         Ok(line) => view! { <p data-testid="issue-text-report">{line}</p> }.into_any(),
                         Err(err) => {
-                            view! { <p class="error" data-testid="issue-text-report">{err}</p> }
+                            view! { <p class="error" data-testid="issue-text-report">{err.to_string()}</p> }
                                 .into_any()
                         }
                     })

@@ -12,7 +12,8 @@ use std::collections::BTreeSet;
 
 use leptos::task::spawn_local;
 
-use crate::components::TableView;
+use crate::components::{shown_errors, TableView};
+use crate::error::Error;
 use crate::packing::{self as load, recompute as recomputed};
 use crate::state::{AppState, SettingsStoreFields};
 
@@ -63,7 +64,7 @@ pub fn LinesView() -> impl IntoView {
             available.mismatched,
         ))
     };
-    let recomputed_table = RwSignal::new(None::<Result<routelens_engine::Table, String>>);
+    let recomputed_table = RwSignal::new(None::<Result<routelens_engine::Table, Error>>);
     let progress = RwSignal::new(None::<String>);
     let recompute = move |_| {
         let Some(bundle) = bundle_name
@@ -134,10 +135,11 @@ pub fn LinesView() -> impl IntoView {
             <p>{counts}</p>
             {table}
             {move || progress.get().map(|p| view! { <p class="progress">{p}</p> })}
-            {move || recomputed_table.get().map(|result| match result {
-                Ok(table) => view! { <TableView table testid="table-recomputed-lines" /> }.into_any(),
-                Err(err) => view! { <p class="error">{err}</p> }.into_any(),
-            })}
+            <ErrorBoundary fallback=shown_errors>
+                {move || recomputed_table.get().map(|result| result.map(|table| view! {
+                    <TableView table testid="table-recomputed-lines" />
+                }))}
+            </ErrorBoundary>
         </section>
     }
 }

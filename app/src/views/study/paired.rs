@@ -40,7 +40,6 @@ pub fn PairedView() -> impl IntoView {
                 bootstrap,
             )
             .map(|row| paired_table(&[row]))
-            .map_err(|err| err.to_string())
         })
     });
     let prespecified = Memo::new(move |_| {
@@ -70,7 +69,7 @@ pub fn PairedView() -> impl IntoView {
     let result = move || match chosen.get() {
         Some(Ok(table)) => view! { <TableView table testid="table-paired" /> }.into_any(),
         Some(Err(err)) => {
-            view! { <p class="error" data-testid="paired-error">{err}</p> }.into_any()
+            view! { <p class="error" data-testid="paired-error">{err.to_string()}</p> }.into_any()
         }
         None => ().into_any(),
     };

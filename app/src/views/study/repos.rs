@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use routelens_engine::{paired::repo_differences, tables::repo_table, PairedMetric, Subset};
 
-use crate::components::{ArmSelect, ArmToggles, KSelect, TableView};
+use crate::components::{shown_errors, ArmSelect, ArmToggles, KSelect, TableView};
 use crate::state::{AppState, SettingsStoreFields};
 
 /// One repository's row of the dot plot.
@@ -30,8 +30,8 @@ pub fn ReposView() -> impl IntoView {
         let (left, right, k) = (s.left().get(), s.right().get(), s.k().get());
         state.with_study(|study| {
             let all = Subset::All.indices(study);
-            repo_differences(study, &left, &right, k, PairedMetric::FileRecall, &all)
-                .map(|by_repo| {
+            repo_differences(study, &left, &right, k, PairedMetric::FileRecall, &all).map(
+                |by_repo| {
                     by_repo
                         .into_iter()
                         .map(|(repo, issues)| RepoPoint {
@@ -40,16 +40,15 @@ pub fn ReposView() -> impl IntoView {
                             issues,
                         })
                         .collect::<Vec<_>>()
-                })
-                .map_err(|err| err.to_string())
+                },
+            )
         })
     });
-    let plot = move || match points.get() {
-        Some(Ok(points)) => {
-            dot_plot(points, s.left().get(), s.right().get(), s.k().get()).into_any()
-        }
-        Some(Err(err)) => view! { <p class="error">{err}</p> }.into_any(),
-        None => ().into_any(),
+    // A failed comparison is an error value; the boundary around the plot shows it.
+    let plot = move || {
+        points.get().map(|points| {
+            points.map(|points| dot_plot(points, s.left().get(), s.right().get(), s.k().get()))
+        })
     };
     view! {
         <section>
@@ -63,7 +62,7 @@ pub fn ReposView() -> impl IntoView {
                 <ArmSelect value=s.left() label="left" testid="left-arm" />
                 <ArmSelect value=s.right() label="right" testid="right-arm" />
             </div>
-            {plot}
+            <ErrorBoundary fallback=shown_errors>{plot}</ErrorBoundary>
         </section>
     }
 }
