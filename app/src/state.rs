@@ -7,6 +7,7 @@
 //! fusion appears as an arm in every view and a permalink can rebuild it.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -20,6 +21,7 @@ use routelens_engine::{
 use crate::api::StudiesList;
 use crate::bundles::BundleStore;
 use crate::error::Error;
+use crate::packing::LoadedBundle;
 
 /// Which study the page shows, as written in the permalink (`study=`).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -354,6 +356,8 @@ pub struct AppState {
     pub issue_texts: RwSignal<BTreeMap<String, String>>,
     /// The bundle list and the bundles' manifests and question sets, fetched once per page.
     pub bundles: BundleStore,
+    /// The bundle loaded for packing (the Context and Lines views), kept across tab switches.
+    pub packing: StoredValue<Option<Rc<LoadedBundle>>, LocalStorage>,
 }
 
 impl AppState {
@@ -397,7 +401,15 @@ impl AppState {
             notices: RwSignal::new(notices),
             issue_texts: RwSignal::new(BTreeMap::new()),
             bundles: BundleStore::new(),
+            packing: StoredValue::new_local(None),
         }
+    }
+
+    /// The bundle loaded for packing, if it is `name`.
+    pub fn packed_bundle(&self, name: &str) -> Option<Rc<LoadedBundle>> {
+        self.packing
+            .get_value()
+            .filter(|bundle| bundle.entry.name == name)
     }
 
     /// The store from context; every view is under `App`, which provides it.

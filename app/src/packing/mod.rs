@@ -7,7 +7,7 @@
 
 pub mod recompute;
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
@@ -111,31 +111,13 @@ impl LoadedBundle {
     }
 }
 
-thread_local! {
-    static BUNDLE: RefCell<Option<Rc<LoadedBundle>>> = const { RefCell::new(None) };
-    static COUNTER_READY: Cell<bool> = const { Cell::new(false) };
-}
-
-/// The loaded bundle named `name`, if it is the one in memory.
-pub fn loaded(name: &str) -> Option<Rc<LoadedBundle>> {
-    BUNDLE.with(|b| b.borrow().clone().filter(|b| b.entry.name == name))
-}
-
-/// Whether the worker's counter is built.
-pub fn counter_ready() -> bool {
-    COUNTER_READY.with(Cell::get)
-}
-
-/// Loads a bundle (or returns the one in memory): its manifest and questions here, its index and
-/// chunks in the worker, reporting progress as text.
+/// Loads a bundle: its manifest and questions from the store, its index and chunks in the worker
+/// (each once per page), reporting progress as text. The caller keeps it (`AppState::packing`).
 pub async fn load_bundle(
     store: BundleStore,
     entry: BundleEntry,
     progress: impl Fn(String) + 'static,
 ) -> Result<Rc<LoadedBundle>> {
-    if let Some(ready) = loaded(&entry.name) {
-        return Ok(ready);
-    }
     let files = store.open(&entry, &progress).await?;
     let (manifest, questions) = (&files.manifest, files.questions.clone());
     let call = CallBody::Load {
@@ -159,15 +141,12 @@ pub async fn load_bundle(
         rankings: RefCell::new(BTreeMap::new()),
     });
     progress(format!("loaded {}: {files} files", ready.entry.name));
-    BUNDLE.with(|b| *b.borrow_mut() = Some(ready.clone()));
     Ok(ready)
 }
 
-/// Has the worker fetch the rank table and build the counter (once), reporting progress.
+/// Has the worker fetch the rank table and build the counter, reporting progress; once built,
+/// the worker answers at once (a restarted worker builds it again).
 pub async fn load_counter(progress: impl Fn(String) + 'static) -> Result<()> {
-    if counter_ready() {
-        return Ok(());
-    }
     let progress = Rc::new(progress);
     let said = progress.clone();
     let call = CallBody::LoadCounter {
@@ -175,7 +154,6 @@ pub async fn load_counter(progress: impl Fn(String) + 'static) -> Result<()> {
     };
     match live::call(call, move |line| said(line)).await? {
         AnswerBody::CounterReady { ms } => {
-            COUNTER_READY.with(|c| c.set(true));
             progress(format!("cl100k_base ready in {ms:.0} ms"));
             Ok(())
         }

@@ -13,7 +13,7 @@ use routelens_engine::Table;
 use crate::components::{shown_errors, TableView};
 use crate::error::{Error, Result};
 use crate::packing::recompute::{files_available, settings_now};
-use crate::packing::{self as load, LoadedBundle};
+use crate::packing::LoadedBundle;
 use crate::state::AppState;
 
 /// The live study's line level: the bundle's questions with gold lines, every live arm.
@@ -26,7 +26,7 @@ pub fn LineLevel(
     let table = RwSignal::new(None::<Result<Table>>);
     let progress = RwSignal::new(None::<String>);
     let start = move |_| {
-        let Some(bundle) = load::loaded(&bundle) else {
+        let Some(bundle) = app.packed_bundle(&bundle) else {
             return;
         };
         let settings = settings_now(app);

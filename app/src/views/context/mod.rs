@@ -43,8 +43,10 @@ use state::{Issue, Packed};
 struct ContextState {
     /// The page's bundle store.
     store: BundleStore,
+    /// The bundle loaded for packing, kept by the app across tab switches.
+    packing: StoredValue<Option<Rc<LoadedBundle>>, LocalStorage>,
     bundles: RwSignal<Option<Result<Vec<BundleEntry>, Error>>>,
-    /// The name of the loaded bundle (its data: [`load::loaded`]).
+    /// The name of the loaded bundle (its data: `AppState::packing`).
     loaded: RwSignal<Option<String>>,
     /// Whether the cl100k_base counter is built.
     counter_ready: RwSignal<bool>,
@@ -60,9 +62,10 @@ pub fn ContextView() -> impl IntoView {
     let s = app.settings;
     let c = ContextState {
         store: app.bundles,
+        packing: app.packing,
         bundles: RwSignal::new(None),
         loaded: RwSignal::new(None),
-        counter_ready: RwSignal::new(load::counter_ready()),
+        counter_ready: RwSignal::new(false),
         counter_loading: RwSignal::new(false),
         progress: RwSignal::new(None),
         error: RwSignal::new(None),
@@ -81,7 +84,7 @@ pub fn ContextView() -> impl IntoView {
         }
     });
 
-    let bundle = move || c.loaded.get().and_then(|name| load::loaded(&name));
+    let bundle = move || c.loaded.get().and_then(|name| app.packed_bundle(&name));
     let issue = Memo::new(move |_| {
         let query = s.query().get()?;
         c.loaded.get()?;
@@ -418,8 +421,15 @@ async fn pack_arms(
 async fn open_bundle(c: ContextState, entry: BundleEntry) {
     c.error.set(None);
     c.loaded.set(None);
+    let kept = c.packing.get_value().filter(|b| b.entry == entry);
+    if kept.is_some() {
+        return c.loaded.set(Some(entry.name));
+    }
     match load::load_bundle(c.store, entry, move |text| c.progress.set(Some(text))).await {
-        Ok(bundle) => c.loaded.set(Some(bundle.entry.name.clone())),
+        Ok(bundle) => {
+            c.packing.set_value(Some(bundle.clone()));
+            c.loaded.set(Some(bundle.entry.name.clone()));
+        }
         Err(err) => {
             c.progress.set(None);
             c.error.set(Some(err));

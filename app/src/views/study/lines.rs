@@ -14,7 +14,7 @@ use leptos::task::spawn_local;
 
 use crate::components::{shown_errors, TableView};
 use crate::error::Error;
-use crate::packing::{self as load, recompute as recomputed};
+use crate::packing::recompute as recomputed;
 use crate::state::{AppState, SettingsStoreFields};
 
 /// The archived line-level view.
@@ -56,7 +56,9 @@ pub fn LinesView() -> impl IntoView {
     // Which issues can be recomputed: those whose files are in the loaded bundle.
     let bundle_name = state.settings.bundle();
     let available = move || {
-        let bundle = bundle_name.get().and_then(|name| load::loaded(&name))?;
+        let bundle = bundle_name
+            .get()
+            .and_then(|name| state.packed_bundle(&name))?;
         let available = state.with_study(|study| recomputed::available_cases(study, &bundle))?;
         Some((
             bundle.entry.name.clone(),
@@ -69,7 +71,7 @@ pub fn LinesView() -> impl IntoView {
     let recompute = move |_| {
         let Some(bundle) = bundle_name
             .get_untracked()
-            .and_then(|name| load::loaded(&name))
+            .and_then(|name| state.packed_bundle(&name))
         else {
             return;
         };
