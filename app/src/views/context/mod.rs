@@ -45,7 +45,7 @@ struct ContextState {
     store: BundleStore,
     /// The bundle loaded for packing, kept by the app across tab switches.
     packing: StoredValue<Option<Rc<LoadedBundle>>, LocalStorage>,
-    bundles: RwSignal<Option<Result<Vec<BundleEntry>, Error>>>,
+    bundles: LocalResource<Result<Vec<BundleEntry>, Error>>,
     /// The name of the loaded bundle (its data: `AppState::packing`).
     loaded: RwSignal<Option<String>>,
     /// Whether the cl100k_base counter is built.
@@ -63,7 +63,7 @@ pub fn ContextView() -> impl IntoView {
     let c = ContextState {
         store: app.bundles,
         packing: app.packing,
-        bundles: RwSignal::new(None),
+        bundles: LocalResource::new(move || app.bundles.list()),
         loaded: RwSignal::new(None),
         counter_ready: RwSignal::new(false),
         counter_loading: RwSignal::new(false),
@@ -71,8 +71,8 @@ pub fn ContextView() -> impl IntoView {
         error: RwSignal::new(None),
     };
     spawn_local(async move {
-        let list = c.store.list().await;
-        c.bundles.set(Some(list.clone()));
+        // The resource's list, once it is in: the permalink's bundle opens.
+        let list = c.bundles.await;
         if let (Ok(list), Some(name)) = (list, s.bundle().get_untracked()) {
             match list.into_iter().find(|entry| entry.name == name) {
                 Some(entry) => open_bundle(c, entry).await,

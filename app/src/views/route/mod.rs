@@ -42,7 +42,7 @@ pub fn RouteView() -> impl IntoView {
     let app = AppState::get();
     let remembered = key_store::remembered_key();
     let rs = RouteState {
-        bundles: RwSignal::new(None),
+        bundles: LocalResource::new(move || app.bundles.list()),
         open: RwSignal::new(None),
         text: RwSignal::new(String::new()),
         question: RwSignal::new(None),
@@ -59,8 +59,8 @@ pub fn RouteView() -> impl IntoView {
         k: app.settings.k().into(),
     };
     spawn_local(async move {
-        let list = app.bundles.list().await;
-        rs.bundles.set(Some(list.clone()));
+        // The resource's list, once it is in: the permalink's bundle opens.
+        let list = rs.bundles.await;
         if let (Ok(list), Some(name)) = (list, app.settings.bundle().get_untracked()) {
             match list.into_iter().find(|entry| entry.name == name) {
                 Some(entry) => open_bundle(app, rs, entry).await,

@@ -37,7 +37,8 @@ pub(super) struct Shown {
 /// The view's own state.
 #[derive(Clone, Copy)]
 pub(super) struct RouteState {
-    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, Error>>>,
+    /// The server's bundle list (from the page's bundle store), as a resource.
+    pub(super) bundles: LocalResource<Result<Vec<BundleEntry>, Error>>,
     pub(super) open: RwSignal<Option<Arc<RouteBundle>>>,
     pub(super) text: RwSignal<String>,
     pub(super) question: RwSignal<Option<String>>,

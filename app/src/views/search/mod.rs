@@ -45,7 +45,7 @@ use timing::TimingPanel;
 pub fn SearchView() -> impl IntoView {
     let app = AppState::get();
     let s = SearchState {
-        bundles: RwSignal::new(None),
+        bundles: LocalResource::new(move || app.bundles.list()),
         open: RwSignal::new(None),
         progress: RwSignal::new(None),
         error: RwSignal::new(None),
@@ -60,8 +60,8 @@ pub fn SearchView() -> impl IntoView {
         busy: RwSignal::new(false),
     };
     spawn_local(async move {
-        let list = app.bundles.list().await;
-        s.bundles.set(Some(list.clone()));
+        // The resource's list, once it is in: the permalink's bundle opens.
+        let list = s.bundles.await;
         if let (Ok(list), Some(name)) = (list, app.settings.bundle().get_untracked()) {
             match list.into_iter().find(|entry| entry.name == name) {
                 Some(entry) => open_bundle(app, s, entry).await,

@@ -46,7 +46,8 @@ pub(super) struct AllRuns {
 /// The view's own state (a new one each time the view mounts).
 #[derive(Clone, Copy)]
 pub(super) struct SearchState {
-    pub(super) bundles: RwSignal<Option<Result<Vec<BundleEntry>, Error>>>,
+    /// The server's bundle list (from the page's bundle store), as a resource.
+    pub(super) bundles: LocalResource<Result<Vec<BundleEntry>, Error>>,
     pub(super) open: RwSignal<Option<Arc<OpenBundle>>>,
     pub(super) progress: RwSignal<Option<String>>,
     pub(super) error: RwSignal<Option<Error>>,
