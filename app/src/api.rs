@@ -24,7 +24,7 @@ pub struct StudyEntry {
 }
 
 /// Where the server's study list lives (the contract with `routelens serve`).
-pub const STUDIES_URL: &str = "/studies.json";
+pub const STUDIES_URL: &str = "studies.json";
 
 /// Asks the server which studies it serves. Any failure means "no list here", with the reason:
 /// on static hosting the file is simply absent (or the host answers with an HTML page).
@@ -212,7 +212,7 @@ pub struct BundleEntry {
 }
 
 /// Where the server's bundle list lives.
-pub const BUNDLES_URL: &str = "/bundles.json";
+pub const BUNDLES_URL: &str = "bundles.json";
 
 /// Asks the server which bundles it serves; the error says why there is no list.
 pub async fn fetch_bundles() -> Result<Vec<BundleEntry>> {

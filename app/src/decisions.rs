@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::state::{DeciderKind, RouteSetup};
 
 /// The same-origin proxy of `routelens serve` (it adds the key from its environment).
-pub const PROXY_URL: &str = "/typesafe/v1/systemone";
+pub const PROXY_URL: &str = "typesafe/v1/systemone";
 
 /// The decision API's path under a base URL.
 const SYSTEMONE_PATH: &str = "/v1/systemone";

@@ -17,8 +17,9 @@ use web_sys::{ErrorEvent, MessageEvent, Worker};
 
 use crate::error::{Error, Result};
 
-/// The worker's script: Trunk's loader shim for the `routelens-worker` binary.
-const WORKER_SCRIPT: &str = "/routelens-worker_loader.js";
+/// The worker's script: Trunk's loader shim for the `routelens-worker` binary, relative to the
+/// page (the site may live under a sub-path).
+const WORKER_SCRIPT: &str = "routelens-worker_loader.js";
 
 /// The id the worker's `ready` announcement carries.
 const READY_ID: u64 = 0;

@@ -21,8 +21,9 @@ use crate::bundles::BundleStore;
 use crate::error::Result;
 use crate::live;
 
-/// The URL of the rank table, copied into the build by `scripts/cl100k-asset.sh`.
-pub const RANK_TABLE_URL: &str = "/cl100k_base.tiktoken";
+/// The URL of the rank table, copied into the build by `scripts/cl100k-asset.sh`; relative to
+/// the page, so the site works under a sub-path.
+pub const RANK_TABLE_URL: &str = "cl100k_base.tiktoken";
 
 /// The fusion offered beside the seven lexical arms (the Search view's default RRF).
 pub const FUSION_ARMS: [&str; 2] = ["fts5", "rg"];
