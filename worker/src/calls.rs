@@ -3,11 +3,16 @@
 
 use routelens_engine::context::ContextSettings;
 use routelens_engine::lexical::timing::{ArmTimes, TimingPlan};
-use routelens_engine::live_session::{AnswerBody, CallBody, LineJob};
+use routelens_engine::live_session::{AnswerBody, CallBody, LineJob, LiveSession};
 use routelens_engine::synthetic::pack_bench_corpus;
-use routelens_engine::LexicalArm;
+use routelens_engine::{LexicalArm, Result as EngineResult};
 
 use crate::channel::{fetch, next_tick, now_ms, with_session, Progress};
+
+/// The session's work, its error as the message the page shows.
+fn session<T>(work: impl FnOnce(&mut LiveSession) -> EngineResult<T>) -> Result<T, String> {
+    with_session(work).map_err(|error| error.to_string())
+}
 
 /// How often a long call reports progress and checks for `cancel`, in ms.
 const YIELD_EVERY_MS: f64 = 50.0;
@@ -27,9 +32,8 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             issue,
             k,
             fused,
-        } => with_session(|s| s.run_issue(&bundle, &issue, k, &fused, &mut now_ms))
-            .map(|runs| AnswerBody::Ran { runs })
-            .map_err(|e| e.to_string()),
+        } => session(|s| s.run_issue(&bundle, &issue, k, &fused, &mut now_ms))
+            .map(|runs| AnswerBody::Ran { runs }),
         CallBody::RunIssues {
             bundle,
             issues,
@@ -42,9 +46,8 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             rankings,
             settings,
             gold,
-        } => with_session(|s| s.pack(&bundle, &issue, &rankings, &settings, &gold, &mut now_ms))
-            .map(|packs| AnswerBody::Packed { packs })
-            .map_err(|e| e.to_string()),
+        } => session(|s| s.pack(&bundle, &issue, &rankings, &settings, &gold, &mut now_ms))
+            .map(|packs| AnswerBody::Packed { packs }),
         CallBody::LineScores {
             bundle,
             jobs,
@@ -76,7 +79,7 @@ async fn load(
     if !with_session(|s| s.manifest(bundle).is_some()) {
         p.say(format!("{bundle}: fetching manifest.json"));
         let manifest_bytes = fetch(&format!("{base}/manifest.json")).await?;
-        with_session(|s| s.open(bundle, &manifest_bytes).map(|_| ())).map_err(|e| e.to_string())?;
+        session(|s| s.open(bundle, &manifest_bytes).map(|_| ()))?;
     }
     let (index_entry, chunks, files, stored_bytes) = with_session(|s| {
         s.manifest(bundle).map(|m| {
@@ -98,7 +101,7 @@ async fn load(
             entry.bytes
         ));
         let blob = fetch(&format!("{base}/{}", entry.file)).await?;
-        with_session(|s| s.load_index(bundle, &blob)).map_err(|e| e.to_string())?;
+        session(|s| s.load_index(bundle, &blob))?;
     }
     if texts && !with_session(|s| s.has_texts(bundle)) {
         let mut stored = Vec::with_capacity(chunks.len());
@@ -106,10 +109,10 @@ async fn load(
             p.say(format!("loading {}/{total} files ({file})", at + 2));
             let bytes = fetch(&format!("{base}/{file}")).await?;
             // Verified as it arrives, so a bad chunk is named before the rest are fetched.
-            with_session(|s| s.check_chunk(bundle, at, &bytes)).map_err(|e| e.to_string())?;
+            session(|s| s.check_chunk(bundle, at, &bytes))?;
             stored.push(bytes);
         }
-        with_session(|s| s.load_texts(bundle, &stored)).map_err(|e| e.to_string())?;
+        session(|s| s.load_texts(bundle, &stored))?;
     }
     Ok(AnswerBody::Loaded {
         files,
@@ -158,8 +161,7 @@ async fn run_issues(
             }
             painted = now_ms();
         }
-        let runs = with_session(|s| s.run_issue(bundle, issue, k, fused, &mut now_ms))
-            .map_err(|e| e.to_string())?;
+        let runs = session(|s| s.run_issue(bundle, issue, k, fused, &mut now_ms))?;
         out.push(runs);
     }
     Ok(AnswerBody::RanAll {
@@ -185,8 +187,7 @@ async fn line_scores(
                 cancelled: true,
             });
         }
-        with_session(|s| s.score_lines(bundle, job, &settings, &mut rows))
-            .map_err(|e| e.to_string())?;
+        session(|s| s.score_lines(bundle, job, &settings, &mut rows))?;
     }
     Ok(AnswerBody::Lines {
         rows,
@@ -224,8 +225,7 @@ async fn time(
             painted = now_ms();
         }
         let question = &questions[step.question];
-        let ms = with_session(|s| s.time_call(bundle, step.arm, question, k, &mut now_ms))
-            .map_err(|e| e.to_string())?;
+        let ms = session(|s| s.time_call(bundle, step.arm, question, k, &mut now_ms))?;
         times.record(step, ms);
     }
     Ok(AnswerBody::Timed {
@@ -242,20 +242,17 @@ async fn pack_bench(p: Progress) -> Result<AnswerBody, String> {
     for round in 0..5 {
         p.say(format!("first pack, run {}/5", round + 1));
         next_tick().await;
-        let (ms, used) = with_session(|s| s.pack_bench_round(&corpus, None, &mut now_ms))
-            .map_err(|e| e.to_string())?;
+        let (ms, used) = session(|s| s.pack_bench_round(&corpus, None, &mut now_ms))?;
         cold.push(ms);
         tokens = used;
     }
     p.say("re-packs".into());
     next_tick().await;
     // The first fills the session's memo; the twenty after it are timed.
-    with_session(|s| s.pack_bench_round(&corpus, Some(0), &mut now_ms))
-        .map_err(|e| e.to_string())?;
+    session(|s| s.pack_bench_round(&corpus, Some(0), &mut now_ms))?;
     let mut warm = Vec::new();
     for round in 0..20 {
-        let (ms, _) = with_session(|s| s.pack_bench_round(&corpus, Some(round), &mut now_ms))
-            .map_err(|e| e.to_string())?;
+        let (ms, _) = session(|s| s.pack_bench_round(&corpus, Some(round), &mut now_ms))?;
         warm.push(ms);
     }
     Ok(AnswerBody::Bench {

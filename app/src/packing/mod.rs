@@ -56,15 +56,10 @@ impl LoadedBundle {
         }
     }
 
-    /// The memoised rankings for an issue text, if they were run.
-    pub fn rankings_now(&self, issue: &str) -> Option<Rc<ArmRankings>> {
-        self.rankings.borrow().get(issue).cloned()
-    }
-
     /// Every arm's ranking (top 16) for an issue text, the arms in the Search view's order and
     /// then the fusion, run in the worker; memoised by text.
     pub async fn rankings(&self, issue: &str) -> Result<Rc<ArmRankings>> {
-        if let Some(ready) = self.rankings_now(issue) {
+        if let Some(ready) = self.rankings.borrow().get(issue).cloned() {
             return Ok(ready);
         }
         let call = CallBody::RunIssue {

@@ -234,12 +234,7 @@ impl LiveSession {
         warm: Option<usize>,
         now: &mut dyn FnMut() -> f64,
     ) -> Result<(f64, usize)> {
-        let encoder = self
-            .counter
-            .as_ref()
-            .ok_or_else(needs_counter)?
-            .counter()
-            .clone();
+        let session_counter = self.counter.as_mut().ok_or_else(needs_counter)?;
         let ranking: Vec<String> = corpus.iter().map(|(path, _)| path.clone()).collect();
         let base = ContextSettings {
             k: corpus.len(),
@@ -255,10 +250,14 @@ impl LiveSession {
                 .find(|(p, _)| p == path)
                 .map(|(_, text)| text.as_str())
         };
-        let mut fresh = TokenCache::new(encoder);
+        // A first pack encodes every block: it gets an empty memo over the same encoder.
+        let mut fresh;
         let counter = match warm {
-            None => &mut fresh,
-            Some(_) => self.counter.as_mut().ok_or_else(needs_counter)?,
+            None => {
+                fresh = TokenCache::new(session_counter.counter().clone());
+                &mut fresh
+            }
+            Some(_) => session_counter,
         };
         let started = now();
         let report = build_context(
