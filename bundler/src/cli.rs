@@ -38,6 +38,9 @@ pub enum Command {
     /// Serve the built app on 127.0.0.1, with the paper's archive and the bundles mounted
     /// read-only.
     Serve(ServeArgs),
+    /// Write a static supplement site (the built app, studies, bundles, site.json, CHECKSUMS), or
+    /// re-check a deployed copy with --verify.
+    Publish(PublishArgs),
     /// Route an issue through a bundle's folder tree (or the flat tournament) with a decider.
     Route(RouteArgs),
     /// Replay a live study exported by the app (its run files and searches) over its bundle,
@@ -526,6 +529,44 @@ pub struct ScoreArgs {
     pub format: Format,
 }
 
+/// Options of `routelens publish`.
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// The site folder to write (atomically; an existing folder is replaced only when it is a
+    /// site, i.e. holds a site.json, or is empty).
+    #[arg(long, value_name = "SITE_DIR", required_unless_present = "verify")]
+    pub out: Option<PathBuf>,
+
+    /// A study to publish: the fastindex archive folder (the one holding paper/data/), a JSON
+    /// Lines study (.jsonl) or a live study export (.json). Repeatable; the id is the folder's or
+    /// file's name.
+    #[arg(long = "study", value_name = "PATH")]
+    pub studies: Vec<PathBuf>,
+
+    /// A bundle folder to publish (verified in full first). Repeatable; the name is the folder's.
+    #[arg(long = "bundle", value_name = "DIR")]
+    pub bundles: Vec<PathBuf>,
+
+    /// The site's title, shown on its home page.
+    #[arg(long, default_value = "routelens supplement")]
+    pub title: String,
+
+    /// The URL path the site will be served under (/paper/ for user.github.io/paper/): written
+    /// into index.html as its base URL. Without it every URL stays relative to the page, which
+    /// works under any path.
+    #[arg(long, value_name = "PATH")]
+    pub base_path: Option<String>,
+
+    /// The built app to publish (release build: trunk build --release).
+    #[arg(long, value_name = "DIR", default_value = "dist")]
+    pub dist: PathBuf,
+
+    /// Re-check a published site instead: every file against its CHECKSUMS, and no file
+    /// unlisted.
+    #[arg(long, value_name = "SITE_DIR", conflicts_with_all = ["out", "studies", "bundles", "base_path"])]
+    pub verify: Option<PathBuf>,
+}
+
 /// Options of `routelens serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -542,7 +583,7 @@ pub struct ServeArgs {
     pub data: PathBuf,
 
     /// A folder of bundle folders, each served read-only at /bundles/<name>/ and listed in
-    /// /bundles.json when the folder exists.
+    /// /site.json when the folder exists.
     #[arg(long, value_name = "DIR", default_value = "target/bundles")]
     pub bundles: PathBuf,
 

@@ -81,6 +81,9 @@ pub enum Failure {
     /// A replayed study did not reproduce every recorded ranking (the table was printed).
     #[error("{0}")]
     Replay(String),
+    /// A published site does not match its `CHECKSUMS` (every problem is named).
+    #[error("{0}")]
+    Verify(String),
     /// Writing the output failed, or the server could not start.
     #[error("{context}: {source}")]
     Io {
@@ -118,7 +121,7 @@ impl Failure {
             Failure::Read { .. } | Failure::Missing { .. } => EX_NOINPUT,
             Failure::Usage(_) => EX_USAGE,
             Failure::Routing { code, .. } => *code,
-            Failure::Replay(_) => EX_DATAERR,
+            Failure::Replay(_) | Failure::Verify(_) => EX_DATAERR,
             Failure::Io { .. } => EX_IOERR,
         }
     }

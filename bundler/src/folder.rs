@@ -158,10 +158,32 @@ fn self_error(dir: &Path, source: Error) -> Failure {
     }
 }
 
+/// What kind of folder a writer makes, and so which existing folder it may replace: one holding
+/// the kind's marker file (or an empty one).
+#[derive(Debug, Clone, Copy)]
+pub struct FolderKind {
+    /// In messages: `bundle folder`, `site folder`.
+    pub what: &'static str,
+    /// The file every folder of this kind holds.
+    pub marker: &'static str,
+}
+
+/// A bundle folder: it holds a `manifest.json`.
+pub const BUNDLE: FolderKind = FolderKind {
+    what: "bundle folder",
+    marker: MANIFEST_FILE,
+};
+
 /// Writes the bundle's files as the folder `out`, atomically (see the module documentation).
 /// Returns the number of bytes written.
 pub fn write_folder(out: &Path, files: &[BundleFile]) -> Result<u64, Failure> {
-    check_target(out)?;
+    write_folder_of(BUNDLE, out, files)
+}
+
+/// Writes `files` as the folder `out` of kind `kind`, atomically (see the module documentation).
+/// Returns the number of bytes written.
+pub fn write_folder_of(kind: FolderKind, out: &Path, files: &[BundleFile]) -> Result<u64, Failure> {
+    check_target_of(kind, out)?;
     let (parent, name) = split_target(out)?;
     std::fs::create_dir_all(&parent).map_err(|err| io(&parent, "creating", err))?;
     let pid = std::process::id();
@@ -185,7 +207,11 @@ pub fn write_folder(out: &Path, files: &[BundleFile]) -> Result<u64, Failure> {
             let _ = std::fs::rename(&old, out);
         }
         let _ = std::fs::remove_dir_all(&temp);
-        return Err(io(out, "renaming the new bundle into", err));
+        return Err(io(
+            out,
+            &format!("renaming the new {} into", kind.what),
+            err,
+        ));
     }
     if replacing {
         // The new bundle is in place; a leftover old copy is only clutter.
@@ -197,14 +223,20 @@ pub fn write_folder(out: &Path, files: &[BundleFile]) -> Result<u64, Failure> {
 /// Refuses an output that cannot take a bundle: a path with no folder name, an existing file, or
 /// an existing folder that is neither empty nor a bundle. Commands call it before any work.
 pub fn check_target(out: &Path) -> Result<(), Failure> {
+    check_target_of(BUNDLE, out)
+}
+
+/// [`check_target`] for a folder of kind `kind`.
+pub fn check_target_of(kind: FolderKind, out: &Path) -> Result<(), Failure> {
     split_target(out)?;
     match std::fs::symlink_metadata(out) {
         Ok(meta) if meta.is_dir() => {
-            if !out.join(MANIFEST_FILE).is_file() && !is_empty_dir(out)? {
+            if !out.join(kind.marker).is_file() && !is_empty_dir(out)? {
                 return Err(Failure::Usage(format!(
-                    "{}: exists and is not a bundle folder (no {MANIFEST_FILE}); refusing to \
-                     replace it",
-                    out.display()
+                    "{}: exists and is not a {} (no {}); refusing to replace it",
+                    out.display(),
+                    kind.what,
+                    kind.marker
                 )));
             }
             Ok(())
@@ -271,7 +303,7 @@ fn write_files(temp: &Path, files: &[BundleFile]) -> Result<u64, Failure> {
             .any(|part| part.is_empty() || part == "." || part == "..")
         {
             return Err(Failure::Usage(format!(
-                "refusing to write bundle file {:?}",
+                "refusing to write file {:?}",
                 file.name
             )));
         }

@@ -38,7 +38,7 @@ pub fn load_study(path: &Path, qrels: Option<&Path>) -> Result<Study, Failure> {
 }
 
 /// Reads every archive file that exists under `dir`; the engine says which required one is absent.
-fn read_archive(dir: &Path) -> Result<ArchiveBytes, Failure> {
+pub(crate) fn read_archive(dir: &Path) -> Result<ArchiveBytes, Failure> {
     let mut files = ArchiveBytes::new();
     for file in ARCHIVE_FILES {
         let full = dir.join(file.path);

@@ -20,6 +20,8 @@
 //!   with its calls, tokens and cost, and can record the run for an exact replay.
 //! - `routelens replay-study <EXPORT.json> <BUNDLE_DIR>` replays a live study the app exported
 //!   (run files and searches) offline over its bundle and checks every ranking is the recorded one.
+//! - `routelens publish --out SITE --study … --bundle …` writes a static supplement site (the
+//!   app, studies, bundles, `site.json`, `CHECKSUMS`); `--verify SITE` re-checks a copy.
 //! - `routelens serve` serves the built app (`dist/`) on 127.0.0.1 and mounts the paper's archive
 //!   and the bundles read-only beside it, so the app can open them without them entering the
 //!   repo.
@@ -37,6 +39,7 @@ mod http;
 mod input;
 mod pack;
 mod proxy;
+mod publish;
 mod render;
 mod replay_study;
 mod route;
@@ -82,6 +85,7 @@ fn run() -> ExitCode {
         Command::Pack(args) => pack::run(&args, &mut out),
         Command::Demo(args) => demo::run(&args, &mut out),
         Command::Serve(args) => serve::run(&args, &mut out),
+        Command::Publish(args) => publish::run(&args, &mut out),
         Command::Route(args) => route::run(&args, &mut out),
         Command::ReplayStudy(args) => replay_study::run(&args, &mut out),
         Command::TypesafeStub(args) => stub::run(&args, &mut out),

@@ -3,14 +3,14 @@
 //! - `/` and every other path: files of the `dist/` folder (a folder's `index.html` for a folder).
 //! - `/data/fastindex/…`: the paper's archive, read-only, when its folder exists. The archive stays
 //!   beside the checkout and is never copied into the app's build.
-//! - `/studies.json`: the studies the home page lists: the archive when mounted, else `[]`.
 //! - `/bundles/<name>/…`: the bundle folder `<name>` of the `--bundles` folder, read-only. Its
 //!   content-hashed files (`chunks/`, `index/`) are sent as immutable, so a browser fetches each
 //!   once; `manifest.json` and `questions.jsonl` are revalidated.
-//! - `/bundles.json`: those bundles, `[{"name", "base", "questions"}]`, sorted by name: every
-//!   sub-folder with a `manifest.json` whose name is plain (ASCII letters, digits, `.`, `_`, `-`,
-//!   not starting with `.`). `base` is the URL prefix of its files; `questions` is the URL of its
-//!   `questions.jsonl` (a question set, JSON Lines `{"id", "question", "gold"}`) or `null`.
+//! - `/site.json`: the site index a published site has (engine `site`, without checksums): the
+//!   archive as study `fastindex` when mounted, and the bundles sorted by name: every sub-folder
+//!   with a `manifest.json` whose name is plain (ASCII letters, digits, `.`, `_`, `-`, not
+//!   starting with `.`), with its `questions.jsonl` (a question set, JSON Lines `{"id",
+//!   "question", "gold"}`) when it has one. Paths are relative to the site root, as published.
 //!
 //! - `POST /typesafe/v1/systemone`: a same-origin proxy to TypeSafe's System One API at
 //!   `--typesafe-base`, adding `Authorization: Bearer $TYPESAFE_API_KEY` from this process's
@@ -32,6 +32,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use routelens_engine::site::{SiteBundle, SiteIndex, SiteStudy, StudyKind, SITE_FILE, SITE_FORMAT};
 use tiny_http::{Method, Response, ResponseBox};
 
 use crate::cli::ServeArgs;
@@ -42,42 +43,24 @@ use crate::proxy::{Proxy, PROXY_PATH};
 /// Where the archive is mounted, and the `base` the app fetches its files from.
 pub const DATA_MOUNT: &str = "/data/fastindex";
 
-/// One entry of `/studies.json`: what the home page lists.
-#[derive(Debug, serde::Serialize)]
-struct StudyEntry {
-    id: &'static str,
-    title: &'static str,
-    base: &'static str,
-}
-
 /// The paper's archive as the home page lists it; the title is the engine loader's.
-const FASTINDEX: StudyEntry = StudyEntry {
-    id: "fastindex",
-    title: "Name-only directory routing (fastindex, 82 cases)",
-    base: DATA_MOUNT,
-};
+fn fastindex() -> SiteStudy {
+    SiteStudy {
+        id: "fastindex".into(),
+        title: "Name-only directory routing (fastindex, 82 cases)".into(),
+        kind: StudyKind::Archive,
+        path: DATA_MOUNT.trim_start_matches('/').into(),
+    }
+}
 
 /// Where the bundles are mounted.
 pub const BUNDLES_MOUNT: &str = "/bundles";
 
-/// One entry of `/bundles.json`.
-#[derive(Debug, PartialEq, Eq, serde::Serialize)]
-struct BundleEntry {
-    /// The bundle folder's name.
-    name: String,
-    /// The URL prefix of its files (`/bundles/demo`).
-    base: String,
-    /// The URL of its question set, when it has one.
-    questions: Option<String>,
-}
-
 /// What a request path asks for.
 #[derive(Debug, PartialEq, Eq)]
 enum Route {
-    /// The list of studies.
-    Studies,
-    /// The list of bundles.
-    Bundles,
+    /// The site index.
+    SiteIndex,
     /// A file of a bundle folder: the bundle's name, then the path segments inside it.
     Bundle(String, Vec<String>),
     /// A file under `dist/`, as path segments.
@@ -94,6 +77,8 @@ struct Site {
     data: Option<PathBuf>,
     bundles: Option<PathBuf>,
     proxy: Proxy,
+    /// What `site.json` says built it (the commit looked up once, at start).
+    built: routelens_engine::site::Built,
 }
 
 /// Runs the server until the process is stopped.
@@ -133,7 +118,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
             args.bundles.display()
         ),
         None => format!(
-            "routelens: no bundles at {}; /bundles.json lists none",
+            "routelens: no bundles at {}; /site.json lists none",
             args.bundles.display()
         ),
     };
@@ -149,6 +134,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         data,
         bundles,
         proxy,
+        built: crate::publish::built("routelens serve"),
     };
     let mount = match &site.data {
         Some(_) => format!(
@@ -156,7 +142,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
             args.data.display()
         ),
         None => format!(
-            "routelens: no archive at {}; /studies.json lists no studies",
+            "routelens: no archive at {}; /site.json lists no studies",
             args.data.display()
         ),
     };
@@ -197,26 +183,13 @@ fn answer(site: &Site, method: &Method, url: &str) -> ResponseBox {
     }
     match route(url) {
         Route::BadPath => text(400, "400 bad path\n"),
-        Route::Studies => {
-            let studies: Vec<&StudyEntry> = site.data.iter().map(|_| &FASTINDEX).collect();
-            let body = serde_json::to_string(&studies).unwrap_or_else(|_| "[]".into());
-            Response::from_string(body)
+        Route::SiteIndex => match site_index(site).to_json() {
+            Ok(body) => Response::from_string(body)
                 .with_header(header("Content-Type", "application/json"))
                 .with_header(header("Cache-Control", "no-cache"))
-                .boxed()
-        }
-        Route::Bundles => {
-            let bundles = site
-                .bundles
-                .as_deref()
-                .map(list_bundles)
-                .unwrap_or_default();
-            let body = serde_json::to_string(&bundles).unwrap_or_else(|_| "[]".into());
-            Response::from_string(body)
-                .with_header(header("Content-Type", "application/json"))
-                .with_header(header("Cache-Control", "no-cache"))
-                .boxed()
-        }
+                .boxed(),
+            Err(err) => text(500, &format!("500 site.json: {err}\n")),
+        },
         Route::Bundle(name, segments) => match &site.bundles {
             Some(root) if is_plain_name(&name) => {
                 let hashed = matches!(
@@ -257,8 +230,7 @@ fn route(url: &str) -> Route {
         return Route::BadPath;
     }
     match segments.as_slice() {
-        [only] if only == "studies.json" => Route::Studies,
-        [only] if only == "bundles.json" => Route::Bundles,
+        [only] if only == SITE_FILE => Route::SiteIndex,
         [bundles, name, rest @ ..] if bundles == "bundles" => {
             Route::Bundle(name.clone(), rest.to_vec())
         }
@@ -278,12 +250,29 @@ fn is_plain_name(name: &str) -> bool {
             .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-'))
 }
 
+/// What this server mounts, as a site index.
+fn site_index(site: &Site) -> SiteIndex {
+    SiteIndex {
+        format: SITE_FORMAT.into(),
+        title: "routelens".into(),
+        built: site.built.clone(),
+        base_path: None,
+        checksums: false,
+        studies: site.data.iter().map(|_| fastindex()).collect(),
+        bundles: site
+            .bundles
+            .as_deref()
+            .map(list_bundles)
+            .unwrap_or_default(),
+    }
+}
+
 /// The bundle folders under `root`, sorted by name.
-fn list_bundles(root: &Path) -> Vec<BundleEntry> {
+fn list_bundles(root: &Path) -> Vec<SiteBundle> {
     let Ok(entries) = std::fs::read_dir(root) else {
         return Vec::new();
     };
-    let mut bundles: Vec<BundleEntry> = entries
+    let mut bundles: Vec<SiteBundle> = entries
         .filter_map(|entry| entry.ok())
         .filter_map(|entry| {
             let name = entry.file_name().to_str()?.to_string();
@@ -291,12 +280,12 @@ fn list_bundles(root: &Path) -> Vec<BundleEntry> {
             if !is_plain_name(&name) || !dir.join("manifest.json").is_file() {
                 return None;
             }
-            let base = format!("{BUNDLES_MOUNT}/{name}");
+            let base = format!("{}/{name}", BUNDLES_MOUNT.trim_start_matches('/'));
             let questions = dir
                 .join("questions.jsonl")
                 .is_file()
                 .then(|| format!("{base}/questions.jsonl"));
-            Some(BundleEntry {
+            Some(SiteBundle {
                 name,
                 base,
                 questions,
@@ -418,7 +407,11 @@ mod tests {
             route("/app_bg.wasm"),
             Route::Dist(segments(&["app_bg.wasm"]))
         );
-        assert_eq!(route("/studies.json"), Route::Studies);
+        assert_eq!(route("/site.json"), Route::SiteIndex);
+        assert_eq!(
+            route("/studies.json"),
+            Route::Dist(segments(&["studies.json"]))
+        );
         assert_eq!(
             route("/data/fastindex/paper/data/README.md"),
             Route::Data(segments(&["paper", "data", "README.md"]))

@@ -1,6 +1,6 @@
 //! `routelens serve` on loopback: start it on a free port (`--port 0`), read the port from the URL
-//! it prints, and check the app files, the wasm MIME type, `/studies.json` with and without an
-//! archive, the read-only data mount, the bundles and `/bundles.json`, and the refusal of `..`
+//! it prints, and check the app files, the wasm MIME type, `/site.json`'s studies with and without
+//! an archive, the read-only data mount, the bundles and their `/site.json` entries, and the refusal of `..`
 //! paths. Requests are written by hand
 //! over a TcpStream so that a `..` reaches the server exactly as sent.
 
@@ -151,17 +151,26 @@ fn serves_the_app_and_the_archive() {
         Some("text/javascript; charset=utf-8")
     );
 
-    let studies = get(port, "/studies.json");
-    assert_eq!(studies.status, 200);
-    assert_eq!(studies.header("content-type"), Some("application/json"));
-    let listed: serde_json::Value = serde_json::from_slice(&studies.body).unwrap();
+    let site = get(port, "/site.json");
+    assert_eq!(site.status, 200);
+    assert_eq!(site.header("content-type"), Some("application/json"));
+    let index = routelens_engine::site::SiteIndex::from_json("site.json", &site.body).unwrap();
+    assert_eq!(index.built.tool, "routelens serve");
+    assert!(!index.checksums);
+    let listed = serde_json::to_value(&index.studies).unwrap();
     assert_eq!(
         listed,
         serde_json::json!([{
             "id": "fastindex",
             "title": "Name-only directory routing (fastindex, 82 cases)",
-            "base": "/data/fastindex"
+            "kind": "archive",
+            "path": "data/fastindex"
         }])
+    );
+    assert_eq!(
+        get(port, "/studies.json").status,
+        404,
+        "the old list is gone"
     );
     let readme = get(port, "/data/fastindex/paper/data/README.md");
     assert_eq!(
@@ -197,8 +206,9 @@ fn lists_no_studies_without_the_archive() {
     std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
 
     let server = start(&dist, &root.path().join("no-archive-here"));
-    let studies = get(server.port, "/studies.json");
-    assert_eq!((studies.status, studies.body.as_slice()), (200, &b"[]"[..]));
+    let site = get(server.port, "/site.json");
+    let index = routelens_engine::site::SiteIndex::from_json("site.json", &site.body).unwrap();
+    assert!(index.studies.is_empty());
     assert_eq!(
         get(server.port, "/data/fastindex/paper/data/README.md").status,
         404
@@ -265,15 +275,15 @@ fn serves_bundles_and_lists_them() {
 
     let server = start_with_bundles(&dist, &root.path().join("no-archive"), &bundles);
     let port = server.port;
-    let listing = get(port, "/bundles.json");
+    let listing = get(port, "/site.json");
     assert_eq!(listing.status, 200);
     assert_eq!(listing.header("content-type"), Some("application/json"));
-    let listed: serde_json::Value = serde_json::from_slice(&listing.body).unwrap();
+    let index = routelens_engine::site::SiteIndex::from_json("site.json", &listing.body).unwrap();
     assert_eq!(
-        listed,
+        serde_json::to_value(&index.bundles).unwrap(),
         serde_json::json!([
-            {"name": "b-two", "base": "/bundles/b-two", "questions": null},
-            {"name": "tiny", "base": "/bundles/tiny", "questions": "/bundles/tiny/questions.jsonl"}
+            {"name": "b-two", "base": "bundles/b-two", "questions": null},
+            {"name": "tiny", "base": "bundles/tiny", "questions": "bundles/tiny/questions.jsonl"}
         ])
     );
 
@@ -340,8 +350,9 @@ fn lists_no_bundles_without_the_folder() {
     std::fs::create_dir_all(&dist).unwrap();
     std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
     let server = start(&dist, &root.path().join("no-archive-here"));
-    let listing = get(server.port, "/bundles.json");
-    assert_eq!((listing.status, listing.body.as_slice()), (200, &b"[]"[..]));
+    let listing = get(server.port, "/site.json");
+    let index = routelens_engine::site::SiteIndex::from_json("site.json", &listing.body).unwrap();
+    assert!(index.bundles.is_empty());
     assert_eq!(get(server.port, "/bundles/demo/manifest.json").status, 404);
 }
 

@@ -78,6 +78,17 @@ pub enum Error {
         /// The value computed from the bytes supplied.
         actual: String,
     },
+    /// A file of a published site does not hash to the SHA-256 value its `CHECKSUMS` lists: the
+    /// copy is damaged or was altered, and is refused.
+    #[error("{file}: SHA-256 mismatch: the site's CHECKSUMS lists {expected}, the file hashes to {actual}")]
+    SiteHash {
+        /// The file, relative to the site root.
+        file: String,
+        /// The value listed in `CHECKSUMS`.
+        expected: String,
+        /// The value computed from the bytes supplied.
+        actual: String,
+    },
     /// The search index could not be built, serialised or opened.
     #[error("{file}: search index: {message}")]
     Index {

@@ -51,6 +51,7 @@ pub mod report;
 pub mod route;
 pub mod runfile;
 pub mod select;
+pub mod site;
 pub mod stats;
 pub mod study;
 pub mod subset;

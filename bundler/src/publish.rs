@@ -1,0 +1,446 @@
+//! `routelens publish`: the built app, studies and bundles as one static, self-checking site.
+//!
+//! The site folder holds the app (every file of `--dist`, `index.html` given a `<base href>` when
+//! `--base-path` is set), each study under `studies/<id>/` (only the files its loader reads),
+//! each bundle under `bundles/<name>/` (its manifest, index, chunks and question set, every one
+//! verified first), `site.json` and `CHECKSUMS` (engine [`routelens_engine::site`]). Every input is
+//! read and checked before anything is written, and the folder is written whole, beside the target
+//! and renamed into place ([`crate::folder::write_folder_of`]); an existing folder is replaced only
+//! when it is a site (it holds a `site.json`) or empty. The written folder is then read back and
+//! verified as `--verify` would.
+//!
+//! `--verify SITE` re-checks a deployed copy: every file listed in `CHECKSUMS` present with its
+//! hash, no file unlisted, and `site.json` readable; every problem is named.
+
+use std::io::Write;
+use std::path::Path;
+
+use routelens_engine::bundle::MANIFEST_FILE;
+use routelens_engine::evidence::LiveStudyExport;
+use routelens_engine::lexical::live::parse_questions;
+use routelens_engine::site::{
+    check_base_path, check_name, Built, Checksums, SiteBundle, SiteIndex, SiteStudy, StudyKind,
+    CHECKSUMS_FILE, SITE_FILE, SITE_FORMAT,
+};
+use routelens_engine::tokens::{CL100K_RANK_TABLE_FILE, CL100K_RANK_TABLE_SHA256};
+use routelens_engine::{load_archive, load_jsonl, sha256_hex, BundleFile, ARCHIVE_FILES};
+
+use crate::cli::PublishArgs;
+use crate::demo::QUESTIONS_FILE;
+use crate::failure::Failure;
+use crate::folder::{self, BundleFolder, FolderKind};
+use crate::input::{read_archive, read_text};
+
+/// A site folder: it holds a `site.json`.
+const SITE: FolderKind = FolderKind {
+    what: "site folder",
+    marker: SITE_FILE,
+};
+
+/// The top-level names the site's own files take, which the app's build must not use.
+const RESERVED: [&str; 4] = [SITE_FILE, CHECKSUMS_FILE, "studies", "bundles"];
+
+/// Runs `publish` (or `publish --verify`).
+pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    if let Some(site) = &args.verify {
+        let (files, bytes) = verify(site)?;
+        writeln!(
+            out,
+            "{}: {files} files ({bytes} bytes) match its {CHECKSUMS_FILE}; none unlisted",
+            site.display()
+        )
+        .map_err(Failure::output)?;
+        return Ok(());
+    }
+    let Some(target) = &args.out else {
+        return Err(Failure::Usage(
+            "publish needs --out SITE_DIR (or --verify SITE_DIR)".into(),
+        ));
+    };
+    folder::check_target_of(SITE, target)?;
+    if let Some(base) = &args.base_path {
+        check_base_path(base)
+            .map_err(|message| Failure::Usage(format!("--base-path: {message}")))?;
+    }
+    let mut files = read_app(&args.dist, args.base_path.as_deref())?;
+    let app_bytes = total(&files);
+    let mut studies = Vec::new();
+    for path in &args.studies {
+        let (study, study_files) = read_study(path)?;
+        if studies.iter().any(|s: &SiteStudy| s.id == study.id) {
+            return Err(Failure::Usage(format!(
+                "{}: a second study with id {:?}; studies are named by their folder or file",
+                path.display(),
+                study.id
+            )));
+        }
+        studies.push(study);
+        files.extend(study_files);
+    }
+    let study_bytes = total(&files) - app_bytes;
+    let mut bundles = Vec::new();
+    for dir in &args.bundles {
+        let (bundle, bundle_files) = read_bundle(dir)?;
+        if bundles.iter().any(|b: &SiteBundle| b.name == bundle.name) {
+            return Err(Failure::Usage(format!(
+                "{}: a second bundle named {:?}; bundles are named by their folder",
+                dir.display(),
+                bundle.name
+            )));
+        }
+        bundles.push(bundle);
+        files.extend(bundle_files);
+    }
+    let bundle_bytes = total(&files) - app_bytes - study_bytes;
+    let index = SiteIndex {
+        format: SITE_FORMAT.into(),
+        title: args.title.clone(),
+        built: built("routelens publish"),
+        base_path: args.base_path.clone(),
+        checksums: true,
+        studies,
+        bundles,
+    };
+    files.push(BundleFile {
+        name: SITE_FILE.into(),
+        bytes: index.to_json()?.into_bytes(),
+    });
+    let mut checksums = Checksums::new();
+    for file in &files {
+        checksums.add(&file.name, &file.bytes)?;
+    }
+    files.push(BundleFile {
+        name: CHECKSUMS_FILE.into(),
+        bytes: checksums.render().into_bytes(),
+    });
+    let written = folder::write_folder_of(SITE, target, &files)?;
+    let (count, _) = verify(target)?;
+    writeln!(
+        out,
+        "published {}: {count} files, {written} bytes (app {app_bytes}, {} studies {study_bytes}, \
+         {} bundles {bundle_bytes}), every one verified against {CHECKSUMS_FILE}",
+        target.display(),
+        index.studies.len(),
+        index.bundles.len(),
+    )
+    .map_err(Failure::output)?;
+    Ok(())
+}
+
+fn total(files: &[BundleFile]) -> u64 {
+    files.iter().map(|f| f.bytes.len() as u64).sum()
+}
+
+/// Every file of the built app (hidden entries, such as Trunk's staging folder, left out), with
+/// `index.html` given its base URL.
+fn read_app(dist: &Path, base_path: Option<&str>) -> Result<Vec<BundleFile>, Failure> {
+    let index_path = dist.join("index.html");
+    if !index_path.is_file() {
+        return Err(Failure::Missing {
+            path: dist.to_path_buf(),
+            message:
+                "no index.html: build the app first (trunk build --release), or pass --dist DIR"
+                    .into(),
+        });
+    }
+    let mut files = Vec::new();
+    let walk = walkdir::WalkDir::new(dist)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| {
+            entry.depth() == 0 || !entry.file_name().to_string_lossy().starts_with('.')
+        });
+    for entry in walk {
+        let entry = entry.map_err(|err| Failure::Io {
+            context: format!("reading {}", dist.display()),
+            source: err.into(),
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let relative = entry.path().strip_prefix(dist).unwrap_or(entry.path());
+        let name = site_path(relative)?;
+        if entry.depth() == 1 && RESERVED.contains(&name.as_str())
+            || RESERVED.iter().any(|r| name.starts_with(&format!("{r}/")))
+        {
+            return Err(Failure::Usage(format!(
+                "{}: the app's build uses {name:?}, a name the site keeps for its own files",
+                entry.path().display()
+            )));
+        }
+        let mut bytes =
+            std::fs::read(entry.path()).map_err(|err| Failure::read(entry.path(), err))?;
+        if name == "index.html" {
+            if let Some(base) = base_path {
+                bytes = with_base(&index_path, &bytes, base)?;
+            }
+        }
+        files.push(BundleFile { name, bytes });
+    }
+    let table = files
+        .iter()
+        .find(|f| f.name == CL100K_RANK_TABLE_FILE)
+        .ok_or_else(|| Failure::Missing {
+            path: dist.join(CL100K_RANK_TABLE_FILE),
+            message: "missing: the Context view's token table is copied in by Trunk's post-build \
+                      hook (scripts/cl100k-asset.sh); rebuild the app"
+                .into(),
+        })?;
+    if sha256_hex(&table.bytes) != CL100K_RANK_TABLE_SHA256 {
+        return Err(Failure::Usage(format!(
+            "{}: not the cl100k_base rank table (its SHA-256 is not {CL100K_RANK_TABLE_SHA256})",
+            dist.join(CL100K_RANK_TABLE_FILE).display()
+        )));
+    }
+    Ok(files)
+}
+
+/// `index.html` with `<base href="{base}">` as the first element of its head, so every relative
+/// URL of the page (assets, `site.json`, data) resolves under the base path.
+fn with_base(path: &Path, html: &[u8], base: &str) -> Result<Vec<u8>, Failure> {
+    let text = std::str::from_utf8(html)
+        .map_err(|_| Failure::Usage(format!("{}: not UTF-8", path.display())))?;
+    if text.contains("<base ") {
+        return Err(Failure::Usage(format!(
+            "{}: already has a <base> element; publish it without --base-path",
+            path.display()
+        )));
+    }
+    let at = text.find("<head>").ok_or_else(|| {
+        Failure::Usage(format!(
+            "{}: no <head> to put the base URL in",
+            path.display()
+        ))
+    })? + "<head>".len();
+    Ok(format!(
+        "{}\n    <base href=\"{base}\" />{}",
+        &text[..at],
+        &text[at..]
+    )
+    .into_bytes())
+}
+
+/// A path inside a folder as a site path (`/`-separated, UTF-8), refused when it is neither.
+fn site_path(relative: &Path) -> Result<String, Failure> {
+    let parts: Option<Vec<&str>> = relative
+        .components()
+        .map(|c| c.as_os_str().to_str())
+        .collect();
+    let name = parts.map(|parts| parts.join("/")).unwrap_or_default();
+    routelens_engine::site::check_path(&name)
+        .map_err(|message| Failure::Usage(format!("{}: {message}", relative.display())))?;
+    Ok(name)
+}
+
+/// A plain id from a folder's or file's name (its stem for a file).
+fn id_of(path: &Path) -> Result<String, Failure> {
+    let name = if path.is_dir() {
+        path.file_name()
+    } else {
+        path.file_stem()
+    };
+    let id = name
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string();
+    check_name(&id).map_err(|message| {
+        Failure::Usage(format!(
+            "{}: cannot name a study or bundle: {message}",
+            path.display()
+        ))
+    })?;
+    Ok(id)
+}
+
+/// A study's entry and files: loaded by the engine first, so a site never carries a study its
+/// page would refuse.
+fn read_study(path: &Path) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
+    std::fs::metadata(path).map_err(|err| Failure::read(path, err))?;
+    let id = id_of(path)?;
+    let root = format!("studies/{id}");
+    if path.is_dir() {
+        let archive = read_archive(path)?;
+        let study = load_archive(&archive).map_err(|source| Failure::Archive {
+            dir: path.to_path_buf(),
+            source,
+        })?;
+        // Only the files the loader reads, in the loader's order.
+        let files = ARCHIVE_FILES
+            .iter()
+            .filter_map(|file| {
+                archive.get(file.path).map(|bytes| BundleFile {
+                    name: format!("{root}/{}", file.path),
+                    bytes: bytes.clone(),
+                })
+            })
+            .collect();
+        let entry = SiteStudy {
+            id,
+            title: study.title,
+            kind: StudyKind::Archive,
+            path: root,
+        };
+        return Ok((entry, files));
+    }
+    let file_name = site_path(Path::new(path.file_name().unwrap_or_default()))?;
+    let text = read_text(path)?;
+    let shown = path.display().to_string();
+    let (kind, title) = match path.extension().and_then(|e| e.to_str()) {
+        Some("jsonl") => (StudyKind::Jsonl, load_jsonl(&shown, &text)?.title),
+        Some("json") => (
+            StudyKind::LiveExport,
+            LiveStudyExport::from_json(&shown, &text)?.study()?.title,
+        ),
+        _ => {
+            return Err(Failure::Usage(format!(
+                "{shown}: a published study is an archive folder, a .jsonl study or a .json live \
+                 study export"
+            )))
+        }
+    };
+    let name = format!("{root}/{file_name}");
+    let entry = SiteStudy {
+        id,
+        title,
+        kind,
+        path: name.clone(),
+    };
+    Ok((
+        entry,
+        vec![BundleFile {
+            name,
+            bytes: text.into_bytes(),
+        }],
+    ))
+}
+
+/// A bundle's entry and files: the folder verified in full (manifest, index, every chunk, the
+/// question set) before anything is copied.
+fn read_bundle(dir: &Path) -> Result<(SiteBundle, Vec<BundleFile>), Failure> {
+    let name = id_of(dir)?;
+    let bundle = BundleFolder::open(dir)?;
+    if bundle.manifest.index.is_some() {
+        bundle.open_index()?;
+    }
+    bundle.read_texts()?;
+    let mut names = vec![MANIFEST_FILE.to_string()];
+    names.extend(bundle.manifest.index.iter().map(|i| i.file.clone()));
+    names.extend(bundle.manifest.chunks.iter().map(|c| c.file.clone()));
+    let questions_path = dir.join(QUESTIONS_FILE);
+    let questions = questions_path.is_file().then(|| QUESTIONS_FILE.to_string());
+    if questions.is_some() {
+        parse_questions(
+            &questions_path.display().to_string(),
+            &read_text(&questions_path)?,
+        )?;
+        names.push(QUESTIONS_FILE.to_string());
+    }
+    let base = format!("bundles/{name}");
+    let mut files = Vec::with_capacity(names.len());
+    for file in names {
+        let path = dir.join(&file);
+        let bytes = std::fs::read(&path).map_err(|err| Failure::read(&path, err))?;
+        files.push(BundleFile {
+            name: format!("{base}/{file}"),
+            bytes,
+        });
+    }
+    let questions = questions.map(|q| format!("{base}/{q}"));
+    Ok((
+        SiteBundle {
+            name,
+            base,
+            questions,
+        },
+        files,
+    ))
+}
+
+/// What built the site: this tool, the checkout's commit (`git rev-parse HEAD`, when it is one)
+/// and the time (`SOURCE_DATE_EPOCH` when set, for a reproducible site).
+pub(crate) fn built(tool: &str) -> Built {
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .and_then(|out| String::from_utf8(out.stdout).ok())
+        .map(|text| text.trim().to_string())
+        .filter(|text| !text.is_empty());
+    let when = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|secs| secs.parse::<u64>().ok())
+        .map_or_else(std::time::SystemTime::now, |secs| {
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs)
+        });
+    Built {
+        tool: tool.into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        commit,
+        time: humantime::format_rfc3339_seconds(when).to_string(),
+    }
+}
+
+/// Checks a site folder against its `CHECKSUMS`; the number of files and bytes checked, or every
+/// problem named.
+fn verify(site: &Path) -> Result<(usize, u64), Failure> {
+    let list_path = site.join(CHECKSUMS_FILE);
+    if !list_path.is_file() {
+        return Err(Failure::Missing {
+            path: site.to_path_buf(),
+            message: format!("not a published site (no {CHECKSUMS_FILE})"),
+        });
+    }
+    let checksums = Checksums::parse(&list_path.display().to_string(), &read_text(&list_path)?)?;
+    let mut problems = Vec::new();
+    let mut bytes_checked = 0;
+    for path in checksums.paths() {
+        let full = site.join(path);
+        match std::fs::read(&full) {
+            Ok(bytes) => {
+                bytes_checked += bytes.len() as u64;
+                if let Err(err) = checksums.check(path, &bytes) {
+                    problems.push(format!("{}/{err}", site.display()));
+                }
+            }
+            Err(err) => problems.push(format!("{}: {err}", full.display())),
+        }
+    }
+    for entry in walkdir::WalkDir::new(site).sort_by_file_name() {
+        let entry = entry.map_err(|err| Failure::Io {
+            context: format!("reading {}", site.display()),
+            source: err.into(),
+        })?;
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        let relative = entry.path().strip_prefix(site).unwrap_or(entry.path());
+        let name = relative.to_string_lossy().replace('\\', "/");
+        if name != CHECKSUMS_FILE && checksums.get(&name).is_none() {
+            problems.push(format!(
+                "{}: not listed in {CHECKSUMS_FILE}",
+                entry.path().display()
+            ));
+        }
+    }
+    if checksums.get(SITE_FILE).is_none() {
+        problems.push(format!(
+            "{}: not listed in {CHECKSUMS_FILE}",
+            site.join(SITE_FILE).display()
+        ));
+    } else if let Ok(bytes) = std::fs::read(site.join(SITE_FILE)) {
+        if let Err(err) = SiteIndex::from_json(SITE_FILE, &bytes) {
+            problems.push(format!("{}/{err}", site.display()));
+        }
+    }
+    if problems.is_empty() {
+        Ok((checksums.len(), bytes_checked))
+    } else {
+        Err(Failure::Verify(format!(
+            "{}: {} problem(s) against its {CHECKSUMS_FILE}:\n  {}",
+            site.display(),
+            problems.len(),
+            problems.join("\n  ")
+        )))
+    }
+}

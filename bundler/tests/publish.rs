@@ -1,0 +1,310 @@
+//! `routelens publish`: a site written from a small built app, a JSON Lines study and the fixture
+//! bundle, then read back: `site.json`, `CHECKSUMS` (each line the file's own SHA-256), the base
+//! URL in `index.html`; `--verify` accepting the copy and refusing a one-byte change, an unlisted
+//! file and a missing one, each named; a damaged bundle refused before anything is written; a
+//! folder that is not a site never replaced; and the paper's archive published with only the
+//! files its loader reads.
+#![allow(clippy::print_stderr)] // A skipped test must say why on the test output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use routelens_engine::site::{Checksums, SiteIndex, StudyKind};
+use routelens_engine::{sha256_hex, ARCHIVE_FILES};
+
+#[path = "../../engine/tests/rank_table/mod.rs"]
+mod rank_table;
+
+const STUDY: &str = r#"{"id": "r::1", "gold": ["src/cache.rs"]}
+{"id": "r::1", "arm": "bm25", "paths": ["src/router.rs", "src/cache.rs"]}
+"#;
+
+fn routelens(args: &[&str], paths: &[&Path]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_routelens"))
+        .args(args)
+        .args(paths)
+        .output()
+        .expect("routelens runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A built app: an index page, a script, and the rank table the Context view fetches.
+fn fake_dist(root: &Path) -> Option<PathBuf> {
+    let table = rank_table::read_rank_table()?;
+    let dist = root.join("dist");
+    std::fs::create_dir_all(dist.join("assets")).unwrap();
+    std::fs::write(
+        dist.join("index.html"),
+        "<!doctype html><html><head><script src=\"./app.js\"></script></head></html>",
+    )
+    .unwrap();
+    std::fs::write(dist.join("assets/app.js"), "init()").unwrap();
+    std::fs::write(dist.join("cl100k_base.tiktoken"), table).unwrap();
+    std::fs::create_dir_all(dist.join(".stage")).unwrap();
+    std::fs::write(dist.join(".stage/leftover"), "x").unwrap();
+    Some(dist)
+}
+
+fn publish(dist: &Path, out: &Path, extra: &[&str], inputs: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_routelens"));
+    command
+        .arg("publish")
+        .arg("--dist")
+        .arg(dist)
+        .arg("--out")
+        .arg(out)
+        .args(extra);
+    for (flag, path) in inputs {
+        command.arg(flag).arg(path);
+    }
+    command.output().expect("routelens runs")
+}
+
+#[test]
+fn publishes_a_site_that_verifies_and_refuses_a_changed_byte() {
+    let root = tempfile::tempdir().unwrap();
+    let Some(dist) = fake_dist(root.path()) else {
+        return;
+    };
+    let study = root.path().join("small.jsonl");
+    std::fs::write(&study, STUDY).unwrap();
+    let bundle = root.path().join("tiny");
+    copy_dir(Path::new("tests/fixtures/repo.bundle"), &bundle);
+    std::fs::copy(
+        "tests/fixtures/questions.jsonl",
+        bundle.join("questions.jsonl"),
+    )
+    .unwrap();
+    let site = root.path().join("site");
+    let output = publish(
+        &dist,
+        &site,
+        &["--title", "A paper", "--base-path", "/paper/"],
+        &[("--study", &study), ("--bundle", &bundle)],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let said = text(&output.stdout);
+    assert!(
+        said.starts_with(&format!("published {}: ", site.display())),
+        "{said}"
+    );
+    assert!(
+        said.contains("1 studies") && said.contains("1 bundles"),
+        "{said}"
+    );
+
+    let index =
+        SiteIndex::from_json("site.json", &std::fs::read(site.join("site.json")).unwrap()).unwrap();
+    assert_eq!(index.title, "A paper");
+    assert_eq!(index.base_path.as_deref(), Some("/paper/"));
+    assert!(index.checksums);
+    assert_eq!(index.built.tool, "routelens publish");
+    assert_eq!(index.built.version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(index.studies.len(), 1);
+    assert_eq!(index.studies[0].id, "small");
+    assert_eq!(index.studies[0].kind, StudyKind::Jsonl);
+    assert_eq!(index.studies[0].path, "studies/small/small.jsonl");
+    assert_eq!(index.bundles[0].name, "tiny");
+    assert_eq!(index.bundles[0].base, "bundles/tiny");
+    assert_eq!(
+        index.bundles[0].questions.as_deref(),
+        Some("bundles/tiny/questions.jsonl")
+    );
+    assert_eq!(
+        std::fs::read_to_string(site.join("studies/small/small.jsonl")).unwrap(),
+        STUDY
+    );
+    let html = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(
+        html.starts_with("<!doctype html><html><head>\n    <base href=\"/paper/\" /><script"),
+        "{html}"
+    );
+    assert!(
+        !site.join(".stage").exists(),
+        "hidden build leftovers stay out"
+    );
+
+    // Every file but CHECKSUMS is listed with its own hash.
+    let checksums = Checksums::parse(
+        "CHECKSUMS",
+        &std::fs::read_to_string(site.join("CHECKSUMS")).unwrap(),
+    )
+    .unwrap();
+    let mut on_disk = Vec::new();
+    collect_files(&site, &site, &mut on_disk);
+    on_disk.retain(|name| name != "CHECKSUMS");
+    assert_eq!(checksums.paths().collect::<Vec<_>>(), on_disk);
+    for name in &on_disk {
+        let bytes = std::fs::read(site.join(name)).unwrap();
+        assert_eq!(
+            checksums.get(name),
+            Some(sha256_hex(&bytes).as_str()),
+            "{name}"
+        );
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("bundles/tiny/manifest.json")).unwrap())
+            .unwrap();
+    let chunk = manifest["chunks"][0]["file"].as_str().unwrap();
+    assert!(on_disk.contains(&format!("bundles/tiny/{chunk}")));
+
+    let verified = routelens(&["publish", "--verify"], &[&site]);
+    assert!(verified.status.success(), "{}", text(&verified.stderr));
+    assert!(text(&verified.stdout).contains(&format!("{} files", on_disk.len())));
+
+    // A copy with one byte of a chunk changed, a stray file and a missing file.
+    let copy = root.path().join("copy");
+    copy_dir(&site, &copy);
+    let chunk_path = copy.join("bundles/tiny").join(chunk);
+    let mut bytes = std::fs::read(&chunk_path).unwrap();
+    bytes[0] ^= 1;
+    std::fs::write(&chunk_path, bytes).unwrap();
+    std::fs::write(copy.join("extra.js"), "x").unwrap();
+    std::fs::remove_file(copy.join("assets/app.js")).unwrap();
+    let refused = routelens(&["publish", "--verify"], &[&copy]);
+    assert_eq!(refused.status.code(), Some(65));
+    let said = text(&refused.stderr);
+    assert!(said.contains("3 problem(s)"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "bundles/tiny/{chunk}: SHA-256 mismatch: the site's CHECKSUMS lists"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("extra.js: not listed in CHECKSUMS"), "{said}");
+    assert!(said.contains("assets/app.js: No such file"), "{said}");
+
+    // Publishing again replaces the site; a folder that is not a site is never replaced.
+    let again = publish(&dist, &site, &[], &[("--bundle", &bundle)]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert!(!site.join("studies").exists(), "the old site is gone whole");
+    let foreign = root.path().join("notes");
+    std::fs::create_dir(&foreign).unwrap();
+    std::fs::write(foreign.join("todo.txt"), "keep me").unwrap();
+    let refused = publish(&dist, &foreign, &[], &[("--bundle", &bundle)]);
+    assert_eq!(refused.status.code(), Some(64));
+    assert!(text(&refused.stderr).contains("is not a site folder (no site.json)"));
+    assert_eq!(
+        std::fs::read_to_string(foreign.join("todo.txt")).unwrap(),
+        "keep me"
+    );
+}
+
+#[test]
+fn a_damaged_bundle_is_refused_before_anything_is_written() {
+    let root = tempfile::tempdir().unwrap();
+    let Some(dist) = fake_dist(root.path()) else {
+        return;
+    };
+    let site = root.path().join("site");
+    let output = publish(
+        &dist,
+        &site,
+        &[],
+        &[("--bundle", Path::new("tests/fixtures/tampered.bundle"))],
+    );
+    assert_eq!(output.status.code(), Some(65), "{}", text(&output.stderr));
+    let said = text(&output.stderr);
+    assert!(said.contains("tampered.bundle/"), "{said}");
+    assert!(
+        said.contains("SHA-256 mismatch: the manifest lists"),
+        "{said}"
+    );
+    assert!(!site.exists(), "nothing written");
+    let names: Vec<_> = std::fs::read_dir(root.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with(".site")), "{names:?}");
+    let bad = publish(&dist, &site, &["--base-path", "paper"], &[]);
+    assert_eq!(bad.status.code(), Some(64));
+    assert!(text(&bad.stderr).contains("--base-path: \"paper\" is not a base path"));
+}
+
+#[test]
+fn publishes_only_the_archive_files_the_loader_reads() {
+    let root = tempfile::tempdir().unwrap();
+    let Some(dist) = fake_dist(root.path()) else {
+        return;
+    };
+    let Some(archive) = archive_dir() else {
+        return;
+    };
+    let site = root.path().join("site");
+    let output = publish(&dist, &site, &[], &[("--study", &archive)]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let index =
+        SiteIndex::from_json("site.json", &std::fs::read(site.join("site.json")).unwrap()).unwrap();
+    assert_eq!(index.studies[0].id, "fastindex");
+    assert_eq!(index.studies[0].kind, StudyKind::Archive);
+    assert_eq!(index.studies[0].path, "studies/fastindex");
+    let mut files = Vec::new();
+    collect_files(
+        &site.join("studies/fastindex"),
+        &site.join("studies/fastindex"),
+        &mut files,
+    );
+    let mut expected: Vec<String> = ARCHIVE_FILES
+        .iter()
+        .filter(|f| archive.join(f.path).is_file())
+        .map(|f| f.path.to_string())
+        .collect();
+    expected.sort();
+    assert_eq!(files, expected);
+    for name in &files {
+        assert_eq!(
+            std::fs::read(site.join("studies/fastindex").join(name)).unwrap(),
+            std::fs::read(archive.join(name)).unwrap()
+        );
+    }
+}
+
+fn archive_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("ROUTELENS_FASTINDEX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/fastindex")
+        });
+    if dir.join("paper/data/README.md").is_file() {
+        return Some(dir);
+    }
+    let reason = format!(
+        "the paper archive is not at {} (set ROUTELENS_FASTINDEX)",
+        dir.display()
+    );
+    if std::env::var_os("ROUTELENS_REQUIRE_FIXTURES").is_some_and(|value| value == "1") {
+        panic!("missing fixture: {reason}");
+    }
+    eprintln!("SKIPPED: {reason}");
+    None
+}
+
+/// Every file under `dir`, as `/`-separated paths relative to `root`, sorted.
+fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_files(root, &path, out);
+        } else {
+            let relative = path.strip_prefix(root).unwrap();
+            out.push(relative.to_string_lossy().replace('\\', "/"));
+        }
+    }
+    out.sort();
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
