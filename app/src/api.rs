@@ -1,60 +1,62 @@
-//! Bytes in and out of the page: the server's study list, archive files over HTTP, files the user
+//! Bytes in and out of the page: the site's study and bundle lists, archive files over HTTP, files the user
 //! picked, and CSV downloads. Nothing here interprets a study; the engine does that. Errors are
 //! plain messages that name the file (and URL) they are about, ready to show in the page.
 
 use gloo_net::http::Request;
 use js_sys::{Array, Uint8Array};
+use routelens_engine::site::{SiteStudy, CHECKSUMS_FILE, SITE_FILE};
 use routelens_engine::{ArchiveBytes, Table, ARCHIVE_FILES};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, BlobPropertyBag, File, FileList, HtmlAnchorElement, Url};
 
 use crate::error::{Error, Result};
+use crate::site::{self, Site};
 
-/// One entry of `GET /studies.json`: `{"id", "title", "base"}`, where `base` is the URL of the
-/// archive root (the folder holding `paper/data/`).
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-pub struct StudyEntry {
-    /// Short id, used in the permalink (`study=<id>`).
-    pub id: String,
-    /// Human title.
-    pub title: String,
-    /// Base URL of the archive's files.
-    pub base: String,
+/// The site, fetched on the first call (later calls get the same answer).
+pub async fn site() -> Site {
+    if let Some(site) = site::known() {
+        return site;
+    }
+    let fetched = async {
+        let index = fetch_unchecked(SITE_FILE)
+            .await
+            .map_err(|err| err.to_string())?
+            .ok_or_else(|| {
+                format!("{SITE_FILE}: not found (HTTP 404); this host lists no studies or bundles")
+            })?;
+        let checksums = fetch_unchecked(CHECKSUMS_FILE)
+            .await
+            .map_err(|err| err.to_string())?;
+        site::read(site::absolute("./"), &index, checksums.as_deref())
+    }
+    .await;
+    site::keep(match fetched {
+        Ok(listed) => Site::Listed(std::rc::Rc::new(listed)),
+        Err(reason) => Site::Absent(reason),
+    })
 }
 
-/// Where the server's study list lives (the contract with `routelens serve`).
-pub const STUDIES_URL: &str = "studies.json";
-
-/// Asks the server which studies it serves. Any failure means "no list here", with the reason:
-/// on static hosting the file is simply absent (or the host answers with an HTML page).
+/// The studies the site lists: every study of its `site.json`, or why there is no list.
 pub async fn fetch_studies() -> StudiesList {
-    let response = match Request::get(STUDIES_URL).send().await {
-        Ok(response) => response,
-        Err(err) => return StudiesList::Absent(format!("{STUDIES_URL}: fetch failed: {err}")),
-    };
-    if response.status() == 404 {
-        return StudiesList::Absent(format!(
-            "{STUDIES_URL}: not found (HTTP 404); this host serves no study list, as on static hosting"
-        ));
-    }
-    if !response.ok() {
-        return StudiesList::Absent(format!("{STUDIES_URL}: HTTP {}", response.status()));
-    }
-    let text = match response.text().await {
-        Ok(text) => text,
-        Err(err) => return StudiesList::Absent(format!("{STUDIES_URL}: reading failed: {err}")),
-    };
-    match serde_json::from_str::<Vec<StudyEntry>>(&text) {
-        Ok(list) => StudiesList::Listed(list),
-        Err(err) => StudiesList::Absent(format!(
-            "{STUDIES_URL}: not a study list ({err}); a static host may answer every path with a page"
-        )),
+    match site().await {
+        Site::Listed(listed) => StudiesList::Listed(listed.index.studies.clone()),
+        Site::Absent(reason) => StudiesList::Absent(reason),
     }
 }
 
-/// GETs one URL: `Ok(None)` on 404, so the caller decides whether the file was optional.
+/// GETs one URL: `Ok(None)` on 404, so the caller decides whether the file was optional. A file
+/// of a published site is checked against its `CHECKSUMS` ([`site::check`]).
 async fn fetch_bytes(url: &str) -> Result<Option<Vec<u8>>> {
+    let bytes = fetch_unchecked(url).await?;
+    if let Some(bytes) = &bytes {
+        site::check(url, bytes)?;
+    }
+    Ok(bytes)
+}
+
+/// [`fetch_bytes`] without the site's check: for `site.json` and `CHECKSUMS` themselves.
+pub async fn fetch_unchecked(url: &str) -> Result<Option<Vec<u8>>> {
     let failed = |message: String| Error::Fetch {
         url: url.to_string(),
         message,
@@ -129,6 +131,36 @@ pub fn relative_path(file: &File) -> String {
         .unwrap_or_else(|| file.name())
 }
 
+/// A bundle folder picked in the browser, as a bundle entry named `picked:<folder>`: each file at
+/// a blob URL of this page (which the live worker can fetch too). Nothing is read yet; the
+/// store and the worker read and verify the files as they would fetched ones.
+pub fn picked_bundle(files: &[File]) -> Result<BundleEntry> {
+    let mut each = std::collections::BTreeMap::new();
+    let mut folder = None;
+    for file in files {
+        let path = relative_path(file);
+        let (top, inside) = path.split_once('/').unwrap_or(("", &path));
+        folder.get_or_insert_with(|| top.to_string());
+        let url = Url::create_object_url_with_blob(file)
+            .map_err(|err| Error::Browser(format!("{path}: could not be opened: {err:?}")))?;
+        each.insert(inside.to_string(), url);
+    }
+    let folder = folder.ok_or_else(|| Error::refused("no files were picked"))?;
+    if !each.contains_key(routelens_engine::bundle::MANIFEST_FILE) {
+        return Err(Error::refused(format!(
+            "{folder}: not a bundle folder (no manifest.json at its top); pick the bundle's own \
+             folder"
+        )));
+    }
+    Ok(BundleEntry {
+        name: format!("{PICKED_PREFIX}{folder}"),
+        base: String::new(),
+        questions: each.get("questions.jsonl").cloned(),
+        questions_optional: false,
+        picked: Some(std::sync::Arc::new(each)),
+    })
+}
+
 /// Reads a picked file's bytes.
 pub async fn read_bytes(file: &File) -> Result<Vec<u8>> {
     let buffer = JsFuture::from(file.array_buffer()).await.map_err(|err| {
@@ -198,29 +230,77 @@ pub async fn next_tick() {
     let _ = JsFuture::from(promise).await;
 }
 
-/// One entry of `GET /bundles.json`: `{"name", "base", "questions"}` (the contract with
-/// `routelens serve`): `base` is the bundle folder's URL, `questions` its question set's or null.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+/// A bundle the views can open: one the site lists, or one the reader opened from a URL or a
+/// picked folder (named `url:<URL>` or `picked:<folder>`, so a permalink says which it was).
+#[derive(Debug, Clone, PartialEq)]
 pub struct BundleEntry {
-    /// The bundle folder's name, used in the permalink (`bundle=<name>`).
+    /// The bundle's name, used in the permalink (`bundle=<name>`).
     pub name: String,
-    /// The URL prefix of its files (`/bundles/demo`).
+    /// The URL prefix of its files (`bundles/demo`); empty for a picked folder.
     pub base: String,
     /// The URL of its question set (JSON Lines), when it has one.
-    #[serde(default)]
     pub questions: Option<String>,
+    /// Whether the question set may be absent (a bundle opened from a URL: 404 means none).
+    pub questions_optional: bool,
+    /// A picked folder's files: each one's blob URL by its path inside the bundle.
+    pub picked: Option<std::sync::Arc<std::collections::BTreeMap<String, String>>>,
 }
 
-/// Where the server's bundle list lives.
-pub const BUNDLES_URL: &str = "bundles.json";
+/// The prefix of a bundle opened from a URL.
+pub const URL_PREFIX: &str = "url:";
 
-/// Asks the server which bundles it serves; the error says why there is no list.
+/// The prefix of a bundle read from a picked folder.
+pub const PICKED_PREFIX: &str = "picked:";
+
+impl BundleEntry {
+    /// A bundle the site lists.
+    pub fn listed(bundle: &routelens_engine::site::SiteBundle) -> BundleEntry {
+        BundleEntry {
+            name: bundle.name.clone(),
+            base: bundle.base.clone(),
+            questions: bundle.questions.clone(),
+            questions_optional: false,
+            picked: None,
+        }
+    }
+
+    /// A bundle folder at `url` (its `questions.jsonl` used when there is one).
+    pub fn at_url(url: &str) -> BundleEntry {
+        let base = url.trim().trim_end_matches('/').to_string();
+        BundleEntry {
+            name: format!("{URL_PREFIX}{base}"),
+            questions: Some(format!("{base}/questions.jsonl")),
+            base,
+            questions_optional: true,
+            picked: None,
+        }
+    }
+
+    /// The URL of the bundle's file `file` (`manifest.json`, `chunks/….deflate`).
+    pub fn url_of(&self, file: &str) -> String {
+        match &self.picked {
+            Some(files) => files.get(file).cloned().unwrap_or_default(),
+            None => format!("{}/{file}", self.base.trim_end_matches('/')),
+        }
+    }
+}
+
+/// The bundles the site lists; the error says why there is no list.
 pub async fn fetch_bundles() -> Result<Vec<BundleEntry>> {
-    let bytes = fetch_required(BUNDLES_URL).await?;
-    serde_json::from_slice(&bytes).map_err(|err| Error::Fetch {
-        url: BUNDLES_URL.to_string(),
-        message: format!("not a bundle list ({err})"),
-    })
+    match site().await {
+        Site::Listed(listed) => Ok(listed
+            .index
+            .bundles
+            .iter()
+            .map(BundleEntry::listed)
+            .collect()),
+        Site::Absent(reason) => Err(Error::refused(reason)),
+    }
+}
+
+/// GETs one URL that may be absent (`None` on 404).
+pub async fn fetch_optional(url: &str) -> Result<Option<Vec<u8>>> {
+    fetch_bytes(url).await
 }
 
 /// GETs one URL that must exist; the error names the URL.
@@ -255,13 +335,13 @@ pub fn download_text(name: &str, mime: &str, text: &str) -> Result<()> {
     Ok(())
 }
 
-/// The answer to `GET /studies.json`.
+/// The site's study list.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StudiesList {
     /// Not asked yet, or the answer is on its way.
     Asking,
-    /// The server lists these studies.
-    Listed(Vec<StudyEntry>),
+    /// The site lists these studies.
+    Listed(Vec<SiteStudy>),
     /// No list here (static hosting, or an error), with the reason.
     Absent(String),
 }

@@ -81,18 +81,27 @@ async fn post(url: &str, key: Option<&str>, request: &Request) -> Result<Respons
         builder = builder.header("Authorization", &format!("Bearer {key}"));
     }
     let transport = |what: &str, err: gloo_net::Error| DecisionError::Transport {
-        message: format!(
-            "{url}: {what}: {err} (a browser may be refused a cross-origin call: the proxy \
-             decider of routelens serve avoids it)"
-        ),
+        message: format!("{url}: {what}: {err}"),
     };
     let response = builder
         .body(request.to_json())
         .map_err(|err| transport("could not build the request", err))?
         .send()
         .await
-        .map_err(|err| transport("fetch failed", err))?;
+        .map_err(|err| DecisionError::Transport {
+            message: fetch_failed(url, &err),
+        })?;
     let status = response.status();
+    if key.is_none() && matches!(status, 404 | 405 | 501) {
+        return Err(DecisionError::Transport {
+            message: format!(
+                "{url}: HTTP {status}: this host has no decision proxy; only `routelens serve` \
+                 has one (it adds the key from its environment). On a static site use the \
+                 offline decider, a replay, or the http decider where the API allows this \
+                 page's origin"
+            ),
+        });
+    }
     let headers = response.headers();
     let (retry_after, retry_after_ms) = (headers.get("retry-after"), headers.get("retry-after-ms"));
     let body = response
@@ -106,6 +115,28 @@ async fn post(url: &str, key: Option<&str>, request: &Request) -> Result<Respons
         retry_after_ms.as_deref(),
         &body,
     )
+}
+
+/// Why a call never got an answer, in words: a browser says only "failed to fetch", and for
+/// another origin the usual cause is that its server does not allow this page (CORS).
+fn fetch_failed(url: &str, err: &gloo_net::Error) -> String {
+    let page = leptos::prelude::window()
+        .location()
+        .origin()
+        .unwrap_or_default();
+    let target = web_sys::Url::new_with_base(url, &page)
+        .map(|u| u.origin())
+        .unwrap_or_default();
+    if target != page {
+        format!(
+            "{url}: the browser refused the cross-origin call or could not reach {target} \
+             ({err}). A page may call another origin only when that server allows this page's \
+             origin (CORS), and the decision API may not; `routelens serve` and its proxy \
+             decider avoid the cross-origin call and keep the key off the page"
+        )
+    } else {
+        format!("{url}: fetch failed: {err}")
+    }
 }
 
 /// Waits `ms` milliseconds on the page's timer.

@@ -4,7 +4,7 @@
 //! Trunk. It holds views and state only; every number comes from `routelens_engine`.
 //!
 //! Flow: the permalink ([`permalink`]) seeds the store ([`state`]); [`open`] gets a study's bytes
-//! through [`api`] (the server's `/studies.json`, the pinned public archive, or picked files) and
+//! through [`api`] (the site's `site.json`, a URL, the pinned public archive, or picked files) and
 //! hands them to the engine's loader; the views ([`views`]) render engine tables through
 //! [`components::TableView`]; every settings change is written back into the URL.
 //!
@@ -48,7 +48,7 @@
 //! a bare number), `rescore-detail`, `rescore-error`.
 //!
 //! Search (`view=search`, no study needed; the home page has `tab-search`, the search page
-//! `tab-home`): `bundle-select`, `bundles-absent` (no `/bundles.json`), `bundle-summary`,
+//! `tab-home`): `bundle-select`, `bundles-absent` (no `site.json`), `bundle-summary`,
 //! `bundle-progress` (text "manifest loaded …", "loading 3/52 files (…)", "loaded …"),
 //! `bundle-error` (the engine's or fetch's message, naming the file), `question-select`,
 //! `search-query` (textarea), `search-run`, `search-k`, `search-fuse-<arm>` (checkboxes, default
@@ -93,7 +93,7 @@
 //! ## Opening the paper's study in a test
 //!
 //! Against `routelens serve`: `/?study=fastindex` (add `&view=table2&ks=8,16` and so on; see
-//! [`permalink`] for every parameter). The app fetches `/studies.json`, then the archive files.
+//! [`permalink`] for every parameter). The app fetches `site.json` (and `CHECKSUMS` on a published site), then the archive files.
 
 use leptos::prelude::*;
 
@@ -107,6 +107,7 @@ mod live;
 mod open;
 mod packing;
 mod permalink;
+mod site;
 mod state;
 mod views;
 

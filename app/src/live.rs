@@ -102,15 +102,6 @@ pub fn unexpected(answer: &AnswerBody) -> Error {
     Error::Worker(format!("the live worker answered out of turn: {shown}"))
 }
 
-/// `path` as an absolute URL of this page's origin (a worker resolves against its own script).
-pub fn absolute(path: &str) -> String {
-    let href = leptos::prelude::window()
-        .location()
-        .href()
-        .unwrap_or_default();
-    web_sys::Url::new_with_base(path, &href).map_or_else(|_| path.to_string(), |url| url.href())
-}
-
 fn send(client: &Client, call: &Call) -> Result<()> {
     let json = serde_json::to_string(call).map_err(|error| {
         Error::Worker(format!("cannot write a call to the live worker: {error}"))

@@ -5,14 +5,16 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::evidence::LiveStudyExport;
+use routelens_engine::site::{SiteStudy, StudyKind, SITE_FILE};
 use routelens_engine::{
     load_archive, load_jsonl, load_trec, Study, ARCHIVE_FILES, PINNED_ARCHIVE_URL,
 };
 use web_sys::File;
 
+use crate::api;
 use crate::api::StudiesList;
-use crate::api::{self, StudyEntry};
 use crate::error::Error;
+use crate::site::Site;
 use crate::state::{AppState, SettingsStoreFields, StudyRef};
 
 /// Asks the server for its study list, then opens the study the permalink names, if any.
@@ -39,7 +41,18 @@ pub fn start(state: AppState) {
             ))
         });
     }
+    if let StudyRef::Url(url) = &wanted {
+        open_url(state, url.clone());
+    }
+    // A bundle a link names by URL is opened again by the view that shows it; a picked one
+    // cannot come back, and the view says so.
     spawn_local(async move {
+        if let Site::Listed(listed) = api::site().await {
+            if listed.index.checksums {
+                leptos::prelude::document()
+                    .set_title(&format!("{} · routelens", listed.index.title));
+            }
+        }
         let list = api::fetch_studies().await;
         state.studies.set(list.clone());
         if let StudyRef::Served(id) = wanted {
@@ -47,8 +60,7 @@ pub fn start(state: AppState) {
                 StudiesList::Listed(entries) => match entries.into_iter().find(|e| e.id == id) {
                     Some(entry) => open_served(state, entry),
                     None => state.status.set(crate::state::Status::Failed(format!(
-                        "study {id:?} is not in this server's {}",
-                        api::STUDIES_URL
+                        "study {id:?} is not in this site's {SITE_FILE}"
                     ))),
                 },
                 StudiesList::Absent(reason) => state.status.set(crate::state::Status::Failed(
@@ -70,14 +82,67 @@ fn open_archive_at(state: AppState, study: StudyRef, what: String, base: String)
     });
 }
 
-/// Opens a study the server lists.
-pub fn open_served(state: AppState, entry: StudyEntry) {
-    open_archive_at(
-        state,
-        StudyRef::Served(entry.id.clone()),
-        entry.title,
-        entry.base,
-    );
+/// A study that is one file.
+#[derive(Clone, Copy)]
+enum StudyFile {
+    Jsonl,
+    LiveExport,
+}
+
+/// Fetches one study file at `url` and opens what `kind` says it is.
+fn open_file_at(state: AppState, study: StudyRef, what: String, url: String, kind: StudyFile) {
+    let generation = state.begin_load(study, &what, 1);
+    spawn_local(async move {
+        let result = async {
+            let bytes = api::fetch_required(&url).await?;
+            state.progress(generation, 1);
+            let text = String::from_utf8(bytes).map_err(|err| Error::Fetch {
+                url: url.clone(),
+                message: format!(
+                    "not UTF-8 text (invalid byte at offset {})",
+                    err.utf8_error().valid_up_to()
+                ),
+            })?;
+            let study = match kind {
+                StudyFile::Jsonl => load_jsonl(&url, &text),
+                StudyFile::LiveExport => {
+                    LiveStudyExport::from_json(&url, &text).and_then(|export| export.study())
+                }
+            };
+            study.map_err(Error::from)
+        }
+        .await;
+        state.finish_load(generation, format!("{what}, fetched from {url}"), result);
+    });
+}
+
+/// Opens a study the site lists.
+pub fn open_served(state: AppState, entry: SiteStudy) {
+    let study = StudyRef::Served(entry.id.clone());
+    match entry.kind {
+        StudyKind::Archive => open_archive_at(state, study, entry.title, entry.path),
+        StudyKind::Jsonl => open_file_at(state, study, entry.title, entry.path, StudyFile::Jsonl),
+        StudyKind::LiveExport => {
+            open_file_at(state, study, entry.title, entry.path, StudyFile::LiveExport)
+        }
+    }
+}
+
+/// Opens a study from any URL (the server must allow this page's origin, CORS): a URL ending in
+/// `.jsonl` is a JSON Lines study, one ending in `.json` a live study export, anything else an
+/// archive's root folder (the one holding `paper/data/`).
+pub fn open_url(state: AppState, url: String) {
+    let url = url.trim().to_string();
+    let study = StudyRef::Url(url.clone());
+    let what = format!("the study at {url}");
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    if path.ends_with(".jsonl") {
+        open_file_at(state, study, what, url, StudyFile::Jsonl);
+    } else if path.ends_with(".json") {
+        open_file_at(state, study, what, url, StudyFile::LiveExport);
+    } else {
+        open_archive_at(state, study, what, url);
+    }
 }
 
 /// Opens the pinned public copy of the archive (needs the internet; failures are shown).

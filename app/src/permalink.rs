@@ -93,6 +93,7 @@ pub fn to_query(settings: &Settings) -> String {
     match &settings.study {
         StudyRef::None => {}
         StudyRef::Served(id) => pairs.push(("study", id.clone())),
+        StudyRef::Url(url) => pairs.push(("study", format!("url:{url}"))),
         StudyRef::Pinned => pairs.push(("study", "pinned".into())),
         StudyRef::Picked => pairs.push(("study", "picked".into())),
         StudyRef::Live(bundle) => pairs.push(("study", format!("live:{bundle}"))),
@@ -205,6 +206,7 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
                     "pinned" => StudyRef::Pinned,
                     "picked" => StudyRef::Picked,
                     live if live.starts_with("live:") => StudyRef::Live(live[5..].to_string()),
+                    url if url.starts_with("url:") => StudyRef::Url(url[4..].to_string()),
                     id => StudyRef::Served(id.to_string()),
                 }
             }
@@ -433,6 +435,13 @@ mod tests {
         };
         let query = to_query(&settings);
         assert!(query.contains("study=live:demo%20bundle"), "{query}");
+        let opened = Settings {
+            study: StudyRef::Url("https://example.org/paper/a b.jsonl".into()),
+            ..Settings::default()
+        };
+        let query = to_query(&opened);
+        assert!(query.contains("study=url:https"), "{query}");
+        assert_eq!(from_query(&format!("?{query}")).0.study, opened.study);
         assert_eq!(from_query(&format!("?{query}")), (settings, Vec::new()));
     }
 

@@ -29,8 +29,11 @@ pub enum StudyRef {
     /// Nothing opened yet: the home page.
     #[default]
     None,
-    /// A study the server lists in `/studies.json`, by id.
+    /// A study the site lists in its `site.json`, by id.
     Served(String),
+    /// A study the reader opened from a URL (an archive folder's, a `.jsonl` or a live study
+    /// export's `.json`); the link opens it again.
+    Url(String),
     /// The pinned public copy of the archive.
     Pinned,
     /// Files the user picked; a link cannot bring them back.
@@ -245,7 +248,7 @@ pub struct Settings {
     pub arms: Vec<String>,
     /// The issue open in the drill-down (default none).
     pub issue: Option<String>,
-    /// The Search view's bundle, by name in `/bundles.json` (default none).
+    /// The Search view's bundle, by name in the bundle store: the site's, or `url:…` / `picked:…` for one the reader opened (default none).
     pub bundle: Option<String>,
     /// The Search view's query: a question id of the bundle's set, or issue text (default none).
     pub query: Option<String>,

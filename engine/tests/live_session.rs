@@ -12,10 +12,11 @@ use routelens_engine::lexical::fts::{build_index_blob, INDEX_FORMAT};
 use routelens_engine::lexical::issue_run::run_issue;
 use routelens_engine::lexical::timing::ArmTiming;
 use routelens_engine::live_session::{
-    Answer, AnswerBody, Call, CallBody, LineJob, LiveSession, WireRun,
+    Answer, AnswerBody, BundleUrls, Call, CallBody, LineJob, LiveSession, WireRun,
 };
 use routelens_engine::synthetic::pack_bench_corpus;
 use routelens_engine::{GoldSpan, LexicalArm, SourceFile, Sources, TextCorpus};
+use std::collections::BTreeMap;
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -182,6 +183,30 @@ fn reopening_keeps_what_is_loaded_and_another_bundle_drops_it() {
 }
 
 #[test]
+fn a_manifest_other_than_the_pages_is_refused() {
+    let bundle = encoded("");
+    let (manifest, _, _) = parts(&bundle);
+    let mut session = LiveSession::new();
+    let checked = routelens_engine::sha256_hex(&manifest);
+    session
+        .open_checked("demo", &manifest, Some(&checked))
+        .unwrap();
+    let (other, _, _) = parts(&encoded("-2"));
+    let error = session
+        .open_checked("demo", &other, Some(&checked))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("demo/manifest.json: refused: the copy the live worker fetched"),
+        "{error}"
+    );
+    assert!(error.contains(&checked), "{error}");
+    assert!(session
+        .manifest("demo")
+        .is_some_and(|m| m.paths() == bundle.manifest.paths()));
+}
+
+#[test]
 fn a_damaged_chunk_is_named_before_the_rest() {
     let bundle = encoded("");
     let (manifest, mut chunks, _) = parts(&bundle);
@@ -309,7 +334,11 @@ fn messages_survive_json_and_errors_keep_their_text() {
     let calls = vec![
         CallBody::Load {
             bundle: "demo".into(),
-            base: "http://127.0.0.1:1/bundles/demo".into(),
+            files: BundleUrls {
+                base: "http://127.0.0.1:1/bundles/demo".into(),
+                each: BTreeMap::new(),
+            },
+            manifest_sha256: Some("00".repeat(32)),
             index: true,
             texts: false,
         },
@@ -325,6 +354,19 @@ fn messages_survive_json_and_errors_keep_their_text() {
             rankings: vec![("fts5".into(), vec!["a.rs".into()])],
             settings: ContextSettings::default(),
             gold: Vec::new(),
+        },
+        CallBody::Load {
+            bundle: "picked:demo".into(),
+            files: BundleUrls {
+                base: String::new(),
+                each: BTreeMap::from([(
+                    "manifest.json".into(),
+                    "blob:http://127.0.0.1:1/x".into(),
+                )]),
+            },
+            manifest_sha256: None,
+            index: false,
+            texts: true,
         },
         CallBody::Cancel { call: 3 },
     ];

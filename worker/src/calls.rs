@@ -3,7 +3,7 @@
 
 use routelens_engine::context::ContextSettings;
 use routelens_engine::lexical::timing::{ArmTimes, TimingPlan};
-use routelens_engine::live_session::{AnswerBody, CallBody, LineJob, LiveSession};
+use routelens_engine::live_session::{AnswerBody, BundleUrls, CallBody, LineJob, LiveSession};
 use routelens_engine::synthetic::pack_bench_corpus;
 use routelens_engine::{LexicalArm, Result as EngineResult};
 
@@ -22,10 +22,11 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
     let done = match body {
         CallBody::Load {
             bundle,
-            base,
+            files,
+            manifest_sha256,
             index,
             texts,
-        } => load(p, &bundle, &base, index, texts).await,
+        } => load(p, &bundle, &files, manifest_sha256.as_deref(), index, texts).await,
         CallBody::LoadCounter { url } => load_counter(p, &url).await,
         CallBody::RunIssue {
             bundle,
@@ -71,15 +72,22 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
 async fn load(
     p: Progress,
     bundle: &str,
-    base: &str,
+    urls: &BundleUrls,
+    manifest_sha256: Option<&str>,
     index: bool,
     texts: bool,
 ) -> Result<AnswerBody, String> {
-    let base = base.trim_end_matches('/');
+    let url_of = |file: &str| {
+        urls.url_of(file)
+            .ok_or_else(|| format!("{bundle}: the picked folder has no {file}"))
+    };
     if !with_session(|s| s.manifest(bundle).is_some()) {
         p.say(format!("{bundle}: fetching manifest.json"));
-        let manifest_bytes = fetch(&format!("{base}/manifest.json")).await?;
-        session(|s| s.open(bundle, &manifest_bytes).map(|_| ()))?;
+        let manifest_bytes = fetch(&url_of("manifest.json")?).await?;
+        session(|s| {
+            s.open_checked(bundle, &manifest_bytes, manifest_sha256)
+                .map(|_| ())
+        })?;
     }
     let (index_entry, chunks, files, stored_bytes) = with_session(|s| {
         s.manifest(bundle).map(|m| {
@@ -100,14 +108,14 @@ async fn load(
             "loading 1/{total} files (the index, {} bytes)",
             entry.bytes
         ));
-        let blob = fetch(&format!("{base}/{}", entry.file)).await?;
+        let blob = fetch(&url_of(&entry.file)?).await?;
         session(|s| s.load_index(bundle, &blob))?;
     }
     if texts && !with_session(|s| s.has_texts(bundle)) {
         let mut stored = Vec::with_capacity(chunks.len());
         for (at, file) in chunks.iter().enumerate() {
             p.say(format!("loading {}/{total} files ({file})", at + 2));
-            let bytes = fetch(&format!("{base}/{file}")).await?;
+            let bytes = fetch(&url_of(file)?).await?;
             // Verified as it arrives, so a bad chunk is named before the rest are fetched.
             session(|s| s.check_chunk(bundle, at, &bytes))?;
             stored.push(bytes);

@@ -1,4 +1,4 @@
-//! The bundle store, beside the study store: the server's bundle list and each bundle's manifest
+//! The bundle store, beside the study store: the site's bundle list (and those the reader opened) and each bundle's manifest
 //! and question set, each fetched once per page and shared by the Search, Context and Route
 //! views. A bundle's index and texts are loaded once into the live worker ([`crate::live`]),
 //! which every view shares too, so switching views fetches nothing again.
@@ -6,5 +6,5 @@
 mod store;
 mod with_study;
 
-pub use store::BundleStore;
+pub use store::{load_call, BundleStore};
 pub use with_study::{fetch_bundle, FetchedBundle};

@@ -4,21 +4,28 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use routelens_engine::bundle::{decode_manifest, Manifest};
+use routelens_engine::bundle::{decode_manifest, Manifest, MANIFEST_FILE};
 use routelens_engine::lexical::live::{parse_questions, Question};
+use routelens_engine::live_session::{BundleUrls, CallBody};
+use routelens_engine::sha256_hex;
+use routelens_engine::site::SITE_FILE;
 
 use crate::api::{self, BundleEntry};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::site;
 
 /// A bundle's manifest and question set, as fetched and checked.
 #[derive(Debug)]
 pub struct BundleFiles {
-    /// Its entry in `/bundles.json`.
+    /// Its entry: listed by the site, or opened by the reader.
     pub entry: BundleEntry,
     /// The decoded manifest.
     pub manifest: Manifest,
     /// The manifest's size in bytes.
     pub manifest_bytes: usize,
+    /// The manifest's SHA-256: the live worker refuses a manifest that is not the one checked
+    /// here.
+    pub manifest_sha256: String,
     /// The bundle's own question set (empty without one).
     pub questions: Vec<Question>,
 }
@@ -27,6 +34,7 @@ pub struct BundleFiles {
 #[derive(Clone, Copy)]
 pub struct BundleStore {
     list: StoredValue<Option<Vec<BundleEntry>>, LocalStorage>,
+    added: StoredValue<Vec<BundleEntry>, LocalStorage>,
     opened: StoredValue<BTreeMap<String, Rc<BundleFiles>>, LocalStorage>,
 }
 
@@ -35,18 +43,68 @@ impl BundleStore {
     pub fn new() -> Self {
         BundleStore {
             list: StoredValue::new_local(None),
+            added: StoredValue::new_local(Vec::new()),
             opened: StoredValue::new_local(BTreeMap::new()),
         }
     }
 
-    /// `GET /bundles.json`, fetched on the first call that succeeds.
+    /// The site's bundles (fetched on the first call that succeeds), then those the reader
+    /// opened from a URL or a picked folder. Without a site list, the opened ones alone; with
+    /// neither, why there are none.
     pub async fn list(self) -> Result<Vec<BundleEntry>> {
-        if let Some(list) = self.list.get_value() {
-            return Ok(list);
+        let listed = match self.list.get_value() {
+            Some(list) => Ok(list),
+            None => api::fetch_bundles().await.inspect(|list| {
+                self.list.set_value(Some(list.clone()));
+            }),
+        };
+        let added = self.added.get_value();
+        match listed {
+            Ok(mut list) => {
+                list.extend(added);
+                Ok(list)
+            }
+            Err(_) if !added.is_empty() => Ok(added),
+            Err(err) => Err(err),
         }
-        let list = api::fetch_bundles().await?;
-        self.list.set_value(Some(list.clone()));
-        Ok(list)
+    }
+
+    /// Adds a bundle the reader opened (replacing one of the same name).
+    pub fn add(self, entry: BundleEntry) {
+        self.added.update_value(|added| {
+            added.retain(|e| e.name != entry.name);
+            added.push(entry);
+        });
+    }
+
+    /// The bundle a permalink names: one of [`BundleStore::list`], or one opened from a URL
+    /// (`url:…`, opened again); a picked folder (`picked:…`) cannot come back through a link,
+    /// and the error says to pick it again.
+    pub async fn find(self, name: &str) -> Result<BundleEntry> {
+        let list = self.list().await;
+        if let Some(entry) = list.iter().flatten().find(|e| e.name == name) {
+            return Ok(entry.clone());
+        }
+        if let Some(url) = name.strip_prefix(api::URL_PREFIX) {
+            let entry = BundleEntry::at_url(url);
+            self.add(entry.clone());
+            return Ok(entry);
+        }
+        if let Some(folder) = name.strip_prefix(api::PICKED_PREFIX) {
+            return Err(Error::refused(format!(
+                "bundle {name:?} was read from the folder {folder:?} picked in the browser, which \
+                 a link cannot bring back: pick the folder again on the home page (\"Open a \
+                 bundle\"); the link's other settings are kept"
+            )));
+        }
+        match list {
+            Ok(_) => Err(Error::refused(format!(
+                "bundle {name:?} is not in this site's {SITE_FILE}"
+            ))),
+            Err(err) => Err(Error::refused(format!(
+                "cannot open bundle {name:?}: {err}"
+            ))),
+        }
     }
 
     /// The bundle `entry`'s manifest and question set, fetched on the first call (progress said
@@ -63,28 +121,53 @@ impl BundleStore {
         if let Some(files) = kept {
             return Ok(files);
         }
-        let base = entry.base.trim_end_matches('/').to_string();
         progress(format!("{}: fetching manifest.json", entry.name));
-        let manifest_bytes = api::fetch_required(&format!("{base}/manifest.json")).await?;
+        let manifest_bytes = api::fetch_required(&entry.url_of(MANIFEST_FILE)).await?;
         let manifest = decode_manifest(&manifest_bytes)?;
         let questions = match &entry.questions {
             None => Vec::new(),
             Some(url) => {
                 progress(format!("{}: fetching the question set", entry.name));
-                let bytes = api::fetch_required(url).await?;
-                parse_questions(url, &String::from_utf8_lossy(&bytes))?
+                match api::fetch_optional(url).await? {
+                    Some(bytes) => parse_questions(url, &String::from_utf8_lossy(&bytes))?,
+                    None if entry.questions_optional => Vec::new(),
+                    None => return Err(Error::NotFound { url: url.clone() }),
+                }
             }
         };
         let files = Rc::new(BundleFiles {
             entry: entry.clone(),
             manifest,
             manifest_bytes: manifest_bytes.len(),
+            manifest_sha256: sha256_hex(&manifest_bytes),
             questions,
         });
         self.opened.update_value(|opened| {
             opened.insert(entry.name.clone(), files.clone());
         });
         Ok(files)
+    }
+}
+
+/// The live worker's call that loads `entry` (its manifest, and the index and texts when asked),
+/// bound to the manifest the store checked.
+pub fn load_call(entry: &BundleEntry, manifest_sha256: &str, index: bool, texts: bool) -> CallBody {
+    let files = match &entry.picked {
+        Some(each) => BundleUrls {
+            base: String::new(),
+            each: (**each).clone(),
+        },
+        None => BundleUrls {
+            base: site::absolute(&entry.base),
+            each: BTreeMap::new(),
+        },
+    };
+    CallBody::Load {
+        bundle: entry.name.clone(),
+        files,
+        manifest_sha256: Some(manifest_sha256.to_string()),
+        index,
+        texts,
     }
 }
 

@@ -1,4 +1,4 @@
-//! Opening a bundle the server lists for the Search and Route views: its manifest and question
+//! Opening a bundle for the Search and Route views: its manifest and question
 //! set from the bundle store, plus the open study's cases of the bundle's
 //! repository whose issue texts are loaded.
 
@@ -18,6 +18,7 @@ use crate::error::Result;
 pub struct FetchedBundle {
     pub manifest: Manifest,
     pub manifest_bytes: usize,
+    pub manifest_sha256: String,
     pub questions: Vec<Question>,
     /// The open study's cases of this repository left out because they were cut at another
     /// commit than the bundle's or ranked under another file policy, one sentence each.
@@ -57,6 +58,7 @@ pub async fn fetch_bundle(
     let files = store.open(entry, progress).await?;
     let manifest = files.manifest.clone();
     let manifest_bytes = files.manifest_bytes;
+    let manifest_sha256 = files.manifest_sha256.clone();
     let mut questions = files.questions.clone();
     // The open study's cases of this bundle's repository and commit, when their issue texts are
     // loaded.
@@ -79,6 +81,7 @@ pub async fn fetch_bundle(
     Ok(FetchedBundle {
         manifest,
         manifest_bytes,
+        manifest_sha256,
         questions,
         mismatched,
     })

@@ -17,7 +17,7 @@ use routelens_engine::live_session::{AnswerBody, CallBody, LineJob};
 use routelens_engine::{Policy, MAX_K};
 
 use crate::api::BundleEntry;
-use crate::bundles::BundleStore;
+use crate::bundles::{load_call, BundleStore};
 use crate::error::Result;
 use crate::live;
 
@@ -33,7 +33,7 @@ pub type ArmRankings = Vec<(String, Vec<String>)>;
 
 /// A bundle whose manifest and questions are here and whose index and texts are in the worker.
 pub struct LoadedBundle {
-    /// Its entry in `/bundles.json`.
+    /// Its entry in the bundle store.
     pub entry: BundleEntry,
     /// The question set (empty without one).
     pub questions: Vec<Question>,
@@ -116,12 +116,7 @@ pub async fn load_bundle(
 ) -> Result<Rc<LoadedBundle>> {
     let files = store.open(&entry, &progress).await?;
     let (manifest, questions) = (&files.manifest, files.questions.clone());
-    let call = CallBody::Load {
-        bundle: entry.name.clone(),
-        base: live::absolute(&entry.base),
-        index: true,
-        texts: true,
-    };
+    let call = load_call(&entry, &files.manifest_sha256, true, true);
     let progress = Rc::new(progress);
     let said = progress.clone();
     let files = match live::call(call, move |line| said(line)).await? {
@@ -146,7 +141,7 @@ pub async fn load_counter(progress: impl Fn(String) + 'static) -> Result<()> {
     let progress = Rc::new(progress);
     let said = progress.clone();
     let call = CallBody::LoadCounter {
-        url: live::absolute(RANK_TABLE_URL),
+        url: crate::site::absolute(RANK_TABLE_URL),
     };
     match live::call(call, move |line| said(line)).await? {
         AnswerBody::CounterReady { ms } => {

@@ -1,6 +1,7 @@
-//! The home page: every way to open a study. The server's list (`/studies.json`), the pinned
-//! public copy of the archive, a folder picker for a local copy, and other studies' files (a TREC
-//! run with qrels, or JSON Lines).
+//! The home page: every way to open a study or a bundle. The site's list (`site.json`), a study
+//! at any URL, the pinned public copy of the archive, a folder picker for a local copy, other
+//! studies' files (a TREC run with qrels, or JSON Lines), and bundles at a URL or in a picked
+//! folder (added to the bundle store, so Search, Context and Route offer them).
 
 use leptos::html::Input;
 use leptos::prelude::*;
@@ -9,7 +10,7 @@ use routelens_engine::PINNED_ARCHIVE_URL;
 use crate::api;
 use crate::api::StudiesList;
 use crate::open;
-use crate::state::AppState;
+use crate::state::{AppState, SettingsStoreFields};
 
 /// The home page.
 #[component]
@@ -17,10 +18,10 @@ pub fn HomeView() -> impl IntoView {
     let state = AppState::get();
     let served = move || match state.studies.get() {
         StudiesList::Asking => {
-            view! { <p>"Asking this server which studies it serves…"</p> }.into_any()
+            view! { <p>"Asking this site which studies it carries…"</p> }.into_any()
         }
         StudiesList::Listed(entries) if entries.is_empty() => {
-            view! { <p data-testid="studies-empty">"This server lists no studies."</p> }.into_any()
+            view! { <p data-testid="studies-empty">"This site lists no studies."</p> }.into_any()
         }
         StudiesList::Listed(entries) => view! {
             <ul class="studies" data-testid="studies-list">
@@ -28,7 +29,7 @@ pub fn HomeView() -> impl IntoView {
                     .into_iter()
                     .map(|entry| {
                         let testid = format!("study-open-{}", entry.id);
-                        let (title, base) = (entry.title.clone(), entry.base.clone());
+                        let (title, base) = (entry.title.clone(), entry.path.clone());
                         view! {
                             <li>
                                 <button
@@ -51,7 +52,7 @@ pub fn HomeView() -> impl IntoView {
         StudiesList::Absent(reason) => view! {
             <p data-testid="studies-absent">
                 "No study list on this host: " {reason}
-                ". Open the pinned public archive or pick a local copy below."
+                ". Open a study from a URL, the pinned public archive or a local copy below."
             </p>
         }
         .into_any(),
@@ -97,11 +98,71 @@ pub fn HomeView() -> impl IntoView {
         }
     };
 
+    let study_url = RwSignal::new(String::new());
+    let bundle_url = RwSignal::new(String::new());
+    let bundle_said = RwSignal::new(None::<Result<String, String>>);
+    let add_bundle = move |entry: api::BundleEntry| {
+        let name = entry.name.clone();
+        state.bundles.add(entry);
+        state.settings.bundle().set(Some(name.clone()));
+        bundle_said.set(Some(Ok(format!(
+            "bundle {name:?} added: it is chosen in Search, Context and Route (its manifest and \
+             files are checked when a view opens it)"
+        ))));
+    };
+    let open_bundle_url = move |_| {
+        let url = bundle_url.get_untracked();
+        if url.trim().is_empty() {
+            bundle_said.set(Some(Err("type the URL of a bundle folder".into())));
+        } else {
+            add_bundle(api::BundleEntry::at_url(&url));
+        }
+    };
+    let open_bundle_folder = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let files = input
+            .files()
+            .map(|list| api::files_of(&list))
+            .unwrap_or_default();
+        match api::picked_bundle(&files) {
+            Ok(entry) => add_bundle(entry),
+            Err(err) => bundle_said.set(Some(Err(err.to_string()))),
+        }
+    };
+
     view! {
         <section class="home">
             <h2>"Open a study"</h2>
-            <h3>"Served by this machine"</h3>
+            <h3>"Published with this page"</h3>
             {served}
+            <h3>"A study at a URL"</h3>
+            <p>
+                "The URL of an archive's root folder (the one holding " <code>"paper/data/"</code>
+                "), of a JSON Lines study (" <code>".jsonl"</code> ") or of a live study export ("
+                <code>".json"</code> "). Its server must allow this page's origin (CORS); the link "
+                "of what you open names the URL, so it opens again."
+            </p>
+            <div class="row">
+                <input
+                    type="url"
+                    size="60"
+                    placeholder="https://…/fastindex/"
+                    data-testid="study-url"
+                    prop:value=move || study_url.get()
+                    on:input=move |ev| study_url.set(event_target_value(&ev))
+                />
+                <button
+                    data-testid="study-url-open"
+                    on:click=move |_| {
+                        let url = study_url.get_untracked();
+                        if !url.trim().is_empty() {
+                            open::open_url(state, url);
+                        }
+                    }
+                >
+                    "Open study"
+                </button>
+            </div>
             <h3>"The pinned public archive"</h3>
             <p>
                 "The paper's repository at commit 50721e11, fetched from "
@@ -152,6 +213,47 @@ pub fn HomeView() -> impl IntoView {
                 data-testid="pick-jsonl"
                 on:change=open_jsonl
             />
+            <h2>"Open a bundle"</h2>
+            <p>
+                "Besides the bundles this site lists: a bundle folder at a URL (CORS, as above; the "
+                "link names the URL), or a bundle folder on this machine, read file by file and "
+                "checked against its manifest like a fetched one (a link cannot bring a picked "
+                "folder back: it says to pick it again)."
+            </p>
+            <div class="row">
+                <input
+                    type="url"
+                    size="60"
+                    placeholder="https://…/bundles/demo/"
+                    data-testid="bundle-url"
+                    prop:value=move || bundle_url.get()
+                    on:input=move |ev| bundle_url.set(event_target_value(&ev))
+                />
+                <button data-testid="bundle-url-open" on:click=open_bundle_url>
+                    "Open bundle"
+                </button>
+            </div>
+            <label class="control">
+                "bundle folder "
+                <input
+                    type="file"
+                    prop:webkitdirectory=true
+                    multiple=""
+                    data-testid="pick-bundle"
+                    on:change=open_bundle_folder
+                />
+            </label>
+            {move || {
+                bundle_said
+                    .get()
+                    .map(|said| match said {
+                        Ok(text) => view! { <p data-testid="bundle-added">{text}</p> }.into_any(),
+                        Err(text) => {
+                            view! { <p class="error" data-testid="bundle-refused">{text}</p> }
+                                .into_any()
+                        }
+                    })
+            }}
             <p>
                 "Or a live study downloaded from Search or Route (\"Download study with runs\"): every arm "
                 "comes back with its run files and searches, and "

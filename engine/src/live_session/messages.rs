@@ -17,6 +17,28 @@ use crate::lexical::timing::ArmTiming;
 use crate::lexical::ArmOutput;
 use crate::study::GoldSpan;
 
+/// Where a bundle's files are: under one URL, or (a folder picked in the page) each at its own
+/// blob URL. URLs are absolute: a worker has no page to resolve against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BundleUrls {
+    /// The URL the files are under (empty for a picked folder).
+    pub base: String,
+    /// A picked folder's files: each one's URL by its path inside the bundle.
+    #[serde(default)]
+    pub each: BTreeMap<String, String>,
+}
+
+impl BundleUrls {
+    /// The URL of the bundle's file `file` (a picked folder without it answers `None`).
+    pub fn url_of(&self, file: &str) -> Option<String> {
+        if self.base.is_empty() {
+            self.each.get(file).cloned()
+        } else {
+            Some(format!("{}/{file}", self.base.trim_end_matches('/')))
+        }
+    }
+}
+
 /// A call from the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Call {
@@ -37,8 +59,12 @@ pub enum CallBody {
     Load {
         /// The bundle's name.
         bundle: String,
-        /// The URL its files are under (absolute: a worker has no page to resolve against).
-        base: String,
+        /// Where its files are.
+        files: BundleUrls,
+        /// The SHA-256 of the manifest the page read (and, on a published site, checked against
+        /// its `CHECKSUMS`): a manifest that hashes otherwise is refused, so every file the
+        /// worker loads is vouched for by what the page checked.
+        manifest_sha256: Option<String>,
         /// Load the search index.
         index: bool,
         /// Load every chunk (every file's text).

@@ -13,7 +13,7 @@ pub mod messages;
 mod session;
 
 pub use messages::{
-    Answer, AnswerBody, Call, CallBody, LineJob, PackAnswer, PackedReport, WireRun,
+    Answer, AnswerBody, BundleUrls, Call, CallBody, LineJob, PackAnswer, PackedReport, WireRun,
 };
 #[cfg(feature = "lexical")]
 pub use session::LiveSession;

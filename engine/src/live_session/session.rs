@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use super::messages::{LineJob, PackAnswer, PackedReport, WireRun};
-use crate::bundle::{decode_manifest, Manifest};
+use crate::archive::sha256_hex;
+use crate::bundle::{decode_manifest, Manifest, MANIFEST_FILE};
 use crate::context::{build_context, ContextSettings, RecomputedLines};
 use crate::error::{Error, Result};
 use crate::lexical::issue_run::run_issue;
@@ -45,6 +46,29 @@ impl LiveSession {
     /// Makes `name` the session's bundle from its manifest bytes. The same bundle with the same
     /// manifest keeps what is loaded; anything else drops it.
     pub fn open(&mut self, name: &str, manifest_bytes: &[u8]) -> Result<&Manifest> {
+        self.open_checked(name, manifest_bytes, None)
+    }
+
+    /// [`LiveSession::open`], refusing manifest bytes that do not hash to `expected` (the
+    /// SHA-256 of the manifest the page checked), naming the bundle.
+    pub fn open_checked(
+        &mut self,
+        name: &str,
+        manifest_bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<&Manifest> {
+        if let Some(expected) = expected {
+            let actual = sha256_hex(manifest_bytes);
+            if actual != expected {
+                return Err(Error::Parse {
+                    file: format!("{name}/{MANIFEST_FILE}"),
+                    message: format!(
+                        "refused: the copy the live worker fetched hashes to {actual}, not to \
+                         {expected} as the copy the page checked"
+                    ),
+                });
+            }
+        }
         let manifest = decode_manifest(manifest_bytes)?;
         let same = self
             .bundle

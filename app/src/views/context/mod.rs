@@ -28,7 +28,7 @@ use routelens_engine::context::ContextSettings;
 use routelens_engine::lexical::live::{snapshot_mismatch, Question};
 use routelens_engine::live_session::{AnswerBody, CallBody};
 
-use crate::api::{self, BundleEntry};
+use crate::api::BundleEntry;
 use crate::bundles::BundleStore;
 use crate::components::{bundle_select, KSelect, NumberInput};
 use crate::error::Error;
@@ -72,14 +72,11 @@ pub fn ContextView() -> impl IntoView {
     };
     spawn_local(async move {
         // The resource's list, once it is in: the permalink's bundle opens.
-        let list = c.bundles.await;
-        if let (Ok(list), Some(name)) = (list, s.bundle().get_untracked()) {
-            match list.into_iter().find(|entry| entry.name == name) {
-                Some(entry) => open_bundle(c, entry).await,
-                None => c.error.set(Some(Error::refused(format!(
-                    "bundle {name:?} is not in this server's {}",
-                    api::BUNDLES_URL
-                )))),
+        let _ = c.bundles.await;
+        if let Some(name) = s.bundle().get_untracked() {
+            match app.bundles.find(&name).await {
+                Ok(entry) => open_bundle(c, entry).await,
+                Err(err) => c.error.set(Some(err)),
             }
         }
     });

@@ -60,14 +60,11 @@ pub fn RouteView() -> impl IntoView {
     };
     spawn_local(async move {
         // The resource's list, once it is in: the permalink's bundle opens.
-        let list = rs.bundles.await;
-        if let (Ok(list), Some(name)) = (list, app.settings.bundle().get_untracked()) {
-            match list.into_iter().find(|entry| entry.name == name) {
-                Some(entry) => open_bundle(app, rs, entry).await,
-                None => rs.error.set(Some(Error::refused(format!(
-                    "bundle {name:?} is not in this server's {}",
-                    api::BUNDLES_URL
-                )))),
+        let _ = rs.bundles.await;
+        if let Some(name) = app.settings.bundle().get_untracked() {
+            match app.bundles.find(&name).await {
+                Ok(entry) => open_bundle(app, rs, entry).await,
+                Err(err) => rs.error.set(Some(err)),
             }
         }
     });

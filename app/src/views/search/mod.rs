@@ -1,5 +1,5 @@
 //! The Search view: every lexical arm of the paper, live in wasm, over an index bundle the server
-//! lists in `/bundles.json`. The arms run in the live worker ([`crate::live`]), started on the
+//! lists in `site.json` (or the reader opened). The arms run in the live worker ([`crate::live`]), started on the
 //! first search.
 //!
 //! Loading: choosing a bundle fetches its `manifest.json` (and its question set); the first
@@ -61,14 +61,11 @@ pub fn SearchView() -> impl IntoView {
     };
     spawn_local(async move {
         // The resource's list, once it is in: the permalink's bundle opens.
-        let list = s.bundles.await;
-        if let (Ok(list), Some(name)) = (list, app.settings.bundle().get_untracked()) {
-            match list.into_iter().find(|entry| entry.name == name) {
-                Some(entry) => open_bundle(app, s, entry).await,
-                None => s.error.set(Some(Error::refused(format!(
-                    "bundle {name:?} is not in this server's {}",
-                    api::BUNDLES_URL
-                )))),
+        let _ = s.bundles.await;
+        if let Some(name) = app.settings.bundle().get_untracked() {
+            match app.bundles.find(&name).await {
+                Ok(entry) => open_bundle(app, s, entry).await,
+                Err(err) => s.error.set(Some(err)),
             }
         }
     });
@@ -315,6 +312,7 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
     let FetchedBundle {
         manifest,
         manifest_bytes,
+        manifest_sha256,
         questions,
         ..
     } = fetched;
@@ -332,6 +330,7 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
         entry,
         manifest,
         manifest_bytes,
+        manifest_sha256,
         questions,
     })));
 }

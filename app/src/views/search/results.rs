@@ -157,7 +157,7 @@ async fn file_from_chunk(s: SearchState, path: &str) -> Result<String, Error> {
         .chunks
         .get(entry.chunk as usize)
         .ok_or_else(|| Error::refused(format!("{path}: its chunk is not in the manifest")))?;
-    let url = format!("{}/{}", open.entry.base.trim_end_matches('/'), chunk.file);
+    let url = open.entry.url_of(&chunk.file);
     let bytes = api::fetch_required(&url).await?;
     let opened = m.open_chunk(entry.chunk as usize, &bytes)?;
     Ok(m.file_text(&opened, path)?.to_string())

@@ -5,6 +5,8 @@
 use leptos::prelude::*;
 use routelens_engine::lexical::issue_run::ArmRun;
 use routelens_engine::live_session::{AnswerBody, CallBody, WireRun};
+
+use crate::bundles::load_call;
 use routelens_engine::MAX_K;
 
 use super::state::SearchState;
@@ -18,12 +20,7 @@ pub(super) async fn load(s: SearchState, texts: bool) -> Result<bool> {
         .open
         .get_untracked()
         .ok_or_else(|| Error::refused("no bundle is open"))?;
-    let call = CallBody::Load {
-        bundle: open.entry.name.clone(),
-        base: live::absolute(&open.entry.base),
-        index: true,
-        texts,
-    };
+    let call = load_call(&open.entry, &open.manifest_sha256, true, texts);
     match live::call(call, move |line| s.progress.set(Some(line))).await? {
         AnswerBody::Loaded {
             chunks,

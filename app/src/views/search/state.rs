@@ -20,6 +20,7 @@ pub(super) struct OpenBundle {
     pub(super) entry: BundleEntry,
     pub(super) manifest: Manifest,
     pub(super) manifest_bytes: usize,
+    pub(super) manifest_sha256: String,
     pub(super) questions: Vec<Question>,
 }
 
