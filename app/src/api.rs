@@ -64,7 +64,7 @@ pub async fn fetch_unchecked(url: &str) -> Result<Option<Vec<u8>>> {
     let response = Request::get(url)
         .send()
         .await
-        .map_err(|err| failed(format!("fetch failed: {err}")))?;
+        .map_err(|err| failed(fetch_failed(url, &err)))?;
     if response.status() == 404 {
         return Ok(None);
     }
@@ -80,6 +80,27 @@ pub async fn fetch_unchecked(url: &str) -> Result<Option<Vec<u8>>> {
         .await
         .map(Some)
         .map_err(|err| failed(format!("reading the body failed: {err}")))
+}
+
+/// Why a request got no answer, in words: a browser says only "failed to fetch", and for another
+/// origin the usual cause is that its server does not allow this page's origin (CORS).
+pub fn fetch_failed(url: &str, err: &gloo_net::Error) -> String {
+    let page = leptos::prelude::window()
+        .location()
+        .origin()
+        .unwrap_or_default();
+    let target = Url::new_with_base(url, &page)
+        .map(|u| u.origin())
+        .unwrap_or_default();
+    if target == page {
+        format!("fetch failed: {err}")
+    } else {
+        format!(
+            "the browser refused the cross-origin request or could not reach {target} ({err}); \
+             a page may read another origin only when that server allows this page's origin \
+             (CORS)"
+        )
+    }
 }
 
 /// Fetches every archive file (`engine::ARCHIVE_FILES`) relative to `base`, one after another,

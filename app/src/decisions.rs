@@ -9,6 +9,7 @@ use routelens_engine::route::{
     Decider, DecisionError, OfflineDecider, Replayer, Request, Response,
 };
 
+use crate::api;
 use crate::error::Error;
 use crate::state::{DeciderKind, RouteSetup};
 
@@ -117,25 +118,17 @@ async fn post(url: &str, key: Option<&str>, request: &Request) -> Result<Respons
     )
 }
 
-/// Why a call never got an answer, in words: a browser says only "failed to fetch", and for
-/// another origin the usual cause is that its server does not allow this page (CORS).
+/// Why a call never got an answer ([`api::fetch_failed`]), with the way around a cross-origin
+/// refusal.
 fn fetch_failed(url: &str, err: &gloo_net::Error) -> String {
-    let page = leptos::prelude::window()
-        .location()
-        .origin()
-        .unwrap_or_default();
-    let target = web_sys::Url::new_with_base(url, &page)
-        .map(|u| u.origin())
-        .unwrap_or_default();
-    if target != page {
+    let why = api::fetch_failed(url, err);
+    if why.contains("CORS") {
         format!(
-            "{url}: the browser refused the cross-origin call or could not reach {target} \
-             ({err}). A page may call another origin only when that server allows this page's \
-             origin (CORS), and the decision API may not; `routelens serve` and its proxy \
-             decider avoid the cross-origin call and keep the key off the page"
+            "{url}: {why}, and the decision API may not: `routelens serve` and its proxy decider \
+             avoid the cross-origin call and keep the key off the page"
         )
     } else {
-        format!("{url}: fetch failed: {err}")
+        format!("{url}: {why}")
     }
 }
 
