@@ -25,10 +25,15 @@ pub async fn site() -> Site {
             .ok_or_else(|| {
                 format!("{SITE_FILE}: not found (HTTP 404); this host lists no studies or bundles")
             })?;
-        let checksums = fetch_unchecked(CHECKSUMS_FILE)
-            .await
-            .map_err(|err| err.to_string())?;
-        site::read(site::absolute("./"), &index, checksums.as_deref())
+        let parsed = site::read_index(&index)?;
+        let checksums = if parsed.checksums {
+            fetch_unchecked(CHECKSUMS_FILE)
+                .await
+                .map_err(|err| err.to_string())?
+        } else {
+            None
+        };
+        site::listed(site::absolute("./"), parsed, &index, checksums.as_deref())
     }
     .await;
     site::keep(match fetched {

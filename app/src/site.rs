@@ -53,15 +53,20 @@ pub fn keep(site: Site) -> Site {
     SITE.with_borrow_mut(|cell| cell.get_or_insert(site).clone())
 }
 
-/// Reads the site's `site.json` and, when it says there is one, its `CHECKSUMS` (against which
-/// `site.json` itself is checked). `None` for a file the host does not have.
-pub fn read(
+/// Reads the site's `site.json`.
+pub fn read_index(bytes: &[u8]) -> std::result::Result<SiteIndex, String> {
+    SiteIndex::from_json(SITE_FILE, bytes)
+        .map_err(|err| format!("{err} (a static host may answer every path with a page)"))
+}
+
+/// The site from its index and, when the index says the site has one, its `CHECKSUMS` (`None`
+/// when the host does not have it), against which `site.json` itself is checked.
+pub fn listed(
     root: String,
+    index: SiteIndex,
     index_bytes: &[u8],
     checksums: Option<&[u8]>,
 ) -> std::result::Result<Listed, String> {
-    let index = SiteIndex::from_json(SITE_FILE, index_bytes)
-        .map_err(|err| format!("{err} (a static host may answer every path with a page)"))?;
     let checksums = match (index.checksums, checksums) {
         (false, _) => None,
         (true, None) => {

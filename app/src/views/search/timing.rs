@@ -55,7 +55,8 @@ pub(super) fn TimingPanel(s: SearchState) -> impl IntoView {
     let clock = if api::cross_origin_isolated() {
         "clock: performance.now() in a cross-origin-isolated page (5 µs)"
     } else {
-        "clock: performance.now() without cross-origin isolation (100 µs steps with jitter)"
+        "clock: performance.now() without cross-origin isolation: 100 µs steps with jitter (a \
+         static host cannot isolate the page; routelens serve does, for 5 µs)"
     };
     view! {
         <details class="timing" data-testid="search-timing">
@@ -64,7 +65,7 @@ pub(super) fn TimingPanel(s: SearchState) -> impl IntoView {
                 "Each arm alone, over every question of the set, several rounds; a question's time \
                  is the median of its rounds, then p50 and p95 over the questions: the native \
                  benchmark's method. "
-                {clock}
+                <span data-testid="search-timing-clock">{clock}</span>
             </p>
             <div class="controls">
                 <NumberInput
