@@ -435,14 +435,18 @@ mod tests {
         };
         let query = to_query(&settings);
         assert!(query.contains("study=live:demo%20bundle"), "{query}");
+        assert_eq!(from_query(&format!("?{query}")), (settings, Vec::new()));
+    }
+
+    #[test]
+    fn a_study_opened_by_url_names_it() {
         let opened = Settings {
-            study: StudyRef::Url("https://example.org/paper/a b.jsonl".into()),
+            study: StudyRef::Url("https://example.org/paper/a b.jsonl?x=1&y=2".into()),
             ..Settings::default()
         };
         let query = to_query(&opened);
         assert!(query.contains("study=url:https"), "{query}");
-        assert_eq!(from_query(&format!("?{query}")).0.study, opened.study);
-        assert_eq!(from_query(&format!("?{query}")), (settings, Vec::new()));
+        assert_eq!(from_query(&format!("?{query}")), (opened, Vec::new()));
     }
 
     #[test]
