@@ -58,12 +58,17 @@ after(async () => {
   httpd?.stop();
 });
 
-/** A fresh page (no cache) logging every request's path (bench/site-bytes.mjs counts bytes). */
+/** A fresh page (no cache) logging the path of every request to the site's origin
+ * (bench/site-bytes.mjs counts bytes). */
 async function freshPage() {
   const context = await browser.newContext();
   const page = await context.newPage();
   const log = { paths: [] };
-  page.on('request', (request) => log.paths.push(new URL(request.url()).pathname));
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    // The one call to another origin is the decision API's, made on purpose below.
+    if (url.origin === new URL(base).origin) log.paths.push(url.pathname);
+  });
   const byTestId = (id) => page.locator(`[data-testid="${id}"]`);
   return { page, log, byTestId, close: () => context.close() };
 }
@@ -112,6 +117,25 @@ test('a published site under a sub-path: study, search, pack, offline route and 
   await again.page.goto(link);
   await again.byTestId('route-bundle-summary').waitFor({ timeout: 30000 });
   assert.match(await again.byTestId('route-query').inputValue(), /decimal/);
+
+  // Without the server: a static host has no decision proxy, and a decision API on another
+  // origin that does not answer (or allow this page) is refused by the browser; both say so.
+  const routeState = () => page.waitForFunction(() =>
+    document.querySelector('[data-testid="route-state"]')?.textContent ?? '', null, { timeout: 60000 })
+    .then((handle) => handle.jsonValue());
+  await byTestId('route-decider-select').selectOption('proxy');
+  await byTestId('route-run-button').click();
+  assert.match(await routeState(), /HTTP 501: this host has no decision proxy; only `routelens serve` has one/);
+  await byTestId('route-decider-select').selectOption('http');
+  await byTestId('route-base').fill('http://127.0.0.1:9');
+  await byTestId('route-base').press('Tab');
+  await byTestId('route-key').fill('not-a-key');
+  await byTestId('route-run-button').click();
+  await page.waitForFunction(() => /CORS/.test(document.querySelector('[data-testid="route-state"]')?.textContent ?? ''),
+    null, { timeout: 60000 });
+  const said = await byTestId('route-state').textContent();
+  assert.match(said, /could not reach http:\/\/127\.0\.0\.1:9 .*\(CORS\).*routelens serve/);
+  assert.ok(!said.includes('not-a-key') && !page.url().includes('not-a-key'), 'the key stays off the page');
 
   const outside = [...log.paths, ...again.log.paths].filter((path) => !path.startsWith('/paper/'));
   assert.deepEqual(outside, [], 'every request stays under the sub-path');
