@@ -5,9 +5,9 @@
 // and serves the same dist, archive and bundle with `routelens serve`; a fresh browser context
 // (nothing cached) each time. Bytes are response bodies as received (neither server compresses).
 // Usage: node bench/site-bytes.mjs [dist-folder]   (default: dist; build it with trunk --release)
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { archive, buildDemoBundle, launchBrowser, root, startCli, tempDir } from '../tests/e2e/lib/harness.mjs';
+import { archive, buildDemoBundle, launchBrowser, root, startCli, startStaticServer, tempDir } from '../tests/e2e/lib/harness.mjs';
 
 const dist = resolve(process.argv[2] ?? 'dist');
 const cli = join(root, 'target/debug/routelens');
@@ -19,21 +19,6 @@ const published = spawnSync(cli, ['publish', '--out', site, '--dist', dist, '--s
   '--base-path', '/paper/'], { encoding: 'utf8' });
 if (published.status !== 0) throw new Error(published.stderr);
 console.log(published.stdout.trim());
-
-function staticServer(dir) {
-  const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((done) => {
-    let seen = '';
-    const onData = (chunk) => {
-      seen += chunk;
-      const match = seen.match(/port (\d+)/);
-      if (match) done({ url: `http://127.0.0.1:${match[1]}`, stop: () => child.kill() });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-  });
-}
 
 async function measure(browser, base) {
   const context = await browser.newContext();
@@ -66,7 +51,7 @@ async function measure(browser, base) {
   return { table, search };
 }
 
-const httpd = await staticServer(join(work, 'www'));
+const httpd = await startStaticServer(join(work, 'www'));
 const server = await startCli(['serve', '--port', '0', '--dist', dist, '--data', archive, '--bundles', bundles]);
 const browser = await launchBrowser();
 try {

@@ -6,29 +6,11 @@
 // headers) is refused with a message that says so.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { archive, buildDemoBundle, launchBrowser, missing, startServer, tempDir } from './lib/harness.mjs';
+import { buildDemoBundle, launchBrowser, missing, startServer, startStaticServer, tempDir } from './lib/harness.mjs';
 
 const skip = missing() ?? false;
 const QUESTION = 'serde_json-float';
 let server, other, browser, demo;
-
-/** Python's static server (it sends no CORS headers) on a free loopback port. */
-function startStaticServer(dir) {
-  const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolvePromise, reject) => {
-    let seen = '';
-    const onData = (chunk) => {
-      seen += chunk;
-      const match = seen.match(/port (\d+)/);
-      if (match) resolvePromise({ url: `http://127.0.0.1:${match[1]}`, stop: () => child.kill() });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`http.server exited with ${code}: ${seen}`)));
-  });
-}
 
 before(async () => {
   if (skip) return;

@@ -6,36 +6,15 @@
 // change: the page refuses each, naming the file, and `routelens publish --verify` names both.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { archive, buildDemoBundle, launchBrowser, missing, root, tempDir } from './lib/harness.mjs';
+import { archive, buildDemoBundle, launchBrowser, missing, root, startStaticServer, tempDir } from './lib/harness.mjs';
 
 const skip = missing() ?? false;
 const cli = join(root, 'target/debug/routelens');
 const QUESTION = 'serde_json-float';
 let httpd, base, browser, site;
-
-/** Python's static server on a free loopback port; resolves to its URL once it says the port. */
-function startStaticServer(dir) {
-  const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolvePromise, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`http.server did not start: ${seen}`)), 20000);
-    const onData = (chunk) => {
-      seen += chunk;
-      const match = seen.match(/port (\d+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolvePromise({ url: `http://127.0.0.1:${match[1]}`, stop: () => child.kill() });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`http.server exited with ${code}: ${seen}`)));
-  });
-}
 
 const routelens = (...args) => spawnSync(cli, args, { encoding: 'utf8' });
 

@@ -60,6 +60,29 @@ export function startCli(args, env = {}) {
   });
 }
 
+/** Python's static file server (not routelens: no site index of its own, no CORS or isolation
+ * headers) serving `dir` on a free loopback port; resolves to { url, stop } once it says the port.
+ * Used for published sites and for an origin that does not allow the page. */
+export function startStaticServer(dir) {
+  const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolvePromise, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`http.server did not start: ${seen}`)), 20000);
+    const onData = (chunk) => {
+      seen += chunk;
+      const match = seen.match(/port (\d+)/);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise({ url: `http://127.0.0.1:${match[1]}`, stop: () => child.kill() });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`http.server exited with ${code}: ${seen}`)));
+  });
+}
+
 /** Launches headless Chromium with the flags this closed network needs. */
 export async function launchBrowser() {
   return chromium.launch({
