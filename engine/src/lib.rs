@@ -50,6 +50,7 @@ pub mod policy;
 pub mod report;
 pub mod route;
 pub mod runfile;
+pub mod score_table;
 pub mod select;
 pub mod site;
 pub mod stats;

@@ -184,3 +184,85 @@ pub fn compare_pairs(
         })
         .collect()
 }
+
+/// A number with its sign written out, as the sentences print differences: `+0.032`, `−0.027`
+/// (a true minus sign).
+fn signed(value: f64) -> String {
+    let text = format!("{:.3}", value.abs());
+    if value < 0.0 && text.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+        format!("−{text}")
+    } else {
+        format!("+{text}")
+    }
+}
+
+/// A paired comparison in one sentence, the claim resting on its interval: `left` and `right`
+/// with their means, the metric, the mean difference's interval, and wins/losses/ties over the
+/// cases (`cases_are`: "questions", "issues").
+pub fn paired_sentence(
+    (left, left_mean): (&str, f64),
+    (right, right_mean): (&str, f64),
+    metric: &str,
+    interval: &crate::stats::Interval,
+    (wins, losses, ties): (usize, usize, usize),
+    cases_are: &str,
+) -> String {
+    let verdict = if interval.low > 0.0 {
+        format!("The interval lies above zero: {left} is ahead at this sample size.")
+    } else if interval.high < 0.0 {
+        format!("The interval lies below zero: {right} is ahead at this sample size.")
+    } else {
+        "The interval includes zero, so this is within noise at this sample size.".to_string()
+    };
+    format!(
+        "{left} scores {metric} {left_mean:.3} against {right_mean:.3} for {right} (difference {}, \
+         95% interval {} to {}; better on {wins} {cases_are}, worse on {losses}, same on {ties}). \
+         {verdict}",
+        signed(interval.mean),
+        signed(interval.low),
+        signed(interval.high),
+    )
+}
+
+#[cfg(test)]
+mod sentence_tests {
+    use super::*;
+    use crate::stats::Interval;
+
+    #[test]
+    fn the_sentence_reads_as_the_issue_writes_it() {
+        let interval = Interval {
+            mean: 0.032,
+            low: -0.027,
+            high: 0.089,
+        };
+        assert_eq!(
+            paired_sentence(
+                ("A", 0.547),
+                ("B", 0.515),
+                "MRR",
+                &interval,
+                (11, 4, 21),
+                "questions"
+            ),
+            "A scores MRR 0.547 against 0.515 for B (difference +0.032, 95% interval −0.027 to \
+             +0.089; better on 11 questions, worse on 4, same on 21). The interval includes zero, \
+             so this is within noise at this sample size."
+        );
+        let above = Interval {
+            mean: 0.12,
+            low: 0.05,
+            high: 0.19,
+        };
+        let said = paired_sentence(("A", 0.7), ("B", 0.58), "R@5", &above, (3, 1, 0), "issues");
+        assert!(said.ends_with("The interval lies above zero: A is ahead at this sample size."));
+        let below = Interval {
+            mean: -0.12,
+            low: -0.19,
+            high: -0.0004,
+        };
+        let said = paired_sentence(("A", 0.5), ("B", 0.62), "R@5", &below, (1, 3, 0), "issues");
+        assert!(said.contains("interval −0.190 to +0.000;"), "{said}");
+        assert!(said.ends_with("B is ahead at this sample size."));
+    }
+}

@@ -1,4 +1,6 @@
-//! Shared by the integration tests: finding and reading the paper's archive beside the checkout.
+//! Shared by the integration tests: finding and reading the paper's archive (and CodeNib's
+//! results) beside the checkout.
+#![allow(dead_code)] // Each test binary uses part of it.
 
 use std::path::PathBuf;
 
@@ -14,6 +16,24 @@ pub fn archive_dir() -> PathBuf {
         .unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/fastindex")
         })
+}
+
+/// CodeNib's per-issue results, `../shared/data/codenib/jev_candidates_cases.csv` (or
+/// `$ROUTELENS_CODENIB/jev_candidates_cases.csv`), as (file name, text), or `None` (see [`skip`]).
+pub fn read_codenib_cases() -> Option<(String, String)> {
+    let dir = std::env::var_os("ROUTELENS_CODENIB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/codenib")
+        });
+    let path = dir.join("jev_candidates_cases.csv");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(("jev_candidates_cases.csv".into(), text)),
+        Err(err) => skip(&format!(
+            "CodeNib's per-issue results are not at {} ({err}; set ROUTELENS_CODENIB)",
+            path.display()
+        )),
+    }
 }
 
 /// Reads every archive file that exists, or `None` (see [`skip`]) when the folder is absent.
