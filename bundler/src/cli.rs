@@ -490,8 +490,8 @@ pub fn parse_fusion(text: &str) -> Result<Vec<String>, String> {
 /// Options of `routelens score`.
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
-    /// The study: the paper's archive folder, a JSON Lines file (.jsonl), or a TREC run file
-    /// (with --qrels).
+    /// The study: the paper's archive folder, a JSON Lines file (.jsonl), a TREC run file (with
+    /// --qrels), or a per-case score table (.csv, read through --mapping).
     #[arg(value_name = "STUDY")]
     pub study: PathBuf,
 
@@ -520,13 +520,43 @@ pub struct ScoreArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
 
-    /// Compare two arms, left minus right (repeatable; default tree:fts5).
+    /// Compare two arms, left minus right (repeatable; default tree:fts5, or a score table's
+    /// mapping's pairs).
     #[arg(long, value_name = "LEFT:RIGHT", value_parser = parse_pair)]
     pub pair: Vec<Pair>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+
+    /// A score table (.csv) only: the metrics to report (repeatable; default the mapping's
+    /// headline metric, else every metric of the frame).
+    #[arg(long = "metric", value_name = "NAME")]
+    pub metrics: Vec<String>,
+
+    /// A score table only: the label frame (default the mapping's headline frame; CodeNib's is
+    /// base_aligned, its unprefixed columns are published).
+    #[arg(long, value_name = "NAME")]
+    pub frame: Option<String>,
+
+    /// What the bootstrap resamples: each cluster of the table's cluster column (repository), or
+    /// each case alone.
+    #[arg(long, value_enum, default_value_t = ClusterArg::Repo)]
+    pub cluster: ClusterArg,
+
+    /// A score table only: how its columns read, a JSON mapping file or `codenib` (default:
+    /// CodeNib's, when the table has its instance_id and repo columns).
+    #[arg(long, value_name = "FILE|codenib")]
+    pub mapping: Option<String>,
+}
+
+/// What a bootstrap resamples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClusterArg {
+    /// Whole clusters (repositories), keeping their cases together.
+    Repo,
+    /// Single cases.
+    Case,
 }
 
 /// Options of `routelens publish`.

@@ -5,7 +5,8 @@
 //!
 //! - `routelens score <STUDY>` re-scores a study (the paper's archive folder, a JSON Lines file, or
 //!   a TREC run with `--qrels`) and prints Table 2, Table 4 and the sign-flip tests as aligned
-//!   text, CSV or one JSON object.
+//!   text, CSV or one JSON object; a per-case score table (`.csv`, CodeNib's) prints each
+//!   metric's means with intervals and the paired comparisons with their sentences.
 //! - `routelens bundle <REPO_DIR> --out <DIR>` reads a working tree (or, with `--commit`, a git
 //!   commit) through the searchable-file policy and writes an index bundle folder;
 //!   `--explain PATH` says why one file is in or out.
@@ -44,6 +45,7 @@ mod render;
 mod replay_study;
 mod route;
 mod score;
+mod score_table;
 mod search;
 mod serve;
 mod sources;

@@ -14,6 +14,9 @@ use crate::render::text_table;
 
 /// Runs `score` and writes the report to `out`.
 pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    if crate::score_table::is_score_table(&args.study) {
+        return crate::score_table::run(args, out);
+    }
     let study = load_study(&args.study, args.qrels.as_deref())?;
     let config = config(&study, args);
     let (study, report) = score(&study, &config)?;

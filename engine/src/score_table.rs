@@ -11,7 +11,8 @@
 //! ```json
 //! {"id": "instance_id", "cluster": "repo", "labels": ["language_group"],
 //!  "frames": {"base_aligned/": "base_aligned"}, "default_frame": "published",
-//!  "cases_are": "issues"}
+//!  "cases_are": "issues", "headline_frame": "base_aligned", "headline_metric": "span_recall@5",
+//!  "pairs": [["grep/typesafe/jev-1.13", "bm25/typesafe/jev-1.13"]]}
 //! ```
 //!
 //! - `id`: the case id column (each id once); `cluster`: the column the bootstrap resamples by
@@ -24,6 +25,11 @@
 //!   `span_recall@5`). A name without `/` is a measure of the case itself (CodeNib's coverage
 //!   audits, candidate counts): arm [`CASE_ARM`], metric the name.
 //! - `cases_are`: the word the sentences use for cases (`issues`, `questions`).
+//! - `headline_frame`, `headline_metric`, `pairs`: what is shown and compared when the reader
+//!   asks for nothing else (CodeNib: base-aligned Recall@5 and the article's seven comparisons).
+//!
+//! The clusters are the `cluster` column's values, or each case alone
+//! ([`ScoreTable::clustered_by_case`], as CodeAtlas resamples questions).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -57,6 +63,15 @@ pub struct Mapping {
     /// The word for cases in sentences.
     #[serde(default = "default_cases_are")]
     pub cases_are: String,
+    /// The frame shown first (and scored when none is asked for); `default_frame` when absent.
+    #[serde(default)]
+    pub headline_frame: Option<String>,
+    /// The metric shown first (and scored when none is asked for); every metric when absent.
+    #[serde(default)]
+    pub headline_metric: Option<String>,
+    /// The comparisons the source reports, left − right (compared when none is asked for).
+    #[serde(default)]
+    pub pairs: Vec<(String, String)>,
 }
 
 fn default_frame() -> String {
@@ -78,7 +93,33 @@ impl Mapping {
             frames: BTreeMap::from([("base_aligned/".into(), "base_aligned".into())]),
             default_frame: default_frame(),
             cases_are: "issues".into(),
+            headline_frame: Some("base_aligned".into()),
+            headline_metric: Some("span_recall@5".into()),
+            // The article's claims: each reranker's route improvement, and Jev against the
+            // dedicated rerankers within each pool.
+            pairs: [
+                ("grep/typesafe/jev-1.13", "bm25/typesafe/jev-1.13"),
+                (
+                    "grep/Qwen/Qwen3-Reranker-0.6B",
+                    "bm25/Qwen/Qwen3-Reranker-0.6B",
+                ),
+                ("grep/Qwen/Qwen3-Reranker-4B", "bm25/Qwen/Qwen3-Reranker-4B"),
+                ("grep/typesafe/jev-1.13", "grep/Qwen/Qwen3-Reranker-4B"),
+                ("bm25/typesafe/jev-1.13", "bm25/Qwen/Qwen3-Reranker-4B"),
+                ("grep/typesafe/jev-1.13", "grep/Qwen/Qwen3-Reranker-0.6B"),
+                ("bm25/typesafe/jev-1.13", "bm25/Qwen/Qwen3-Reranker-0.6B"),
+            ]
+            .iter()
+            .map(|(l, r)| (l.to_string(), r.to_string()))
+            .collect(),
         }
+    }
+
+    /// The frame to show when none is asked for.
+    pub fn headline_frame(&self) -> &str {
+        self.headline_frame
+            .as_deref()
+            .unwrap_or(&self.default_frame)
     }
 
     /// Reads a mapping from JSON (`file` names it in errors).
@@ -403,6 +444,14 @@ impl ScoreTable {
             clusters.entry(&case.cluster).or_default().push(*value);
         }
         clusters.into_values().collect()
+    }
+
+    /// The same table with every case its own cluster (a bootstrap over cases).
+    pub fn clustered_by_case(mut self) -> ScoreTable {
+        for case in &mut self.cases {
+            case.cluster = case.id.clone();
+        }
+        self
     }
 
     /// The number of clusters.

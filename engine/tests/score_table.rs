@@ -100,6 +100,13 @@ fn every_recall_and_coverage_figure_of_the_article_is_a_column_mean() {
 #[test]
 fn paired_intervals_are_close_to_the_articles() {
     let Some(table) = codenib() else { return };
+    assert_eq!(Mapping::codenib().pairs.len(), 7);
+    for (left, right) in &Mapping::codenib().pairs {
+        table.column("base_aligned", left, "span_recall@5").unwrap();
+        table
+            .column("base_aligned", right, "span_recall@5")
+            .unwrap();
+    }
     let draws = table
         .draws(BootstrapConfig {
             resamples: 5_000,
