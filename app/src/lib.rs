@@ -124,6 +124,7 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| permalink::write_location(&state.settings.get()));
 
     let has_study = Memo::new(move |_| state.study.with(Option::is_some));
+    let has_scores = Memo::new(move |_| state.scores.with(Option::is_some));
     let view_field = state.settings.view();
     let searching = Memo::new(move |_| view_field.get().needs_no_study());
     view! {
@@ -136,6 +137,8 @@ pub fn App() -> impl IntoView {
             {move || {
                 if has_study.get() {
                     view! { <StudyPage /> }.into_any()
+                } else if has_scores.get() {
+                    view! { <ScoresPage /> }.into_any()
                 } else if searching.get() {
                     view! { <SearchPage /> }.into_any()
                 } else {
@@ -245,6 +248,43 @@ fn StatusBar() -> impl IntoView {
     view! {
         {status}
         {notices}
+    }
+}
+
+/// A loaded score table: its file, source, and its one view (its values have no rankings, so no
+/// other study view applies).
+#[component]
+fn ScoresPage() -> impl IntoView {
+    let state = AppState::get();
+    let title = move || {
+        state.scores.get().map(|t| {
+            format!(
+                "{} ({} cases, {} clusters)",
+                t.file,
+                t.cases.len(),
+                t.cluster_count()
+            )
+        })
+    };
+    let link = move || format!("?{}", permalink::to_query(&state.settings.get()));
+    view! {
+        <section class="study-head">
+            <h2 data-testid="study-title">{title}</h2>
+            <p class="muted">
+                <span data-testid="study-source">{move || state.source_label.get()}</span>
+                " · "
+                <a data-testid="permalink" href=link>
+                    "permalink"
+                </a>
+                " · "
+                <button data-testid="study-close" on:click=move |_| state.close()>
+                    "Open another study"
+                </button>
+            </p>
+        </section>
+        <div class="view">
+            <views::ScoresView />
+        </div>
     }
 }
 

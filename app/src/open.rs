@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::evidence::LiveStudyExport;
+use routelens_engine::score_table::{load_score_table, Mapping};
 use routelens_engine::site::{SiteStudy, StudyKind, SITE_FILE};
 use routelens_engine::{
     load_archive, load_jsonl, load_trec, Study, ARCHIVE_FILES, PINNED_ARCHIVE_URL,
@@ -116,6 +117,29 @@ fn open_file_at(state: AppState, study: StudyRef, what: String, url: String, kin
     });
 }
 
+/// Fetches a per-case score table at `url` and opens it through the built-in mapping its header
+/// matches (CodeNib's).
+fn open_scores_at(state: AppState, study: StudyRef, what: String, url: String) {
+    let generation = state.begin_load(study, &what, 1);
+    spawn_local(async move {
+        let result = async {
+            let bytes = api::fetch_required(&url).await?;
+            state.progress(generation, 1);
+            let text = String::from_utf8_lossy(&bytes);
+            let mapping =
+                Mapping::detect(text.lines().next().unwrap_or_default()).ok_or_else(|| {
+                    Error::refused(format!(
+                    "{url}: no built-in mapping matches its columns (CodeNib's instance_id and \
+                     repo); routelens score --mapping FILE.json reads other tables"
+                ))
+                })?;
+            load_score_table(&url, &text, &mapping).map_err(Error::from)
+        }
+        .await;
+        state.finish_scores(generation, format!("{what}, fetched from {url}"), result);
+    });
+}
+
 /// Opens a study the site lists.
 pub fn open_served(state: AppState, entry: SiteStudy) {
     let study = StudyRef::Served(entry.id.clone());
@@ -125,18 +149,21 @@ pub fn open_served(state: AppState, entry: SiteStudy) {
         StudyKind::LiveExport => {
             open_file_at(state, study, entry.title, entry.path, StudyFile::LiveExport)
         }
+        StudyKind::ScoreTable => open_scores_at(state, study, entry.title, entry.path),
     }
 }
 
 /// Opens a study from any URL (the server must allow this page's origin, CORS): a URL ending in
-/// `.jsonl` is a JSON Lines study, one ending in `.json` a live study export, anything else an
+/// `.csv` is a score table, one ending in `.jsonl` a JSON Lines study, one ending in `.json` a live study export, anything else an
 /// archive's root folder (the one holding `paper/data/`).
 pub fn open_url(state: AppState, url: String) {
     let url = url.trim().to_string();
     let study = StudyRef::Url(url.clone());
     let what = format!("the study at {url}");
     let path = url.split(['?', '#']).next().unwrap_or_default();
-    if path.ends_with(".jsonl") {
+    if path.ends_with(".csv") {
+        open_scores_at(state, study, what, url);
+    } else if path.ends_with(".jsonl") {
         open_file_at(state, study, what, url, StudyFile::Jsonl);
     } else if path.ends_with(".json") {
         open_file_at(state, study, what, url, StudyFile::LiveExport);

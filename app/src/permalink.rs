@@ -14,8 +14,9 @@
 //! `k`); the Search view's fused arms `sfuse=fts5+rg` (written only when not the default; `sfuse=`
 //! for none);
 //! the Route view's `strategy=tree|flat`, `decider=offline|http|proxy|replay`, `base=<URL>`,
-//! `model=jev-1.13.0`, `max_files=16`, `max_calls=32` (written only when not the default). The
-//! API key is never in the link.
+//! `model=jev-1.13.0`, `max_files=16`, `max_calls=32` (written only when not the default); a score
+//! table's `frame=<name>`, `smetric=<metric>`, `cluster=repo|case` and
+//! `spairs=<left>:<right>;…` (written only when set). The API key is never in the link.
 //!
 //! Arm names never contain spaces or `+` except as the fusion separator, so `+` is read literally
 //! here (not as a space, as form encoding would), which keeps `fuse=tree+fts5` readable.
@@ -24,7 +25,7 @@ use routelens_engine::{BootstrapConfig, PairedMetric, RrfConfig, Study, Subset};
 
 use routelens_engine::route::Strategy;
 
-use crate::state::{DeciderKind, RouteSetup, Settings, StudyRef, View};
+use crate::state::{ClusterBy, DeciderKind, RouteSetup, Settings, StudyRef, View};
 
 /// Bytes kept as they are in a query value; everything else is percent-encoded.
 fn keep(byte: u8) -> bool {
@@ -109,6 +110,23 @@ pub fn to_query(settings: &Settings) -> String {
     pairs.push(("depth", settings.depth.to_string()));
     pairs.push(("seed", settings.seed.to_string()));
     pairs.push(("resamples", settings.resamples.to_string()));
+    if let Some(frame) = &settings.score_frame {
+        pairs.push(("frame", frame.clone()));
+    }
+    if let Some(metric) = &settings.score_metric {
+        pairs.push(("smetric", metric.clone()));
+    }
+    if settings.score_cluster == ClusterBy::Case {
+        pairs.push(("cluster", "case".into()));
+    }
+    if !settings.score_pairs.is_empty() {
+        let written: Vec<String> = settings
+            .score_pairs
+            .iter()
+            .map(|(left, right)| format!("{left}:{right}"))
+            .collect();
+        pairs.push(("spairs", written.join(";")));
+    }
     pairs.push(("left", settings.left.clone()));
     pairs.push(("right", settings.right.clone()));
     pairs.push((
@@ -269,6 +287,27 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
                 }
                 Err(_) => refuse("not a whole number".into()),
             },
+            "frame" if !value.is_empty() => settings.score_frame = Some(value.clone()),
+            "smetric" if !value.is_empty() => settings.score_metric = Some(value.clone()),
+            "cluster" => match value.as_str() {
+                "repo" => settings.score_cluster = ClusterBy::Repo,
+                "case" => settings.score_cluster = ClusterBy::Case,
+                _ => refuse("expected repo or case".into()),
+            },
+            "spairs" => {
+                let parsed: Option<Vec<(String, String)>> = value
+                    .split(';')
+                    .map(|pair| {
+                        let (left, right) = pair.split_once(':')?;
+                        (!left.is_empty() && !right.is_empty())
+                            .then(|| (left.to_string(), right.to_string()))
+                    })
+                    .collect();
+                match parsed {
+                    Some(pairs) => settings.score_pairs = pairs,
+                    None => refuse("expected LEFT:RIGHT pairs separated by ;".into()),
+                }
+            }
             "left" if !value.is_empty() => settings.left = value.clone(),
             "right" if !value.is_empty() => settings.right = value.clone(),
             "metric" => match value.as_str() {
@@ -390,6 +429,10 @@ mod tests {
                 max_files: 8,
                 max_calls: 4,
             },
+            score_frame: Some("published".into()),
+            score_metric: Some("mrr".into()),
+            score_cluster: ClusterBy::Case,
+            score_pairs: vec![("a".into(), "b".into())],
         };
         let query = to_query(&settings);
         assert!(query.contains("fuse=tree+fts5,rg+fts5+basename"), "{query}");
@@ -436,6 +479,27 @@ mod tests {
         let query = to_query(&settings);
         assert!(query.contains("study=live:demo%20bundle"), "{query}");
         assert_eq!(from_query(&format!("?{query}")), (settings, Vec::new()));
+    }
+
+    #[test]
+    fn a_score_tables_settings_round_trip() {
+        let settings = Settings {
+            score_frame: Some("base_aligned".into()),
+            score_metric: Some("span_recall@5".into()),
+            score_cluster: ClusterBy::Case,
+            score_pairs: vec![
+                (
+                    "grep/typesafe/jev-1.13".into(),
+                    "bm25/typesafe/jev-1.13".into(),
+                ),
+                ("a".into(), "b".into()),
+            ],
+            ..Settings::default()
+        };
+        let query = to_query(&settings);
+        assert_eq!(from_query(&format!("?{query}")), (settings, Vec::new()));
+        let (_, notices) = from_query("?spairs=a:b;c&cluster=x");
+        assert_eq!(notices.len(), 2, "{notices:?}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use reactive_stores::Store;
 use routelens_engine::route::{RouteSettings, Strategy};
+use routelens_engine::score_table::ScoreTable;
 use routelens_engine::{
     add_fusion, stats::DEFAULT_RESAMPLES, stats::DEFAULT_SEED, PairedMetric, RrfConfig, Study,
     Subset,
@@ -266,6 +267,24 @@ pub struct Settings {
     pub anchors: usize,
     /// The Route view's strategy, decider and caps.
     pub route: RouteSetup,
+    /// A score table's frame (default its mapping's headline frame).
+    pub score_frame: Option<String>,
+    /// A score table's metric (default its mapping's headline metric, else its first).
+    pub score_metric: Option<String>,
+    /// What a score table's bootstrap resamples (default whole clusters, repositories).
+    pub score_cluster: ClusterBy,
+    /// A score table's comparisons, left − right (default empty, meaning its mapping's).
+    pub score_pairs: Vec<(String, String)>,
+}
+
+/// What a score table's bootstrap resamples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClusterBy {
+    /// Whole clusters (the table's cluster column: repositories).
+    #[default]
+    Repo,
+    /// Single cases.
+    Case,
 }
 
 impl Default for Settings {
@@ -297,6 +316,10 @@ impl Default for Settings {
             radius: routelens_engine::select::DEFAULT_RADIUS_LINES,
             anchors: routelens_engine::select::DEFAULT_ANCHORS_PER_FILE,
             route: RouteSetup::default(),
+            score_frame: None,
+            score_metric: None,
+            score_cluster: ClusterBy::Repo,
+            score_pairs: Vec::new(),
         }
     }
 }
@@ -343,6 +366,8 @@ pub struct AppState {
     pub settings: Store<Settings>,
     /// The study as loaded, before user fusions.
     pub base: RwSignal<Option<Arc<Study>>>,
+    /// A score table as loaded (a study of values, not rankings), when that is what is open.
+    pub scores: RwSignal<Option<Arc<ScoreTable>>>,
     /// A human description of where the loaded study came from.
     pub source_label: RwSignal<String>,
     /// The study the views see (`base` plus fusions).
@@ -396,6 +421,7 @@ impl AppState {
         AppState {
             settings,
             base,
+            scores: RwSignal::new(None),
             source_label: RwSignal::new(String::new()),
             study,
             studies: RwSignal::new(StudiesList::Asking),
@@ -448,6 +474,7 @@ impl AppState {
         let generation = self.generation.get_untracked() + 1;
         self.generation.set(generation);
         self.base.set(None);
+        self.scores.set(None);
         self.settings.study().set(study);
         self.status.set(Status::Loading {
             what: what.to_string(),
@@ -480,6 +507,26 @@ impl AppState {
                     *d = done;
                 }
             });
+        }
+    }
+
+    /// Ends the load `generation` with a score table or the message of what went wrong.
+    pub fn finish_scores(
+        &self,
+        generation: u64,
+        source: String,
+        result: Result<ScoreTable, Error>,
+    ) {
+        if self.generation.get_untracked() != generation {
+            return;
+        }
+        match result {
+            Ok(table) => {
+                self.source_label.set(source);
+                self.scores.set(Some(Arc::new(table)));
+                self.status.set(Status::Idle);
+            }
+            Err(err) => self.status.set(Status::Failed(err.to_string())),
         }
     }
 
@@ -536,10 +583,12 @@ impl AppState {
     pub fn close(&self) {
         self.generation.update(|g| *g += 1);
         self.base.set(None);
+        self.scores.set(None);
         self.status.set(Status::Idle);
         self.settings.study().set(StudyRef::None);
         self.settings.fusions().set(Vec::new());
         self.settings.issue().set(None);
         self.settings.arms().set(Vec::new());
+        self.settings.score_pairs().set(Vec::new());
     }
 }

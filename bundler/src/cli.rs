@@ -568,8 +568,8 @@ pub struct PublishArgs {
     pub out: Option<PathBuf>,
 
     /// A study to publish: the fastindex archive folder (the one holding paper/data/), a JSON
-    /// Lines study (.jsonl) or a live study export (.json). Repeatable; the id is the folder's or
-    /// file's name.
+    /// Lines study (.jsonl), a live study export (.json) or a score table (.csv, CodeNib's).
+    /// Repeatable; the id is the folder's or file's name.
     #[arg(long = "study", value_name = "PATH")]
     pub studies: Vec<PathBuf>,
 
@@ -611,6 +611,11 @@ pub struct ServeArgs {
     /// The paper's archive, mounted read-only at /data/fastindex/ when the folder exists.
     #[arg(long, value_name = "DIR", default_value = "../shared/data/fastindex")]
     pub data: PathBuf,
+
+    /// CodeNib's per-issue results (the folder holding jev_candidates_cases.csv), mounted
+    /// read-only at /data/codenib/ and listed as a study when the file exists.
+    #[arg(long, value_name = "DIR", default_value = "../shared/data/codenib")]
+    pub codenib: PathBuf,
 
     /// A folder of bundle folders, each served read-only at /bundles/<name>/ and listed in
     /// /site.json when the folder exists.

@@ -18,6 +18,7 @@ use std::path::Path;
 use routelens_engine::bundle::MANIFEST_FILE;
 use routelens_engine::evidence::LiveStudyExport;
 use routelens_engine::lexical::live::parse_questions;
+use routelens_engine::score_table::{load_score_table, Mapping};
 use routelens_engine::site::{
     check_base_path, check_name, Built, Checksums, SiteBundle, SiteIndex, SiteStudy, StudyKind,
     CHECKSUMS_FILE, SITE_FILE, SITE_FORMAT,
@@ -291,10 +292,21 @@ fn read_study(path: &Path) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
             StudyKind::LiveExport,
             LiveStudyExport::from_json(&shown, &text)?.study()?.title,
         ),
+        Some("csv") => {
+            let mapping =
+                Mapping::detect(text.lines().next().unwrap_or_default()).ok_or_else(|| {
+                    Failure::Usage(format!(
+                    "{shown}: a published score table must match a built-in mapping (CodeNib's \
+                     instance_id and repo columns)"
+                ))
+                })?;
+            load_score_table(&shown, &text, &mapping)?;
+            (StudyKind::ScoreTable, file_name.clone())
+        }
         _ => {
             return Err(Failure::Usage(format!(
-                "{shown}: a published study is an archive folder, a .jsonl study or a .json live \
-                 study export"
+                "{shown}: a published study is an archive folder, a .jsonl study, a .json live \
+                 study export or a .csv score table"
             )))
         }
     };

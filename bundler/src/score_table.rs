@@ -5,10 +5,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use routelens_engine::score_table::{
-    load_score_table, CellSummary, Mapping, ScorePair, ScoreTable,
-};
-use routelens_engine::{BootstrapConfig, Cell, Table};
+use routelens_engine::score_table::{load_score_table, CellSummary, Mapping, ScorePair};
+use routelens_engine::{BootstrapConfig, Table};
 
 use crate::cli::{ClusterArg, Format, ScoreArgs};
 use crate::failure::Failure;
@@ -115,7 +113,7 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 text += "\n";
             }
             if !paired.is_empty() {
-                text += &text_table(&pair_table(&table, &paired));
+                text += &text_table(&table.pair_table(&paired));
                 text += "\n";
                 for pair in &paired {
                     text += &format!("{}\n", pair.sentence);
@@ -125,7 +123,7 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
         }
         Format::Csv => tables
             .iter()
-            .chain(std::iter::once(&pair_table(&table, &paired)))
+            .chain(std::iter::once(&table.pair_table(&paired)))
             .map(Table::to_csv)
             .collect::<Vec<_>>()
             .join("\n"),
@@ -144,63 +142,12 @@ fn mapping(args: &ScoreArgs, text: &str) -> Result<Mapping, Failure> {
                 &read_text(path)?,
             )?)
         }
-        None => {
-            let header = text.lines().next().unwrap_or_default();
-            let columns: Vec<&str> = header.split(',').collect();
-            let codenib = Mapping::codenib();
-            if columns.contains(&codenib.id.as_str()) && columns.contains(&codenib.cluster.as_str())
-            {
-                Ok(codenib)
-            } else {
-                Err(Failure::Usage(format!(
-                    "{}: a score table needs --mapping FILE.json (which columns are the id, the \
-                     cluster, the frames; see the README's \"Score tables\"), or --mapping codenib",
-                    args.study.display()
-                )))
-            }
-        }
+        None => Mapping::detect(text.lines().next().unwrap_or_default()).ok_or_else(|| {
+            Failure::Usage(format!(
+                "{}: a score table needs --mapping FILE.json (which columns are the id, the \
+                 cluster, the frames; see the README's \"Score tables\"), or --mapping codenib",
+                args.study.display()
+            ))
+        }),
     }
-}
-
-/// The paired comparisons as a table.
-fn pair_table(table: &ScoreTable, pairs: &[ScorePair]) -> Table {
-    let mut shown = Table::new(
-        &format!(
-            "Paired comparisons (left − right), {}-cluster bootstrap",
-            table.cluster_count()
-        ),
-        &[
-            "left",
-            "right",
-            "metric",
-            "frame",
-            "left mean",
-            "right mean",
-            "diff",
-            "95% low",
-            "95% high",
-            "wins",
-            "losses",
-            "ties",
-            "sign p",
-        ],
-    );
-    for pair in pairs {
-        shown.rows.push(vec![
-            Cell::text(&pair.left),
-            Cell::text(&pair.right),
-            Cell::text(&pair.metric),
-            Cell::text(&pair.frame),
-            Cell::number(pair.left_mean, 4),
-            Cell::number(pair.right_mean, 4),
-            Cell::signed(pair.mean, 4),
-            Cell::signed(pair.ci_low, 4),
-            Cell::signed(pair.ci_high, 4),
-            Cell::count(pair.wins),
-            Cell::count(pair.losses),
-            Cell::count(pair.ties),
-            Cell::number(pair.sign_test_p, 4),
-        ]);
-    }
-    shown
 }

@@ -3,6 +3,8 @@
 //! - `/` and every other path: files of the `dist/` folder (a folder's `index.html` for a folder).
 //! - `/data/fastindex/…`: the paper's archive, read-only, when its folder exists. The archive stays
 //!   beside the checkout and is never copied into the app's build.
+//! - `/data/codenib/…`: CodeNib's per-issue results (`--codenib`), read-only, when its
+//!   `jev_candidates_cases.csv` exists; listed as the score-table study `codenib`.
 //! - `/bundles/<name>/…`: the bundle folder `<name>` of the `--bundles` folder, read-only. Its
 //!   content-hashed files (`chunks/`, `index/`) are sent as immutable, so a browser fetches each
 //!   once; `manifest.json` and `questions.jsonl` are revalidated.
@@ -43,6 +45,22 @@ use crate::proxy::{Proxy, PROXY_PATH};
 /// Where the archive is mounted, and the `base` the app fetches its files from.
 pub const DATA_MOUNT: &str = "/data/fastindex";
 
+/// Where CodeNib's per-issue results are mounted.
+pub const CODENIB_MOUNT: &str = "/data/codenib";
+
+/// The file of CodeNib's results the home page lists.
+const CODENIB_CASES: &str = "jev_candidates_cases.csv";
+
+/// CodeNib's per-issue results as the home page lists them.
+fn codenib() -> SiteStudy {
+    SiteStudy {
+        id: "codenib".into(),
+        title: "Candidate budgets and model-planned grep (CodeNib Base, 100 issues)".into(),
+        kind: StudyKind::ScoreTable,
+        path: format!("{}/{CODENIB_CASES}", CODENIB_MOUNT.trim_start_matches('/')),
+    }
+}
+
 /// The paper's archive as the home page lists it; the title is the engine loader's.
 fn fastindex() -> SiteStudy {
     SiteStudy {
@@ -67,6 +85,8 @@ enum Route {
     Dist(Vec<String>),
     /// A file under the mounted archive, as path segments.
     Data(Vec<String>),
+    /// A file under the mounted CodeNib results, as path segments.
+    Codenib(Vec<String>),
     /// A path that tries to leave its folder, or is not valid percent-encoded UTF-8.
     BadPath,
 }
@@ -75,6 +95,7 @@ enum Route {
 struct Site {
     dist: PathBuf,
     data: Option<PathBuf>,
+    codenib: Option<PathBuf>,
     bundles: Option<PathBuf>,
     proxy: Proxy,
     /// What `site.json` says built it (the commit looked up once, at start).
@@ -98,6 +119,15 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
             args.data
                 .canonicalize()
                 .map_err(|err| Failure::read(&args.data, err))?,
+        )
+    } else {
+        None
+    };
+    let codenib = if args.codenib.join(CODENIB_CASES).is_file() {
+        Some(
+            args.codenib
+                .canonicalize()
+                .map_err(|err| Failure::read(&args.codenib, err))?,
         )
     } else {
         None
@@ -129,9 +159,20 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .map_or(args.port, |addr| addr.port());
     let proxy = Proxy::new(&args.typesafe_base, port);
     let proxy_line = proxy.describe(&args.typesafe_base);
+    let codenib_line = match &codenib {
+        Some(_) => format!(
+            "routelens: mounted {} read-only at {CODENIB_MOUNT}/",
+            args.codenib.display()
+        ),
+        None => format!(
+            "routelens: no CodeNib results at {}; /site.json lists no score table",
+            args.codenib.display()
+        ),
+    };
     let site = Site {
         dist,
         data,
+        codenib,
         bundles,
         proxy,
         built: crate::publish::built("routelens serve"),
@@ -151,7 +192,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     // stop the server, so write errors are ignored.
     let _ = writeln!(
         out,
-        "routelens: serving {} at http://127.0.0.1:{port}/\n{mount}\n{bundles_line}\n{proxy_line}",
+        "routelens: serving {} at http://127.0.0.1:{port}/\n{mount}\n{codenib_line}\n{bundles_line}\n{proxy_line}",
         args.dist.display()
     )
     .and_then(|()| out.flush());
@@ -202,6 +243,10 @@ fn answer(site: &Site, method: &Method, url: &str) -> ResponseBox {
             _ => not_found(),
         },
         Route::Dist(segments) => file(&site.dist, &segments),
+        Route::Codenib(segments) => match &site.codenib {
+            Some(root) => file(root, &segments),
+            None => not_found(),
+        },
         Route::Data(segments) => match &site.data {
             Some(root) => file(root, &segments),
             None => not_found(),
@@ -237,6 +282,9 @@ fn route(url: &str) -> Route {
         [data, fastindex, rest @ ..] if data == "data" && fastindex == "fastindex" => {
             Route::Data(rest.to_vec())
         }
+        [data, codenib, rest @ ..] if data == "data" && codenib == "codenib" => {
+            Route::Codenib(rest.to_vec())
+        }
         _ => Route::Dist(segments),
     }
 }
@@ -258,7 +306,12 @@ fn site_index(site: &Site) -> SiteIndex {
         built: site.built.clone(),
         base_path: None,
         checksums: false,
-        studies: site.data.iter().map(|_| fastindex()).collect(),
+        studies: site
+            .data
+            .iter()
+            .map(|_| fastindex())
+            .chain(site.codenib.iter().map(|_| codenib()))
+            .collect(),
         bundles: site
             .bundles
             .as_deref()

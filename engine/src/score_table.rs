@@ -115,6 +115,15 @@ impl Mapping {
         }
     }
 
+    /// The built-in mapping whose id and cluster columns the table's header line has (CodeNib's),
+    /// or `None`: the reader must then say how the columns read.
+    pub fn detect(header: &str) -> Option<Mapping> {
+        let columns: Vec<&str> = header.trim_end().split(',').map(str::trim).collect();
+        let codenib = Mapping::codenib();
+        (columns.contains(&codenib.id.as_str()) && columns.contains(&codenib.cluster.as_str()))
+            .then_some(codenib)
+    }
+
     /// The frame to show when none is asked for.
     pub fn headline_frame(&self) -> &str {
         self.headline_frame
@@ -554,5 +563,48 @@ impl ScoreTable {
             ]);
         }
         Ok(table)
+    }
+
+    /// Paired comparisons as a table, one row each.
+    pub fn pair_table(&self, pairs: &[ScorePair]) -> Table {
+        let mut shown = Table::new(
+            &format!(
+                "Paired comparisons (left − right), {}-cluster bootstrap",
+                self.cluster_count()
+            ),
+            &[
+                "left",
+                "right",
+                "metric",
+                "frame",
+                "left mean",
+                "right mean",
+                "diff",
+                "95% low",
+                "95% high",
+                "wins",
+                "losses",
+                "ties",
+                "sign p",
+            ],
+        );
+        for pair in pairs {
+            shown.rows.push(vec![
+                Cell::text(&pair.left),
+                Cell::text(&pair.right),
+                Cell::text(&pair.metric),
+                Cell::text(&pair.frame),
+                Cell::number(pair.left_mean, 4),
+                Cell::number(pair.right_mean, 4),
+                Cell::signed(pair.mean, 4),
+                Cell::signed(pair.ci_low, 4),
+                Cell::signed(pair.ci_high, 4),
+                Cell::count(pair.wins),
+                Cell::count(pair.losses),
+                Cell::count(pair.ties),
+                Cell::number(pair.sign_test_p, 4),
+            ]);
+        }
+        shown
     }
 }

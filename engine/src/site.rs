@@ -78,6 +78,9 @@ pub enum StudyKind {
     Jsonl,
     /// One live study export (`routelens-live-study/1`).
     LiveExport,
+    /// One per-case score table (CSV; engine `score_table`), read through the built-in mapping
+    /// its header matches (CodeNib's).
+    ScoreTable,
 }
 
 /// One study of a site.

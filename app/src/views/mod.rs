@@ -1,4 +1,5 @@
-//! The views: the study views (`study/`, one engine table or plot each), the home page, and the
+//! The views: the study views (`study/`, one engine table or plot each), a score table's view
+//! (`scores/`), the home page, and the
 //! live views (`search/`, `context/`, `route/`), each a folder with its own state. Each reads the
 //! store from context and renders engine results; the active view alone is mounted, so only its
 //! computations run. No view imports another view's internals: what two views share lives
@@ -7,12 +8,14 @@
 mod context;
 mod home;
 mod route;
+mod scores;
 mod search;
 mod study;
 
 pub use context::ContextView;
 pub use home::HomeView;
 pub use route::RouteView;
+pub use scores::ScoresView;
 pub use search::SearchView;
 pub use study::{
     BenchView, CasesView, FusionView, LinesView, OperationsView, PairedView, ReposView,

@@ -10,6 +10,7 @@ import { chromium } from 'playwright-core';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const archive = process.env.ROUTELENS_FASTINDEX ?? resolve(root, '../shared/data/fastindex');
+export const codenib = process.env.ROUTELENS_CODENIB ?? resolve(root, '../shared/data/codenib');
 export const artifacts = join(root, 'tests/e2e/artifacts');
 const cli = join(root, 'target/debug/routelens');
 
@@ -26,6 +27,7 @@ export function missing() {
 
 function missingInput() {
   if (!existsSync(join(archive, 'paper/data/README.md'))) return `no paper archive at ${archive}`;
+  if (!existsSync(join(codenib, 'jev_candidates_cases.csv'))) return `no CodeNib results at ${codenib}`;
   if (!existsSync(join(root, 'dist/index.html'))) return 'dist/ is not built (trunk build index.html --release)';
   if (!existsSync(cli)) return 'target/debug/routelens is not built (cargo build -p routelens)';
   return null;
@@ -36,7 +38,8 @@ function missingInput() {
  * `args`: more `serve` options; `env`: more environment (e.g. TYPESAFE_API_KEY for the proxy). */
 export function startServer({ bundles, args = [], env = {} } = {}) {
   const extra = bundles ? ['--bundles', bundles] : [];
-  return startCli(['serve', '--port', '0', '--dist', join(root, 'dist'), '--data', archive, ...extra, ...args], env);
+  return startCli(['serve', '--port', '0', '--dist', join(root, 'dist'), '--data', archive, '--codenib', codenib,
+    ...extra, ...args], env);
 }
 
 /** Starts `routelens <args>` (a server that prints its loopback URL) with more environment `env`;

@@ -1,0 +1,93 @@
+//! The forest plot of paired comparisons: one row per pair, its mean difference as a dot on its
+//! 95% interval, the zero line marked; SVG, downloadable as a file.
+
+use leptos::prelude::*;
+use routelens_engine::score_table::ScorePair;
+
+use crate::api;
+
+/// The plot's geometry, in SVG user units.
+const WIDTH: f64 = 760.0;
+const LABEL: f64 = 380.0;
+const ROW: f64 = 26.0;
+const AXIS: f64 = 30.0;
+
+/// The forest plot.
+#[component]
+pub fn ForestPlot(pairs: Vec<ScorePair>) -> impl IntoView {
+    let error = RwSignal::new(None::<String>);
+    if pairs.is_empty() {
+        return ().into_any();
+    }
+    // The x range covers every interval and zero, with a margin.
+    let (low, high) = pairs.iter().fold((0.0_f64, 0.0_f64), |(lo, hi), p| {
+        (lo.min(p.ci_low), hi.max(p.ci_high))
+    });
+    let margin = ((high - low) * 0.05).max(1e-9);
+    let (low, high) = (low - margin, high + margin);
+    let x = move |value: f64| LABEL + (value - low) / (high - low) * (WIDTH - LABEL - 10.0);
+    let height = AXIS + ROW * pairs.len() as f64;
+    let rows = pairs
+        .iter()
+        .enumerate()
+        .map(|(at, pair)| {
+            let y = AXIS + ROW * at as f64 + ROW / 2.0;
+            let label = format!("{} − {}", pair.left, pair.right);
+            let title = pair.sentence.clone();
+            view! {
+                <g data-testid="forest-row">
+                    <title>{title}</title>
+                    <text x="4" y=y + 4.0 font-size="11">{label}</text>
+                    <line x1=x(pair.ci_low) x2=x(pair.ci_high) y1=y y2=y stroke="#333" stroke-width="2" />
+                    <circle cx=x(pair.mean) cy=y r="4" fill="#06c" />
+                </g>
+            }
+        })
+        .collect_view();
+    let zero = x(0.0);
+    let svg = NodeRef::<leptos::svg::Svg>::new();
+    let download = move |_| {
+        let text = svg
+            .get()
+            .map(|element| element.outer_html())
+            .unwrap_or_default();
+        error.set(
+            api::download_text("forest-plot.svg", "image/svg+xml", &text)
+                .err()
+                .map(|e| e.to_string()),
+        );
+    };
+    view! {
+        <div class="forest" data-testid="forest-plot">
+            <div class="table-head">
+                <h3>"Paired differences with 95% intervals"</h3>
+                <button data-testid="forest-download" on:click=download>"Download SVG"</button>
+                {move || error.get().map(|e| view! { <span class="error">{e}</span> })}
+            </div>
+            <svg
+                node_ref=svg
+                xmlns="http://www.w3.org/2000/svg"
+                width=WIDTH
+                height=height
+                viewBox=format!("0 0 {WIDTH} {height}")
+            >
+                <line
+                    data-testid="forest-zero"
+                    x1=zero
+                    x2=zero
+                    y1=AXIS - 6.0
+                    y2=height
+                    stroke="#c00"
+                    stroke-dasharray="4 3"
+                />
+                <text x=zero y=AXIS - 10.0 font-size="11" text-anchor="middle">"0"</text>
+                <text x=x(low + margin) y="12" font-size="10">{format!("{:+.3}", low + margin)}</text>
+                <text x=x(high - margin) y="12" font-size="10" text-anchor="end">
+                    {format!("{:+.3}", high - margin)}
+                </text>
+                {rows}
+            </svg>
+        </div>
+    }
+    .into_any()
+}

@@ -1,0 +1,260 @@
+//! A score table's view (a study of values, not rankings: CodeNib's per-issue results): the
+//! frame, metric, clustering and bootstrap settings (all in the permalink), every arm's mean with
+//! its 95% interval, the comparisons (the mapping's, or those the reader adds) as a table, as
+//! sentences and as a forest plot. Every number is the engine's (`score_table`).
+
+mod forest;
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use routelens_engine::score_table::{ScorePair, ScoreTable};
+use routelens_engine::{BootstrapConfig, Table};
+
+use crate::components::{NumberInput, TableView};
+use crate::state::{AppState, ClusterBy, SettingsStoreFields};
+use forest::ForestPlot;
+
+/// What the view computes from the table and the settings.
+#[derive(Debug, Clone, PartialEq)]
+struct Scored {
+    table: Table,
+    pairs: Vec<ScorePair>,
+    pair_table: Table,
+}
+
+/// The score table view.
+#[component]
+pub fn ScoresView() -> impl IntoView {
+    let state = AppState::get();
+    let s = state.settings;
+    let table = move || state.scores.get();
+    let frame = Memo::new(move |_| {
+        let scores = table()?;
+        Some(
+            s.score_frame()
+                .get()
+                .unwrap_or_else(|| scores.mapping.headline_frame().to_string()),
+        )
+    });
+    let metric = Memo::new(move |_| {
+        let scores = table()?;
+        let frame = frame.get()?;
+        s.score_metric().get().or_else(|| {
+            scores
+                .mapping
+                .headline_metric
+                .clone()
+                .or_else(|| scores.metrics(&frame).first().map(|m| m.to_string()))
+        })
+    });
+    let scored = Memo::new(move |_| {
+        let scores = table()?;
+        let (frame, metric) = (frame.get()?, metric.get()?);
+        let bootstrap = BootstrapConfig {
+            resamples: s.resamples().get(),
+            seed: s.seed().get(),
+        };
+        let clustered: Arc<ScoreTable> = match s.score_cluster().get() {
+            ClusterBy::Repo => scores,
+            ClusterBy::Case => Arc::new((*scores).clone().clustered_by_case()),
+        };
+        // The table's own pairs where both arms have this metric; the reader's as chosen.
+        let pairs = match s.score_pairs().get() {
+            chosen if chosen.is_empty() => clustered
+                .mapping
+                .pairs
+                .iter()
+                .filter(|(l, r)| {
+                    [l, r]
+                        .iter()
+                        .all(|arm| clustered.column(&frame, arm, &metric).is_ok())
+                })
+                .cloned()
+                .collect(),
+            chosen => chosen,
+        };
+        Some(score(&clustered, &frame, &metric, &pairs, bootstrap).map_err(|e| e.to_string()))
+    });
+
+    let frames =
+        move || table().map(|t| t.frames().iter().map(|f| f.to_string()).collect::<Vec<_>>());
+    let metrics = move || {
+        let (t, f) = (table()?, frame.get()?);
+        Some(
+            t.metrics(&f)
+                .iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>(),
+        )
+    };
+    let arms = move || {
+        let (t, f, m) = (table()?, frame.get()?, metric.get()?);
+        Some(
+            t.columns_of(&f, &m)
+                .map(|c| c.arm.clone())
+                .collect::<Vec<_>>(),
+        )
+    };
+    let (left, right) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let add_pair = move |_| {
+        let (l, r) = (left.get_untracked(), right.get_untracked());
+        if l.is_empty() || r.is_empty() || l == r {
+            return;
+        }
+        let mut pairs = s.score_pairs().get_untracked();
+        if pairs.is_empty() {
+            pairs = state
+                .scores
+                .get_untracked()
+                .map(|t| t.mapping.pairs.clone())
+                .unwrap_or_default();
+        }
+        if !pairs.contains(&(l.clone(), r.clone())) {
+            pairs.push((l, r));
+        }
+        s.score_pairs().set(pairs);
+    };
+    let select = move |testid: &'static str,
+                       options: Vec<String>,
+                       chosen: Option<String>,
+                       pick: Callback<String>| {
+        view! {
+            <select data-testid=testid on:change=move |ev| pick.run(event_target_value(&ev))>
+                <option value="" selected=chosen.is_none()>"(choose)"</option>
+                {options
+                    .into_iter()
+                    .map(|o| {
+                        let selected = chosen.as_deref() == Some(o.as_str());
+                        view! { <option value=o.clone() selected=selected>{o.clone()}</option> }
+                    })
+                    .collect_view()}
+            </select>
+        }
+    };
+    let controls = move || {
+        view! {
+            <div class="controls">
+                <label class="control">
+                    "frame "
+                    {select(
+                        "scores-frame",
+                        frames().unwrap_or_default(),
+                        frame.get(),
+                        Callback::new(move |f: String| {
+                            s.score_frame().set((!f.is_empty()).then_some(f));
+                            s.score_metric().set(None);
+                        }),
+                    )}
+                </label>
+                <label class="control">
+                    "metric "
+                    {select(
+                        "scores-metric",
+                        metrics().unwrap_or_default(),
+                        metric.get(),
+                        Callback::new(move |m: String| s.score_metric().set((!m.is_empty()).then_some(m))),
+                    )}
+                </label>
+                <label class="control">
+                    "resample "
+                    <select
+                        data-testid="scores-cluster"
+                        on:change=move |ev| {
+                            s.score_cluster()
+                                .set(if event_target_value(&ev) == "case" { ClusterBy::Case } else { ClusterBy::Repo })
+                        }
+                    >
+                        <option value="repo" prop:selected=move || s.score_cluster().get() == ClusterBy::Repo>
+                            "repositories (clusters)"
+                        </option>
+                        <option value="case" prop:selected=move || s.score_cluster().get() == ClusterBy::Case>
+                            "single cases"
+                        </option>
+                    </select>
+                </label>
+                <NumberInput
+                    value=Signal::derive(move || s.resamples().get())
+                    set=Callback::new(move |n: usize| s.resamples().set(n))
+                    label="resamples"
+                    testid="scores-resamples"
+                />
+                <NumberInput
+                    value=Signal::derive(move || s.seed().get())
+                    set=Callback::new(move |n: u64| s.seed().set(n))
+                    label="seed"
+                    testid="scores-seed"
+                />
+            </div>
+        }
+    };
+    let pair_controls = move || {
+        let options = arms().unwrap_or_default();
+        view! {
+            <div class="controls">
+                "compare "
+                {select("scores-left", options.clone(), None, Callback::new(move |a| left.set(a)))}
+                " − "
+                {select("scores-right", options, None, Callback::new(move |a| right.set(a)))}
+                <button data-testid="scores-add-pair" on:click=add_pair>"Add pair"</button>
+                <button data-testid="scores-reset-pairs" on:click=move |_| s.score_pairs().set(Vec::new())>
+                    "The table's own pairs"
+                </button>
+            </div>
+        }
+    };
+    let result = move || match scored.get() {
+        None => ().into_any(),
+        Some(Err(err)) => {
+            view! { <p class="error" data-testid="scores-error">{err}</p> }.into_any()
+        }
+        Some(Ok(scored)) => {
+            let sentences = scored
+                .pairs
+                .iter()
+                .map(|p| view! { <li data-testid="scores-sentence">{p.sentence.clone()}</li> })
+                .collect_view();
+            view! {
+                <TableView table=scored.table testid="table-scores" />
+                {pair_controls()}
+                <TableView table=scored.pair_table testid="table-score-pairs" />
+                <ul class="sentences">{sentences}</ul>
+                <ForestPlot pairs=scored.pairs />
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <section>
+            <p class="muted">
+                "A table of per-case values: each arm's mean with its 95% percentile bootstrap \
+                 interval, and paired comparisons (mean difference, paired interval, wins, losses \
+                 and ties, exact sign test). It has no rankings, so the views that need them are \
+                 not offered."
+            </p>
+            {controls}
+            {result}
+        </section>
+    }
+}
+
+/// The metric table and the pairs of one frame and metric.
+fn score(
+    table: &ScoreTable,
+    frame: &str,
+    metric: &str,
+    pairs: &[(String, String)],
+    bootstrap: BootstrapConfig,
+) -> routelens_engine::Result<Scored> {
+    let draws = table.draws(bootstrap)?;
+    let shown = table.metric_table(frame, metric, &draws)?;
+    let pairs = pairs
+        .iter()
+        .map(|(left, right)| table.compare(frame, left, right, metric, &draws))
+        .collect::<routelens_engine::Result<Vec<_>>>()?;
+    Ok(Scored {
+        pair_table: table.pair_table(&pairs),
+        table: shown,
+        pairs,
+    })
+}
