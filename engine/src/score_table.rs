@@ -236,6 +236,16 @@ pub struct ScorePair {
     pub sentence: String,
 }
 
+/// The whole study scored: every column's summary, and every pair of arms of each frame and
+/// metric (each unordered pair once, in column order; measures of the case are not arms).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StudyScores {
+    /// Every column's mean and interval, in column order.
+    pub summaries: Vec<CellSummary>,
+    /// Every pair.
+    pub pairs: Vec<ScorePair>,
+}
+
 /// Reads a score table from CSV text (`file` names it in errors, with the line of a bad value).
 pub fn load_score_table(file: &str, text: &str, mapping: &Mapping) -> Result<ScoreTable> {
     let mut reader = csv::ReaderBuilder::new()
@@ -563,6 +573,32 @@ impl ScoreTable {
             ]);
         }
         Ok(table)
+    }
+
+    /// Scores the whole study with one set of draws (what the benchmark times).
+    pub fn score_all(&self, bootstrap: BootstrapConfig) -> Result<StudyScores> {
+        let draws = self.draws(bootstrap)?;
+        let summaries = self
+            .columns
+            .iter()
+            .map(|column| self.summary(column, &draws))
+            .collect::<Result<Vec<_>>>()?;
+        let mut pairs = Vec::new();
+        for frame in self.frames() {
+            for metric in self.metrics(frame) {
+                let arms: Vec<&str> = self
+                    .columns_of(frame, metric)
+                    .filter(|c| c.arm != CASE_ARM)
+                    .map(|c| c.arm.as_str())
+                    .collect();
+                for (at, left) in arms.iter().enumerate() {
+                    for right in &arms[at + 1..] {
+                        pairs.push(self.compare(frame, left, right, metric, &draws)?);
+                    }
+                }
+            }
+        }
+        Ok(StudyScores { summaries, pairs })
     }
 
     /// Paired comparisons as a table, one row each.

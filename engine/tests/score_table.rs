@@ -26,6 +26,17 @@ fn percent(value: f64) -> String {
 fn every_recall_and_coverage_figure_of_the_article_is_a_column_mean() {
     let Some(table) = codenib() else { return };
     assert_eq!(table.cases.len(), 100);
+    // 57 score columns; 8 arms (two pools' own order and three rerankers) per published metric
+    // (5 metrics), 6 for base-aligned Recall@5 and 2 (the pools) for base-aligned coverage.
+    assert_eq!(table.columns.len(), 57);
+    let all = table
+        .score_all(BootstrapConfig {
+            resamples: 100,
+            seed: 0,
+        })
+        .unwrap();
+    assert_eq!(all.summaries.len(), 57);
+    assert_eq!(all.pairs.len(), 5 * 28 + 15 + 1);
     assert_eq!(table.cluster_count(), 25);
     assert_eq!(table.frames(), ["published", "base_aligned"]);
     let mean = |frame: &str, arm: &str, metric: &str| {
@@ -232,6 +243,12 @@ fn a_small_table_by_hand() {
          +0.250; better on 2 questions, worse on 1, same on 1). The interval includes zero, so \
          this is within noise at this sample size."
     );
+    // The whole study: every column, and each pair of arms once per metric (coverage is the
+    // case's own, not an arm's).
+    let all = table.score_all(BootstrapConfig::default()).unwrap();
+    assert_eq!(all.summaries.len(), 3);
+    assert_eq!(all.pairs.len(), 1);
+    assert_eq!(all.pairs[0], pair);
     let coverage = table.column("published", CASE_ARM, "coverage").unwrap();
     assert_eq!(coverage.values, [0.25, 0.75, 1.0, 0.5]);
     let shown = table.metric_table("published", "recall@5", &draws).unwrap();

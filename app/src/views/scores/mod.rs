@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use routelens_engine::score_table::{ScorePair, ScoreTable};
 use routelens_engine::{BootstrapConfig, Table};
 
+use crate::api;
 use crate::components::{NumberInput, TableView};
 use crate::state::{AppState, ClusterBy, SettingsStoreFields};
 use forest::ForestPlot;
@@ -224,6 +225,12 @@ pub fn ScoresView() -> impl IntoView {
             .into_any()
         }
     };
+    let bench = move || {
+        state
+            .scores
+            .get()
+            .map(|table| view! { <BenchPanel table /> })
+    };
     view! {
         <section>
             <p class="muted">
@@ -234,6 +241,7 @@ pub fn ScoresView() -> impl IntoView {
             </p>
             {controls}
             {result}
+            {bench}
         </section>
     }
 }
@@ -257,4 +265,64 @@ fn score(
         table: shown,
         pairs,
     })
+}
+
+/// Times scoring the whole study in the page: every column's interval and every pair of arms of
+/// every frame and metric, with the view's resamples and seed (`bench/score_table.py` does the
+/// same in plain Python, `cargo bench --bench score_table` natively).
+#[component]
+fn BenchPanel(table: Arc<ScoreTable>) -> impl IntoView {
+    let state = AppState::get();
+    let s = state.settings;
+    let runs = RwSignal::new(5usize);
+    let said = RwSignal::new(None::<Result<String, String>>);
+    let run = move |_| {
+        let table = table.clone();
+        let (count, bootstrap) = (
+            runs.get_untracked().max(1),
+            BootstrapConfig {
+                resamples: s.resamples().get_untracked(),
+                seed: s.seed().get_untracked(),
+            },
+        );
+        leptos::task::spawn_local(async move {
+            let mut times = Vec::with_capacity(count);
+            let mut pairs = 0;
+            for done in 0..count {
+                said.set(Some(Ok(format!("run {}/{count}…", done + 1))));
+                api::next_tick().await;
+                let started = api::now_ms();
+                match table.score_all(bootstrap) {
+                    Ok(scores) => pairs = scores.pairs.len(),
+                    Err(err) => return said.set(Some(Err(err.to_string()))),
+                }
+                times.push(api::now_ms() - started);
+            }
+            times.sort_by(f64::total_cmp);
+            let median = times[times.len() / 2];
+            said.set(Some(Ok(format!(
+                "{median:.1} ms median of {count} runs: {} columns and {pairs} pairs, {} resamples",
+                table.columns.len(),
+                bootstrap.resamples
+            ))));
+        });
+    };
+    view! {
+        <details class="timing" data-testid="scores-bench">
+            <summary>"Time the whole study"</summary>
+            <div class="controls">
+                <NumberInput
+                    value=Signal::derive(move || runs.get())
+                    set=Callback::new(move |n: usize| runs.set(n))
+                    label="runs"
+                    testid="scores-bench-runs"
+                />
+                <button data-testid="scores-bench-run" on:click=run>"Run"</button>
+            </div>
+            {move || said.get().map(|said| match said {
+                Ok(text) => view! { <p data-testid="scores-bench-ms">{text}</p> }.into_any(),
+                Err(text) => view! { <p class="error">{text}</p> }.into_any(),
+            })}
+        </details>
+    }
 }
