@@ -9,7 +9,8 @@
 #           (scripts/app-imports.py)
 #   native  the engine's and the CLI's tests
 #   wasm    the engine's native/wasm parity tests in headless Chromium (one wasm test binary)
-#   sdk     the decision-API protocol stub against the official typesafe-sdk (Python)
+#   sdk     the decision-API protocol stub against the official typesafe-sdk (Python), and the
+#           ranking metrics against ir_measures (Python) on generated runs and qrels
 #   e2e     the release app (what scripts/run.sh serves), its first-load budget
 #           (scripts/first-load.py) and the browser end-to-end tests
 #
@@ -104,6 +105,7 @@ test_build_cli() { cargo test --quiet --workspace --all-targets --no-run; }
 step_sdk() {
   test_build_cli
   ROUTELENS_BIN=target/debug/routelens bash tests/typesafe_sdk/run.sh
+  ROUTELENS_BIN=target/debug/routelens bash tests/ir_measures/run.sh
 }
 
 step_e2e() {

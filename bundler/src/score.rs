@@ -7,7 +7,9 @@ use routelens_engine::{
     Study, Table,
 };
 
-use crate::cli::{Format, ScoreArgs};
+use routelens_engine::unit_metrics::{summarize_metrics, Clustering, Metric, MetricSummary};
+
+use crate::cli::{ClusterArg, Format, ScoreArgs};
 use crate::failure::Failure;
 use crate::input::load_study;
 use crate::render::text_table;
@@ -20,15 +22,24 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let study = load_study(&args.study, args.qrels.as_deref())?;
     let config = config(&study, args);
     let (study, report) = score(&study, &config)?;
+    let metrics = metric_summaries(&study, args, config.bootstrap)?;
     let text = match args.format {
         Format::Json => {
-            serde_json::to_string_pretty(&report).map_err(|err| Failure::Io {
-                context: "writing JSON".into(),
-                source: std::io::Error::other(err),
-            })? + "\n"
+            let mut json = serde_json::to_value(&report).map_err(json_failure)?;
+            if let (Some(summaries), Some(object)) = (&metrics, json.as_object_mut()) {
+                object.insert(
+                    "metrics".into(),
+                    serde_json::to_value(summaries).map_err(json_failure)?,
+                );
+            }
+            serde_json::to_string_pretty(&json).map_err(json_failure)? + "\n"
         }
         Format::Table => {
             let mut text = text_table(&tables::file_recall_table(&study, &config.ks));
+            if let Some(summaries) = &metrics {
+                text += "\n";
+                text += &text_table(&metric_table(summaries));
+            }
             text += "\n";
             text += &text_table(&tables::paired_table(&report.paired));
             text += "\n";
@@ -42,12 +53,64 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
             tables::paired_table(&report.paired),
             sign_flip_table(&report.paired),
         ]
+        .into_iter()
+        .chain(metrics.as_deref().map(metric_table))
+        .collect::<Vec<_>>()
         .iter()
         .map(Table::to_csv)
         .collect::<Vec<_>>()
         .join("\n"),
     };
     out.write_all(text.as_bytes()).map_err(Failure::output)
+}
+
+fn json_failure(err: serde_json::Error) -> Failure {
+    Failure::Io {
+        context: "writing JSON".into(),
+        source: std::io::Error::other(err),
+    }
+}
+
+/// The `--metric`s of every arm with their intervals, when any is asked for.
+fn metric_summaries(
+    study: &Study,
+    args: &ScoreArgs,
+    bootstrap: BootstrapConfig,
+) -> Result<Option<Vec<MetricSummary>>, Failure> {
+    if args.metrics.is_empty() {
+        return Ok(None);
+    }
+    let metrics = args
+        .metrics
+        .iter()
+        .map(|name| Metric::parse(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let clustering = match args.cluster {
+        ClusterArg::Repo => Clustering::Repo,
+        ClusterArg::Case => Clustering::Case,
+    };
+    Ok(Some(summarize_metrics(
+        study, &metrics, clustering, bootstrap,
+    )?))
+}
+
+/// The metric summaries as a table.
+fn metric_table(summaries: &[MetricSummary]) -> Table {
+    let mut table = Table::new(
+        "Metrics by arm, with 95% bootstrap intervals",
+        &["arm", "metric", "mean", "95% low", "95% high", "n"],
+    );
+    for row in summaries {
+        table.rows.push(vec![
+            Cell::text(&row.arm),
+            Cell::text(&row.metric),
+            Cell::number(row.mean, 4),
+            Cell::number(row.ci_low, 4),
+            Cell::number(row.ci_high, 4),
+            Cell::count(row.n),
+        ]);
+    }
+    table
 }
 
 /// The engine's configuration from the command line.

@@ -61,6 +61,7 @@ pub mod table;
 pub mod tables;
 pub mod terms;
 pub mod tokens;
+pub mod unit_metrics;
 
 pub use archive::{
     load_archive, match_picked_files, sha256_hex, ArchiveBytes, ARCHIVE_FILES, PINNED_ARCHIVE_URL,
