@@ -25,14 +25,19 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let metrics = metric_summaries(&study, args, config.bootstrap)?;
     let text = match args.format {
         Format::Json => {
-            let mut json = serde_json::to_value(&report).map_err(json_failure)?;
-            if let (Some(summaries), Some(object)) = (&metrics, json.as_object_mut()) {
-                object.insert(
-                    "metrics".into(),
-                    serde_json::to_value(summaries).map_err(json_failure)?,
-                );
+            // Today's report, key for key in its order, then the metrics when asked for.
+            #[derive(serde::Serialize)]
+            struct WithMetrics<'a, R: serde::Serialize> {
+                #[serde(flatten)]
+                report: &'a R,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                metrics: Option<&'a [MetricSummary]>,
             }
-            serde_json::to_string_pretty(&json).map_err(json_failure)? + "\n"
+            let with = WithMetrics {
+                report: &report,
+                metrics: metrics.as_deref(),
+            };
+            serde_json::to_string_pretty(&with).map_err(json_failure)? + "\n"
         }
         Format::Table => {
             let mut text = text_table(&tables::file_recall_table(&study, &config.ks));
