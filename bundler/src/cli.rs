@@ -544,10 +544,24 @@ pub struct ScoreArgs {
     #[arg(long, value_enum, default_value_t = ClusterArg::Repo)]
     pub cluster: ClusterArg,
 
+    /// With --metric, for arms that rank spans: a unit is relevant when its file is gold
+    /// (`file`, CodeAtlas) or when it overlaps a gold span of its file (`span`, CodeNib).
+    #[arg(long, value_enum, default_value_t = RelevanceArg::File)]
+    pub relevance: RelevanceArg,
+
     /// A score table only: how its columns read, a JSON mapping file or `codenib` (default:
     /// CodeNib's, when the table has its instance_id and repo columns).
     #[arg(long, value_name = "FILE|codenib")]
     pub mapping: Option<String>,
+}
+
+/// When a ranked unit counts as relevant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RelevanceArg {
+    /// Its file is a gold file.
+    File,
+    /// It overlaps a gold span of its file.
+    Span,
 }
 
 /// What a bootstrap resamples.

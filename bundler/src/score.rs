@@ -7,9 +7,11 @@ use routelens_engine::{
     Study, Table,
 };
 
-use routelens_engine::unit_metrics::{summarize_metrics, Clustering, Metric, MetricSummary};
+use routelens_engine::unit_metrics::{
+    summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
+};
 
-use crate::cli::{ClusterArg, Format, ScoreArgs};
+use crate::cli::{ClusterArg, Format, RelevanceArg, ScoreArgs};
 use crate::failure::Failure;
 use crate::input::load_study;
 use crate::render::text_table;
@@ -94,8 +96,12 @@ fn metric_summaries(
         ClusterArg::Repo => Clustering::Repo,
         ClusterArg::Case => Clustering::Case,
     };
+    let relevance = match args.relevance {
+        RelevanceArg::File => Relevance::File,
+        RelevanceArg::Span => Relevance::Span,
+    };
     Ok(Some(summarize_metrics(
-        study, &metrics, clustering, bootstrap,
+        study, &metrics, clustering, relevance, bootstrap,
     )?))
 }
 

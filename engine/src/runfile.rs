@@ -34,12 +34,42 @@ fn check_arm_name(file: &str, line: usize, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// One case's ranking: of file paths, or of span units.
+#[derive(Debug, Clone, PartialEq)]
+enum Ranked {
+    Paths(Vec<String>),
+    Units(Vec<GoldSpan>),
+}
+
 /// An arm's rankings and measurements, keyed by case index, under its name.
 type ArmRows = (
     String,
-    BTreeMap<usize, Vec<String>>,
+    BTreeMap<usize, Ranked>,
     BTreeMap<usize, BTreeMap<String, f64>>,
 );
+
+/// A docid or path that names a span: `path#L10-L42` (or `path#L10-42`), lines 1-based and
+/// inclusive; `None` for a plain path.
+pub fn parse_span_docid(docid: &str) -> std::result::Result<Option<GoldSpan>, String> {
+    let Some((path, lines)) = docid.split_once("#L") else {
+        return Ok(None);
+    };
+    let bad = || format!("{docid:?} is not `path#L<start>-L<end>` with 1 <= start <= end");
+    let (start, end) = lines.split_once('-').ok_or_else(bad)?;
+    let end = end.strip_prefix('L').unwrap_or(end);
+    let (start_line, end_line): (u32, u32) = (
+        start.parse().map_err(|_| bad())?,
+        end.parse().map_err(|_| bad())?,
+    );
+    if path.is_empty() || start_line == 0 || start_line > end_line {
+        return Err(bad());
+    }
+    Ok(Some(GoldSpan {
+        path: path.to_string(),
+        start_line,
+        end_line,
+    }))
+}
 
 /// Builds the study's arms from rankings gathered per arm and case id.
 fn assemble(title: String, cases: Vec<Case>, rankings: Vec<ArmRows>) -> Result<Study> {
@@ -56,8 +86,29 @@ fn assemble(title: String, cases: Vec<Case>, rankings: Vec<ArmRows>) -> Result<S
             ArmOrigin::Archived,
             vec![Vec::new(); study.cases.len()],
         );
-        for (case, paths) in by_case {
-            arm.rankings[case] = paths;
+        let spans = by_case.values().any(|r| matches!(r, Ranked::Units(_)));
+        if spans {
+            let mut units = vec![Vec::new(); study.cases.len()];
+            for (case, ranked) in by_case {
+                match ranked {
+                    Ranked::Units(list) => units[case] = list,
+                    Ranked::Paths(paths) if paths.is_empty() => {}
+                    Ranked::Paths(_) => {
+                        return Err(Error::field(
+                            &name,
+                            format!("case {}", study.cases[case].id),
+                            "a ranking of paths in an arm of span units (one arm ranks one kind)",
+                        ))
+                    }
+                }
+            }
+            arm = Arm::of_units(&name, &name, ArmOrigin::Archived, units);
+        } else {
+            for (case, ranked) in by_case {
+                if let Ranked::Paths(paths) = ranked {
+                    arm.rankings[case] = paths;
+                }
+            }
         }
         for (case, values) in measurements {
             arm.measurements[case] = values;
@@ -97,9 +148,16 @@ pub fn load_trec(run_file: &str, run: &str, qrels_file: &str, qrels: &str) -> Re
             cases.push(Case::from_spans(qid.to_string(), repo_of(qid), Vec::new()));
             cases.len() - 1
         });
-        if relevance > 0 && !cases[case].gold_files.iter().any(|g| g == docid) {
-            cases[case].gold_files.push(docid.to_string());
-            cases[case].gold_files.sort();
+        let span = parse_span_docid(docid).map_err(|m| Error::line(qrels_file, number, m))?;
+        let path = span.as_ref().map_or(docid, |s| s.path.as_str()).to_string();
+        if relevance > 0 {
+            if let Some(span) = span {
+                cases[case].gold_spans.push(span);
+            }
+            if !cases[case].gold_files.contains(&path) {
+                cases[case].gold_files.push(path);
+                cases[case].gold_files.sort();
+            }
         }
     }
     if let Some(case) = cases.iter().find(|case| case.gold_files.is_empty()) {
@@ -164,7 +222,7 @@ pub fn load_trec(run_file: &str, run: &str, qrels_file: &str, qrels: &str) -> Re
     }
     let rankings = arms
         .into_iter()
-        .map(|(name, by_case)| {
+        .map(|(name, by_case)| -> Result<ArmRows> {
             let ordered = by_case
                 .into_iter()
                 .map(|(case, mut entries)| {
@@ -172,15 +230,36 @@ pub fn load_trec(run_file: &str, run: &str, qrels_file: &str, qrels: &str) -> Re
                     entries.sort_by(|a, b| {
                         a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2))
                     });
-                    (
-                        case,
-                        entries.into_iter().map(|(_, _, path, _)| path).collect(),
-                    )
+                    let docids: Vec<(String, usize)> = entries
+                        .into_iter()
+                        .map(|(_, _, docid, line)| (docid, line))
+                        .collect();
+                    let spans: Vec<Option<GoldSpan>> = docids
+                        .iter()
+                        .map(|(docid, line)| {
+                            parse_span_docid(docid).map_err(|m| Error::line(run_file, *line, m))
+                        })
+                        .collect::<Result<_>>()?;
+                    let ranked = if spans.iter().all(Option::is_none) {
+                        Ranked::Paths(docids.into_iter().map(|(docid, _)| docid).collect())
+                    } else if let Some(at) = spans.iter().position(Option::is_none) {
+                        return Err(Error::line(
+                            run_file,
+                            docids[at].1,
+                            format!(
+                                "{:?} is a path in a ranking of spans (path#L<start>-L<end>)",
+                                docids[at].0
+                            ),
+                        ));
+                    } else {
+                        Ranked::Units(spans.into_iter().flatten().collect())
+                    };
+                    Ok((case, ranked))
                 })
-                .collect();
-            (name, ordered, BTreeMap::new())
+                .collect::<Result<_>>()?;
+            Ok((name, ordered, BTreeMap::new()))
         })
-        .collect();
+        .collect::<Result<Vec<ArmRows>>>()?;
     assemble(format!("{run_file} + {qrels_file}"), cases, rankings)
 }
 
@@ -206,9 +285,31 @@ struct CaseLine {
 struct RankingLine {
     id: String,
     arm: String,
-    paths: Vec<String>,
+    #[serde(default)]
+    paths: Option<Vec<String>>,
+    #[serde(default)]
+    units: Option<Vec<GoldSpan>>,
     #[serde(default)]
     measurements: BTreeMap<String, f64>,
+}
+
+/// Refuses a span that is not a line range, and the same span twice in one ranking.
+fn check_units(units: &[GoldSpan]) -> std::result::Result<(), String> {
+    for (at, unit) in units.iter().enumerate() {
+        if unit.start_line == 0 || unit.start_line > unit.end_line {
+            return Err(format!(
+                "{}:{}-{}: not a line range (1 <= start_line <= end_line)",
+                unit.path, unit.start_line, unit.end_line
+            ));
+        }
+        if units[..at].contains(unit) {
+            return Err(format!(
+                "duplicate unit {}:{}-{} in a ranking",
+                unit.path, unit.start_line, unit.end_line
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn parse_line<T: serde::de::DeserializeOwned>(
@@ -275,7 +376,23 @@ pub fn load_jsonl(file: &str, text: &str) -> Result<Study> {
                 format!("case {:?} has no case line (with its gold)", ranking.id),
             )
         })?;
-        check_unique_paths(&ranking.paths, &format!("{file}:{number}"), "paths")?;
+        let ranked =
+            match (ranking.paths, ranking.units) {
+                (Some(paths), None) => {
+                    check_unique_paths(&paths, &format!("{file}:{number}"), "paths")?;
+                    Ranked::Paths(paths)
+                }
+                (None, Some(units)) => {
+                    check_units(&units)
+                        .map_err(|m| Error::line(file, number, format!("field units: {m}")))?;
+                    Ranked::Units(units)
+                }
+                _ => return Err(Error::line(
+                    file,
+                    number,
+                    "a ranking has either `paths` or `units` (spans {path, start_line, end_line})",
+                )),
+            };
         let slot = match arms.iter().position(|(name, _, _)| *name == ranking.arm) {
             Some(slot) => slot,
             None => {
@@ -283,7 +400,7 @@ pub fn load_jsonl(file: &str, text: &str) -> Result<Study> {
                 arms.len() - 1
             }
         };
-        if arms[slot].1.insert(case, ranking.paths).is_some() {
+        if arms[slot].1.insert(case, ranked).is_some() {
             return Err(Error::line(
                 file,
                 number,

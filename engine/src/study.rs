@@ -127,6 +127,11 @@ pub struct Arm {
     pub origin: ArmOrigin,
     /// `rankings[i]` is the ranking for `study.cases[i]`; empty when the arm has no row for it.
     pub rankings: Vec<Vec<String>>,
+    /// For an arm of span units (a file's line range each), `units[i]` is case i's ranking of
+    /// units, best first, and `rankings[i]` holds their files in first-appearance order (what the
+    /// file-level tables see). Empty for an arm of files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<Vec<GoldSpan>>,
     /// Per-case operational measurements (model calls, tokens, latency, cost), by name.
     pub measurements: Vec<BTreeMap<String, f64>>,
     /// Archived line-level measurements, by k, then per case.
@@ -149,11 +154,32 @@ impl Arm {
             label: label.to_string(),
             origin,
             rankings,
+            units: Vec::new(),
             measurements: vec![BTreeMap::new(); cases],
             archived_lines: BTreeMap::new(),
             config: BTreeMap::new(),
             evidence: Vec::new(),
         }
+    }
+
+    /// An arm of span units: each case's ranking of line ranges, its file ranking derived from
+    /// them (each file once, at its first unit).
+    pub fn of_units(name: &str, label: &str, origin: ArmOrigin, units: Vec<Vec<GoldSpan>>) -> Self {
+        let rankings = units
+            .iter()
+            .map(|ranked| {
+                let mut files: Vec<String> = Vec::new();
+                for unit in ranked {
+                    if !files.contains(&unit.path) {
+                        files.push(unit.path.clone());
+                    }
+                }
+                files
+            })
+            .collect();
+        let mut arm = Arm::new(name, label, origin, rankings);
+        arm.units = units;
+        arm
     }
 
     /// The mean of a measurement over the cases that have it, with how many have it.

@@ -290,12 +290,43 @@ impl Metric {
     }
 }
 
-/// Every arm × metric of a study of file rankings, each with its interval over `clustering`'s
-/// clusters (one set of draws for all).
+/// One case's value of `metric` for `arm`: over its span units when the arm ranks spans (under
+/// `relevance`), else over its file ranking (span metrics refused there, naming the arm).
+pub fn case_value(
+    arm: &crate::study::Arm,
+    case_index: usize,
+    case: &crate::study::Case,
+    metric: Metric,
+    relevance: Relevance,
+) -> Result<f64> {
+    match arm.units.get(case_index) {
+        Some(units) if !arm.units.is_empty() => Ok(score_units(
+            metric,
+            units,
+            &case.gold_files,
+            &case.gold_spans,
+            relevance,
+        )),
+        _ => score_files(metric, &arm.rankings[case_index], &case.gold_files).map_err(|_| {
+            Error::setting(
+                "metric",
+                metric.name(),
+                &format!(
+                    "a file-level metric for arm {} (it ranks files, not spans)",
+                    arm.name
+                ),
+            )
+        }),
+    }
+}
+
+/// Every arm × metric of a study, each with its interval over `clustering`'s clusters (one set
+/// of draws for all); arms of span units are scored under `relevance`.
 pub fn summarize_metrics(
     study: &crate::study::Study,
     metrics: &[Metric],
     clustering: Clustering,
+    relevance: Relevance,
     bootstrap: crate::stats::BootstrapConfig,
 ) -> Result<Vec<MetricSummary>> {
     let cluster_of = |case: &crate::study::Case| match clustering {
@@ -309,8 +340,8 @@ pub fn summarize_metrics(
     for arm in &study.arms {
         for metric in metrics {
             let mut clusters = vec![Vec::new(); names.len()];
-            for (case, ranking) in study.cases.iter().zip(&arm.rankings) {
-                let value = score_files(*metric, ranking, &case.gold_files)?;
+            for (at, case) in study.cases.iter().enumerate() {
+                let value = case_value(arm, at, case, *metric, relevance)?;
                 let at = names.binary_search(&cluster_of(case)).unwrap_or_default();
                 clusters[at].push(value);
             }

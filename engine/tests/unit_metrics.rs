@@ -85,6 +85,7 @@ fn file_recall_is_table_2() {
         &study,
         &metrics,
         Clustering::Repo,
+        Relevance::File,
         BootstrapConfig {
             resamples: 100,
             seed: 0,
@@ -103,4 +104,95 @@ fn file_recall_is_table_2() {
     assert_eq!(mean("fts5", "file_recall@8"), "0.352");
     assert_eq!(mean("tree", "file_recall@16"), "0.591");
     assert_eq!(mean("fts5", "file_recall@16"), "0.421");
+}
+
+/// A study of span units, in both loaders: TREC docids `path#L10-L42` and JSON Lines `units`,
+/// with span gold; CodeNib's span metrics and span relevance by hand.
+#[test]
+fn span_studies_load_from_trec_and_json_lines() {
+    use routelens_engine::{load_jsonl, load_trec};
+    let qrels = "r::1 0 a.rs#L10-L20 1\nr::1 0 b.rs#L1-L5 1\n";
+    let run = "r::1 Q0 c.rs#L1-L9 1 3.0 s\nr::1 Q0 a.rs#L15-L30 2 2.0 s\n\
+               r::1 Q0 a.rs#L18-L40 3 1.5 s\nr::1 Q0 b.rs#L4-L9 4 1.0 s\n";
+    let trec = load_trec("run", run, "qrels", qrels).unwrap();
+    let jsonl = load_jsonl(
+        "s.jsonl",
+        r#"{"id": "r::1", "gold": [{"path": "a.rs", "start_line": 10, "end_line": 20}, {"path": "b.rs", "start_line": 1, "end_line": 5}]}
+{"id": "r::1", "arm": "s", "units": [{"path": "c.rs", "start_line": 1, "end_line": 9}, {"path": "a.rs", "start_line": 15, "end_line": 30}, {"path": "a.rs", "start_line": 18, "end_line": 40}, {"path": "b.rs", "start_line": 4, "end_line": 9}]}
+"#,
+    )
+    .unwrap();
+    for study in [&trec, &jsonl] {
+        let arm = study.arm("s").unwrap();
+        assert_eq!(arm.units[0].len(), 4);
+        assert_eq!(
+            arm.rankings[0],
+            ["c.rs", "a.rs", "b.rs"],
+            "files at their first unit"
+        );
+        assert_eq!(study.cases[0].gold_spans.len(), 2);
+        let metrics = [
+            Metric::SpanRecall(2),
+            Metric::SpanRecall(3),
+            Metric::SpanMrr,
+            Metric::Hit(1),
+            Metric::FileRecall(2),
+        ];
+        let rows = summarize_metrics(
+            study,
+            &metrics,
+            Clustering::Case,
+            Relevance::Span,
+            BootstrapConfig {
+                resamples: 10,
+                seed: 0,
+            },
+        )
+        .unwrap();
+        let values: Vec<f64> = rows.iter().map(|r| r.mean).collect();
+        // Kept units: c.rs, a.rs 15-30, b.rs 4-9 (a.rs 18-40 overlaps the kept a.rs unit).
+        assert_eq!(values, [0.5, 1.0, 0.5, 0.0, 0.5]);
+    }
+    // A path among spans, a bad range and the same unit twice are named.
+    let mixed = load_trec(
+        "run",
+        "r::1 Q0 a.rs#L1-L2 1 2 s\nr::1 Q0 b.rs 2 1 s\n",
+        "qrels",
+        qrels,
+    );
+    assert_eq!(
+        mixed.unwrap_err().to_string(),
+        "run:2: \"b.rs\" is a path in a ranking of spans (path#L<start>-L<end>)"
+    );
+    let bad = load_trec("run", "r::1 Q0 a.rs#L9-L2 1 2 s\n", "qrels", qrels).unwrap_err();
+    assert!(
+        bad.to_string().starts_with("run:1: \"a.rs#L9-L2\" is not"),
+        "{bad}"
+    );
+    let twice = load_jsonl(
+        "s.jsonl",
+        r#"{"id": "x", "gold": ["a.rs"]}
+{"id": "x", "arm": "s", "units": [{"path": "a.rs", "start_line": 1, "end_line": 2}, {"path": "a.rs", "start_line": 1, "end_line": 2}]}
+"#,
+    )
+    .unwrap_err();
+    assert_eq!(
+        twice.to_string(),
+        "s.jsonl:2: field units: duplicate unit a.rs:1-2 in a ranking"
+    );
+    // A span metric of a file arm is refused, naming the arm.
+    let files = load_jsonl("f.jsonl", "{\"id\": \"x\", \"gold\": [\"a.rs\"]}\n{\"id\": \"x\", \"arm\": \"f\", \"paths\": [\"a.rs\"]}\n").unwrap();
+    let error = summarize_metrics(
+        &files,
+        &[Metric::SpanMrr],
+        Clustering::Case,
+        Relevance::Span,
+        BootstrapConfig::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("arm f (it ranks files, not spans)"),
+        "{error}"
+    );
 }
