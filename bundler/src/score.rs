@@ -3,12 +3,12 @@
 use std::io::Write;
 
 use routelens_engine::{
-    score, tables, ArmOrigin, BootstrapConfig, Cell, PairedComparison, RrfConfig, ScoreConfig,
-    Study, Table,
+    score, tables, ArmOrigin, BootstrapConfig, Cell, PairedComparison, PairedMetric, RrfConfig,
+    ScoreConfig, Study, Table,
 };
 
 use routelens_engine::unit_metrics::{
-    summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
+    compare_metric_pairs, summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
 };
 
 use crate::cli::{ClusterArg, Format, RelevanceArg, ScoreArgs};
@@ -23,8 +23,12 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
     }
     let study = load_study(&args.study, args.qrels.as_deref())?;
     let config = config(&study, args);
-    let (study, report) = score(&study, &config)?;
+    let (study, mut report) = score(&study, &config)?;
     let metrics = metric_summaries(&study, args, config.bootstrap)?;
+    // Each --metric's paired comparisons join today's file-recall pairs, each with its sentence.
+    report
+        .paired
+        .extend(metric_pairs(&study, args, &config.pairs, config.bootstrap)?);
     let text = match args.format {
         Format::Json => {
             // Today's report, key for key in its order, then the metrics when asked for.
@@ -50,8 +54,13 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
             text += "\n";
             text += &text_table(&tables::paired_table(&report.paired));
             text += "\n";
+            // Today's lines for the file-recall pairs; a --metric pair's sentence says it all.
             for row in &report.paired {
-                text += &sign_flip_line(row);
+                if row.metric == PairedMetric::FileRecall.name() {
+                    text += &sign_flip_line(row);
+                } else {
+                    text += &format!("{}\n", row.sentence);
+                }
             }
             text
         }
@@ -92,17 +101,42 @@ fn metric_summaries(
         .iter()
         .map(|name| Metric::parse(name))
         .collect::<Result<Vec<_>, _>>()?;
-    let clustering = match args.cluster {
-        ClusterArg::Repo => Clustering::Repo,
-        ClusterArg::Case => Clustering::Case,
-    };
-    let relevance = match args.relevance {
-        RelevanceArg::File => Relevance::File,
-        RelevanceArg::Span => Relevance::Span,
-    };
+    let (clustering, relevance) = settings(args);
     Ok(Some(summarize_metrics(
         study, &metrics, clustering, relevance, bootstrap,
     )?))
+}
+
+/// The configured pairs compared on every `--metric`.
+fn metric_pairs(
+    study: &Study,
+    args: &ScoreArgs,
+    pairs: &[(String, String)],
+    bootstrap: BootstrapConfig,
+) -> Result<Vec<PairedComparison>, Failure> {
+    let (clustering, relevance) = settings(args);
+    let mut out = Vec::new();
+    for name in &args.metrics {
+        let metric = Metric::parse(name)?;
+        out.extend(compare_metric_pairs(
+            study, pairs, metric, clustering, relevance, bootstrap,
+        )?);
+    }
+    Ok(out)
+}
+
+/// `--cluster` and `--relevance` in the engine's terms.
+fn settings(args: &ScoreArgs) -> (Clustering, Relevance) {
+    (
+        match args.cluster {
+            ClusterArg::Repo => Clustering::Repo,
+            ClusterArg::Case => Clustering::Case,
+        },
+        match args.relevance {
+            RelevanceArg::File => Relevance::File,
+            RelevanceArg::Span => Relevance::Span,
+        },
+    )
 }
 
 /// The metric summaries as a table.
@@ -198,7 +232,7 @@ fn sign_flip_table(rows: &[PairedComparison]) -> Table {
             "p",
         ],
     );
-    for row in rows {
+    for row in rows.iter().filter(|row| row.sign_flip_p.is_finite()) {
         let (extreme, assignments) = extreme_assignments(row);
         table.rows.push(vec![
             Cell::text(&row.left),

@@ -7,7 +7,10 @@ use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
 use crate::metrics::case_scores;
-use crate::stats::{cluster_bootstrap_with, sign_flip, sign_test, BootstrapConfig, ClusterDraws};
+use crate::stats::{
+    cluster_bootstrap_with, sign_flip, sign_test, BootstrapConfig, ClusterDraws,
+    MAX_SIGN_FLIP_CLUSTERS,
+};
 use crate::study::Study;
 
 /// The per-case value being compared.
@@ -97,7 +100,9 @@ pub struct PairedComparison {
     /// The candidate limit.
     pub k: usize,
     /// What is compared.
-    pub metric: &'static str,
+    pub metric: String,
+    /// The frame (`rankings` for a study of rankings).
+    pub frame: String,
     /// Cases compared.
     pub n: usize,
     /// Repositories (clusters) compared.
@@ -116,8 +121,15 @@ pub struct PairedComparison {
     pub ties: usize,
     /// Exact two-sided sign test over the cases that differ.
     pub sign_test_p: f64,
-    /// Exact sign-flip test over the repository mean differences.
+    /// Exact sign-flip test over the repository mean differences; NaN (null in JSON) when there
+    /// are more clusters than the exact test enumerates.
     pub sign_flip_p: f64,
+    /// The left arm's mean over the compared cases.
+    pub left_mean: f64,
+    /// The right arm's mean over the compared cases.
+    pub right_mean: f64,
+    /// The comparison in words ([`paired_sentence`]).
+    pub sentence: String,
 }
 
 /// Compares two arms at `k` on the cases in `subset`.
@@ -145,44 +157,111 @@ pub fn compare_pairs(
     subset: &[usize],
     bootstrap: BootstrapConfig,
 ) -> Result<Vec<PairedComparison>> {
+    Study::check_k(k)?;
     let mut draws: Option<ClusterDraws> = None;
     pairs
         .iter()
         .map(|(left, right)| {
-            let by_repo = repo_differences(study, left, right, k, metric, subset)?;
-            let clusters: Vec<Vec<f64>> = by_repo.into_values().collect();
-            if draws
-                .as_ref()
-                .is_none_or(|d| d.clusters() != clusters.len())
-            {
-                draws = Some(ClusterDraws::new(clusters.len(), bootstrap)?);
-            }
-            let interval = cluster_bootstrap_with(&clusters, draws.as_ref().expect("drawn above"))?;
-            let deltas: Vec<f64> = clusters.iter().flatten().copied().collect();
-            let wins = deltas.iter().filter(|d| **d > 0.0).count();
-            let losses = deltas.iter().filter(|d| **d < 0.0).count();
-            let contrasts: Vec<f64> = clusters
-                .iter()
-                .map(|c| c.iter().sum::<f64>() / c.len() as f64)
-                .collect();
-            Ok(PairedComparison {
-                left: left.clone(),
-                right: right.clone(),
+            let (l, r) = (study.arm_index(left)?, study.arm_index(right)?);
+            let values = (
+                case_values(study, l, k, metric)?,
+                case_values(study, r, k, metric)?,
+            );
+            let clusters = |case: usize| study.cases[case].repo.clone();
+            let names = (left.as_str(), right.as_str());
+            compare_values(
+                names,
                 k,
-                metric: metric.name(),
-                n: deltas.len(),
-                repos: clusters.len(),
-                mean: interval.mean,
-                ci_low: interval.low,
-                ci_high: interval.high,
-                wins,
-                losses,
-                ties: deltas.len() - wins - losses,
-                sign_test_p: sign_test(wins, losses),
-                sign_flip_p: sign_flip(&contrasts)?,
-            })
+                metric.name(),
+                &values,
+                &clusters,
+                subset,
+                bootstrap,
+                &mut draws,
+            )
         })
         .collect()
+}
+
+/// Compares two arms' per-case values (`None` where a case has no value: such cases are left
+/// out) over the cases of `subset`, clustered by `cluster_of`, reusing `draws` when they fit.
+#[allow(clippy::too_many_arguments)] // Each is one of the comparison's independent inputs.
+pub fn compare_values(
+    (left, right): (&str, &str),
+    k: usize,
+    metric: &str,
+    (lv, rv): &(Vec<Option<f64>>, Vec<Option<f64>>),
+    cluster_of: &dyn Fn(usize) -> String,
+    subset: &[usize],
+    bootstrap: BootstrapConfig,
+    draws: &mut Option<ClusterDraws>,
+) -> Result<PairedComparison> {
+    let mut by_cluster: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let (mut left_sum, mut right_sum, mut n) = (0.0, 0.0, 0usize);
+    for &case in subset {
+        if let (Some(a), Some(b)) = (lv[case], rv[case]) {
+            by_cluster.entry(cluster_of(case)).or_default().push(a - b);
+            left_sum += a;
+            right_sum += b;
+            n += 1;
+        }
+    }
+    let clusters: Vec<Vec<f64>> = by_cluster.into_values().collect();
+    if draws
+        .as_ref()
+        .is_none_or(|d| d.clusters() != clusters.len())
+    {
+        *draws = Some(ClusterDraws::new(clusters.len(), bootstrap)?);
+    }
+    let interval = cluster_bootstrap_with(&clusters, draws.as_ref().expect("drawn above"))?;
+    let deltas: Vec<f64> = clusters.iter().flatten().copied().collect();
+    let wins = deltas.iter().filter(|d| **d > 0.0).count();
+    let losses = deltas.iter().filter(|d| **d < 0.0).count();
+    let ties = deltas.len() - wins - losses;
+    let contrasts: Vec<f64> = clusters
+        .iter()
+        .map(|c| c.iter().sum::<f64>() / c.len() as f64)
+        .collect();
+    let mean_of = |sum: f64| if n == 0 { 0.0 } else { sum / n as f64 };
+    let (left_mean, right_mean) = (mean_of(left_sum), mean_of(right_sum));
+    let named = if k > 0 && !metric.contains('@') {
+        format!("{metric}@{k}")
+    } else {
+        metric.to_string()
+    };
+    Ok(PairedComparison {
+        left: left.to_string(),
+        right: right.to_string(),
+        k,
+        metric: metric.to_string(),
+        frame: "rankings".into(),
+        n: deltas.len(),
+        repos: clusters.len(),
+        mean: interval.mean,
+        ci_low: interval.low,
+        ci_high: interval.high,
+        wins,
+        losses,
+        ties,
+        sign_test_p: sign_test(wins, losses),
+        // The exact test enumerates 2^clusters sign vectors: beyond its limit (single cases as
+        // clusters, say) it is not computed, and the JSON says null.
+        sign_flip_p: if contrasts.len() <= MAX_SIGN_FLIP_CLUSTERS {
+            sign_flip(&contrasts)?
+        } else {
+            f64::NAN
+        },
+        left_mean,
+        right_mean,
+        sentence: paired_sentence(
+            (left, left_mean),
+            (right, right_mean),
+            &named,
+            &interval,
+            (wins, losses, ties),
+            "cases",
+        ),
+    })
 }
 
 /// A number with its sign written out, as the sentences print differences: `+0.032`, `−0.027`

@@ -84,7 +84,7 @@ pub fn paired_table(rows: &[PairedComparison]) -> Table {
             Cell::text(&r.left),
             Cell::text(&r.right),
             Cell::count(r.k),
-            Cell::text(r.metric),
+            Cell::text(&r.metric),
             Cell::count(r.n),
             Cell::signed(r.mean, 3),
             Cell::signed(r.ci_low, 3),
@@ -93,7 +93,11 @@ pub fn paired_table(rows: &[PairedComparison]) -> Table {
             Cell::count(r.losses),
             Cell::count(r.ties),
             Cell::number(r.sign_test_p, 4),
-            Cell::number(r.sign_flip_p, 4),
+            if r.sign_flip_p.is_finite() {
+                Cell::number(r.sign_flip_p, 4)
+            } else {
+                Cell::missing()
+            },
         ]);
     }
     table

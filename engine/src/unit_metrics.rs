@@ -361,6 +361,49 @@ pub fn summarize_metrics(
     Ok(out)
 }
 
+/// Paired comparisons of arms on one metric over every case (left − right), clustered by
+/// `clustering`, each with its sentence; pairs share their draws.
+pub fn compare_metric_pairs(
+    study: &crate::study::Study,
+    pairs: &[(String, String)],
+    metric: Metric,
+    clustering: Clustering,
+    relevance: Relevance,
+    bootstrap: crate::stats::BootstrapConfig,
+) -> Result<Vec<crate::paired::PairedComparison>> {
+    let values = |name: &str| -> Result<Vec<Option<f64>>> {
+        let arm = study.arm(name)?;
+        study
+            .cases
+            .iter()
+            .enumerate()
+            .map(|(at, case)| case_value(arm, at, case, metric, relevance).map(Some))
+            .collect()
+    };
+    let cluster_of = |case: usize| match clustering {
+        Clustering::Repo => study.cases[case].repo.clone(),
+        Clustering::Case => study.cases[case].id.clone(),
+    };
+    let all: Vec<usize> = (0..study.cases.len()).collect();
+    let mut draws = None;
+    pairs
+        .iter()
+        .map(|(left, right)| {
+            let both = (values(left)?, values(right)?);
+            crate::paired::compare_values(
+                (left, right),
+                metric.k().unwrap_or(0),
+                &metric.name(),
+                &both,
+                &cluster_of,
+                &all,
+                bootstrap,
+                &mut draws,
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
