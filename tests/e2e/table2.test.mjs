@@ -69,5 +69,8 @@ test('Table 4 shows the paper’s paired interval and sign-flip p', { skip }, as
   assert.ok(row, JSON.stringify(table.list));
   assert.deepEqual([row.mean, row.ci_low, row.ci_high, row.wins, row.losses, row.ties, row.sign_flip_p],
     ['+0.113', '+0.053', '+0.168', '33', '15', '34', '0.0078']);
+  // The chosen pair (tree − fts5 at 8, the defaults) as a sentence resting on the same interval.
+  const sentence = await session.study.page.locator('[data-testid="paired-sentence"]').textContent();
+  assert.match(sentence, /^tree scores file_recall@8 0\.465 against 0\.352 for fts5 \(difference \+0\.113, 95% interval \+0\.053 to \+0\.168; better on 33 cases, worse on 15, same on 34\)\. The interval lies above zero/);
   await screenshot(session.study.page, 'paired');
 });

@@ -1,6 +1,7 @@
 //! Table 4: paired differences of two arms (left − right) with the repository-cluster bootstrap
 //! interval, wins/losses/ties, the exact sign test and the exact sign-flip test; below it, the
-//! paper's four prespecified pairs with the same settings.
+//! paper's four prespecified pairs with the same settings. The chosen comparison is also written
+//! as a sentence, its claim resting on the interval.
 
 use leptos::prelude::*;
 use routelens_engine::{
@@ -39,7 +40,7 @@ pub fn PairedView() -> impl IntoView {
                 &subset.indices(study),
                 bootstrap,
             )
-            .map(|row| paired_table(&[row]))
+            .map(|row| (paired_table(std::slice::from_ref(&row)), row.sentence))
         })
     });
     let prespecified = Memo::new(move |_| {
@@ -67,7 +68,11 @@ pub fn PairedView() -> impl IntoView {
         })
     });
     let result = move || match chosen.get() {
-        Some(Ok(table)) => view! { <TableView table testid="table-paired" /> }.into_any(),
+        Some(Ok((table, sentence))) => view! {
+            <TableView table testid="table-paired" />
+            <p data-testid="paired-sentence">{sentence}</p>
+        }
+        .into_any(),
         Some(Err(err)) => {
             view! { <p class="error" data-testid="paired-error">{err.to_string()}</p> }.into_any()
         }
