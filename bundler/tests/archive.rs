@@ -2,33 +2,13 @@
 //! file columns, the tree − FTS5 interval of Table 4 and the sign-flip p = 16/2048, read off the
 //! command line's JSON. The archive is read from `$ROUTELENS_FASTINDEX` or from
 //! `../shared/data/fastindex` beside the checkout; the test skips, saying so, only when it is absent.
-#![allow(clippy::print_stderr)] // A skipped test must say why on the test output.
+
+mod common;
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
-
-fn archive_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("ROUTELENS_FASTINDEX")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/fastindex")
-        });
-    if dir.join("paper/data/README.md").is_file() {
-        return Some(dir);
-    }
-    let reason = format!(
-        "the paper archive is not at {} (set ROUTELENS_FASTINDEX)",
-        dir.display()
-    );
-    // The test command and CI set ROUTELENS_REQUIRE_FIXTURES=1: a missing archive fails there.
-    if std::env::var_os("ROUTELENS_REQUIRE_FIXTURES").is_some_and(|value| value == "1") {
-        panic!("missing fixture: {reason}");
-    }
-    eprintln!("SKIPPED: {reason}");
-    None
-}
 
 fn score_json(dir: &PathBuf) -> Value {
     let output = Command::new(env!("CARGO_BIN_EXE_routelens"))
@@ -56,7 +36,9 @@ fn find<'a>(rows: &'a Value, fields: &[(&str, &str)], k: u64) -> &'a Value {
 
 #[test]
 fn reproduces_the_papers_numbers() {
-    let Some(dir) = archive_dir() else { return };
+    let Some(dir) = common::archive_dir() else {
+        return;
+    };
     let report = score_json(&dir);
     assert_eq!(report["cases"], 82);
 

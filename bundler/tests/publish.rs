@@ -4,7 +4,8 @@
 //! file and a missing one, each named; a damaged bundle refused before anything is written; a
 //! folder that is not a site never replaced; and the paper's archive published with only the
 //! files its loader reads.
-#![allow(clippy::print_stderr)] // A skipped test must say why on the test output.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -230,7 +231,7 @@ fn publishes_only_the_archive_files_the_loader_reads() {
     let Some(dist) = fake_dist(root.path()) else {
         return;
     };
-    let Some(archive) = archive_dir() else {
+    let Some(archive) = common::archive_dir() else {
         return;
     };
     let site = root.path().join("site");
@@ -260,26 +261,6 @@ fn publishes_only_the_archive_files_the_loader_reads() {
             std::fs::read(archive.join(name)).unwrap()
         );
     }
-}
-
-fn archive_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("ROUTELENS_FASTINDEX")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/fastindex")
-        });
-    if dir.join("paper/data/README.md").is_file() {
-        return Some(dir);
-    }
-    let reason = format!(
-        "the paper archive is not at {} (set ROUTELENS_FASTINDEX)",
-        dir.display()
-    );
-    if std::env::var_os("ROUTELENS_REQUIRE_FIXTURES").is_some_and(|value| value == "1") {
-        panic!("missing fixture: {reason}");
-    }
-    eprintln!("SKIPPED: {reason}");
-    None
 }
 
 /// Every file under `dir`, as `/`-separated paths relative to `root`, sorted.

@@ -4,36 +4,15 @@
 //! frame asked for, and the keys the report promises. The file is read from `$ROUTELENS_CODENIB`
 //! or `../shared/data/codenib` beside the checkout; the test skips, saying so, only when it is
 //! absent (and fails instead under ROUTELENS_REQUIRE_FIXTURES=1).
-#![allow(clippy::print_stderr)] // A skipped test must say why on the test output.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::Command;
 
 use serde_json::Value;
 
-fn cases_csv() -> Option<PathBuf> {
-    let dir = std::env::var_os("ROUTELENS_CODENIB")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/codenib")
-        });
-    let path = dir.join("jev_candidates_cases.csv");
-    if path.is_file() {
-        return Some(path);
-    }
-    let reason = format!(
-        "CodeNib's results are not at {} (set ROUTELENS_CODENIB)",
-        path.display()
-    );
-    if std::env::var_os("ROUTELENS_REQUIRE_FIXTURES").is_some_and(|value| value == "1") {
-        panic!("missing fixture: {reason}");
-    }
-    eprintln!("SKIPPED: {reason}");
-    None
-}
-
 fn score(args: &[&str]) -> Value {
-    let csv = cases_csv().expect("checked by the caller");
+    let csv = common::codenib_cases().expect("checked by the caller");
     let output = Command::new(env!("CARGO_BIN_EXE_routelens"))
         .arg("score")
         .arg(&csv)
@@ -51,7 +30,7 @@ fn score(args: &[&str]) -> Value {
 
 #[test]
 fn the_codenib_table_scores_as_the_article_reports() {
-    if cases_csv().is_none() {
+    if common::codenib_cases().is_none() {
         return;
     }
     let report = score(&["--resamples", "5000"]);
