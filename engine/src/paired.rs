@@ -213,11 +213,15 @@ pub fn compare_values(
     {
         *draws = Some(ClusterDraws::new(clusters.len(), bootstrap)?);
     }
-    let interval = cluster_bootstrap_with(&clusters, draws.as_ref().expect("drawn above"))?;
-    let deltas: Vec<f64> = clusters.iter().flatten().copied().collect();
-    let wins = deltas.iter().filter(|d| **d > 0.0).count();
-    let losses = deltas.iter().filter(|d| **d < 0.0).count();
-    let ties = deltas.len() - wins - losses;
+    let outcome = Outcome::of(&clusters, draws.as_ref().expect("drawn above"))?;
+    let Outcome {
+        interval,
+        wins,
+        losses,
+        ties,
+        n: compared,
+        sign_test_p,
+    } = outcome;
     let contrasts: Vec<f64> = clusters
         .iter()
         .map(|c| c.iter().sum::<f64>() / c.len() as f64)
@@ -235,7 +239,7 @@ pub fn compare_values(
         k,
         metric: metric.to_string(),
         frame: "rankings".into(),
-        n: deltas.len(),
+        n: compared,
         repos: clusters.len(),
         mean: interval.mean,
         ci_low: interval.low,
@@ -243,7 +247,7 @@ pub fn compare_values(
         wins,
         losses,
         ties,
-        sign_test_p: sign_test(wins, losses),
+        sign_test_p,
         // The exact test enumerates 2^clusters sign vectors: beyond its limit (single cases as
         // clusters, say) it is not computed, and the JSON says null.
         sign_flip_p: if contrasts.len() <= MAX_SIGN_FLIP_CLUSTERS {
@@ -253,15 +257,63 @@ pub fn compare_values(
         },
         left_mean,
         right_mean,
-        sentence: paired_sentence(
-            (left, left_mean),
-            (right, right_mean),
-            &named,
-            &interval,
-            (wins, losses, ties),
-            "cases",
-        ),
+        sentence: outcome.sentence((left, left_mean), (right, right_mean), &named, "cases"),
     })
+}
+
+/// Left − right differences, grouped by cluster, through the bootstrap and the sign test: what
+/// every paired comparison (of rankings or of score-table columns) reports.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outcome {
+    /// The mean difference with its interval.
+    pub interval: crate::stats::Interval,
+    /// Cases where left is higher.
+    pub wins: usize,
+    /// Cases where right is higher.
+    pub losses: usize,
+    /// Cases where they are equal.
+    pub ties: usize,
+    /// Cases compared.
+    pub n: usize,
+    /// Exact two-sided sign test over the cases that differ.
+    pub sign_test_p: f64,
+}
+
+impl Outcome {
+    /// The outcome of the differences in `clusters` (clusters in the draws' order).
+    pub fn of(clusters: &[Vec<f64>], draws: &ClusterDraws) -> Result<Outcome> {
+        let interval = cluster_bootstrap_with(clusters, draws)?;
+        let deltas = clusters.iter().flatten();
+        let wins = deltas.clone().filter(|d| **d > 0.0).count();
+        let losses = deltas.clone().filter(|d| **d < 0.0).count();
+        let n = deltas.count();
+        Ok(Outcome {
+            interval,
+            wins,
+            losses,
+            ties: n - wins - losses,
+            n,
+            sign_test_p: sign_test(wins, losses),
+        })
+    }
+
+    /// The outcome in words ([`paired_sentence`]).
+    pub fn sentence(
+        &self,
+        left: (&str, f64),
+        right: (&str, f64),
+        metric: &str,
+        cases_are: &str,
+    ) -> String {
+        paired_sentence(
+            left,
+            right,
+            metric,
+            &self.interval,
+            (self.wins, self.losses, self.ties),
+            cases_are,
+        )
+    }
 }
 
 /// A number with its sign written out, as the sentences print differences: `+0.032`, `−0.027`

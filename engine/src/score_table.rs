@@ -36,8 +36,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::paired::paired_sentence;
-use crate::stats::{cluster_bootstrap_with, sign_test, BootstrapConfig, ClusterDraws};
+use crate::paired::Outcome;
+use crate::stats::{cluster_bootstrap_with, BootstrapConfig, ClusterDraws};
 use crate::table::{Cell, Table};
 
 /// The arm of a column that measures the case rather than an arm.
@@ -515,18 +515,13 @@ impl ScoreTable {
             self.column(frame, right, metric)?,
         );
         let deltas: Vec<f64> = l.values.iter().zip(&r.values).map(|(a, b)| a - b).collect();
-        let interval = cluster_bootstrap_with(&self.by_cluster(&deltas), draws)?;
-        let wins = deltas.iter().filter(|d| **d > 0.0).count();
-        let losses = deltas.iter().filter(|d| **d < 0.0).count();
-        let ties = deltas.len() - wins - losses;
+        let outcome = Outcome::of(&self.by_cluster(&deltas), draws)?;
         let mean_of = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;
         let (left_mean, right_mean) = (mean_of(&l.values), mean_of(&r.values));
-        let sentence = paired_sentence(
+        let sentence = outcome.sentence(
             (left, left_mean),
             (right, right_mean),
             metric,
-            &interval,
-            (wins, losses, ties),
             &self.mapping.cases_are,
         );
         Ok(ScorePair {
@@ -538,13 +533,13 @@ impl ScoreTable {
             clusters: self.cluster_count(),
             left_mean,
             right_mean,
-            mean: interval.mean,
-            ci_low: interval.low,
-            ci_high: interval.high,
-            wins,
-            losses,
-            ties,
-            sign_test_p: sign_test(wins, losses),
+            mean: outcome.interval.mean,
+            ci_low: outcome.interval.low,
+            ci_high: outcome.interval.high,
+            wins: outcome.wins,
+            losses: outcome.losses,
+            ties: outcome.ties,
+            sign_test_p: outcome.sign_test_p,
             sentence,
         })
     }
