@@ -549,6 +549,11 @@ pub struct ScoreArgs {
     #[arg(long, value_enum, default_value_t = RelevanceArg::File)]
     pub relevance: RelevanceArg,
 
+    /// Score only the first N units of every ranking, 1 to 1,000 (default: all of them). Fusions
+    /// fuse the cut rankings.
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+
     /// A score table only: how its columns read, a JSON mapping file or `codenib` (default:
     /// CodeNib's, when the table has its instance_id and repo columns).
     #[arg(long, value_name = "FILE|codenib")]

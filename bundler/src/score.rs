@@ -21,7 +21,10 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
     if crate::score_table::is_score_table(&args.study) {
         return crate::score_table::run(args, out);
     }
-    let study = load_study(&args.study, args.qrels.as_deref())?;
+    let mut study = load_study(&args.study, args.qrels.as_deref())?;
+    if let Some(depth) = args.depth {
+        study.cut_to_depth(depth)?;
+    }
     let config = config(&study, args);
     let (study, mut report) = score(&study, &config)?;
     let metrics = metric_summaries(&study, args, config.bootstrap)?;
@@ -114,12 +117,17 @@ fn metric_pairs(
     pairs: &[(String, String)],
     bootstrap: BootstrapConfig,
 ) -> Result<Vec<PairedComparison>, Failure> {
-    let (clustering, relevance) = settings(args);
+    let all: Vec<usize> = (0..study.cases.len()).collect();
     let mut out = Vec::new();
     for name in &args.metrics {
         let metric = Metric::parse(name)?;
         out.extend(compare_metric_pairs(
-            study, pairs, metric, clustering, relevance, bootstrap,
+            study,
+            pairs,
+            metric,
+            settings(args),
+            &all,
+            bootstrap,
         )?);
     }
     Ok(out)
@@ -244,6 +252,7 @@ fn sign_flip_table(rows: &[PairedComparison]) -> Table {
             Cell {
                 text: row.sign_flip_p.to_string(),
                 value: Some(row.sign_flip_p),
+                interval: None,
             },
         ]);
     }

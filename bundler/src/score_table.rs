@@ -36,6 +36,12 @@ pub fn is_score_table(path: &Path) -> bool {
 
 /// Scores the table at `args.study` and writes the report.
 pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    if args.depth.is_some() {
+        return Err(Failure::Usage(format!(
+            "{}: --depth cuts rankings, and a score table holds values, not rankings",
+            args.study.display()
+        )));
+    }
     let text = read_text(&args.study)?;
     let file = args.study.display().to_string();
     let mapping = mapping(args, &text)?;

@@ -189,6 +189,7 @@ fn score_cell(score: f64) -> Cell {
         Cell {
             text: format!("{score:.2e}"),
             value: Some(score),
+            interval: None,
         }
     } else {
         Cell::number(score, 4)

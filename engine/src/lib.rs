@@ -43,6 +43,7 @@ pub mod issue_text;
 pub mod lexical;
 pub mod linescore;
 pub mod live_session;
+pub mod metric_tables;
 pub mod metrics;
 pub mod pack;
 pub mod paired;

@@ -258,6 +258,33 @@ impl Study {
         }
     }
 
+    /// Cuts every arm's rankings to their first `depth` units (1 to
+    /// [`crate::unit_metrics::MAX_METRIC_K`]); an arm of spans keeps the files of its first
+    /// `depth` units as its file ranking.
+    pub fn cut_to_depth(&mut self, depth: usize) -> Result<()> {
+        let most = crate::unit_metrics::MAX_METRIC_K;
+        if !(1..=most).contains(&depth) {
+            return Err(Error::setting("depth", depth, "1 to 1,000"));
+        }
+        for arm in &mut self.arms {
+            if arm.units.is_empty() {
+                for ranking in &mut arm.rankings {
+                    ranking.truncate(depth);
+                }
+            } else {
+                let units: Vec<Vec<GoldSpan>> = arm
+                    .units
+                    .iter()
+                    .map(|ranked| ranked.iter().take(depth).cloned().collect())
+                    .collect();
+                let cut = Arm::of_units(&arm.name, &arm.label, arm.origin.clone(), units);
+                arm.units = cut.units;
+                arm.rankings = cut.rankings;
+            }
+        }
+        Ok(())
+    }
+
     /// Adds an arm after checking it has a ranking slot per case and no duplicate paths; an arm
     /// with the same name is replaced.
     pub fn add_arm(&mut self, arm: Arm) -> Result<usize> {
@@ -299,4 +326,51 @@ pub fn check_unique_paths(paths: &[String], file: &str, field: &str) -> Result<(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(path: &str, start: u32, end: u32) -> GoldSpan {
+        GoldSpan {
+            path: path.into(),
+            start_line: start,
+            end_line: end,
+        }
+    }
+
+    #[test]
+    fn cutting_to_depth_keeps_the_first_units_and_their_files() {
+        let case = Case::from_spans("a".into(), "r".into(), vec![span("a.rs", 1, 2)]);
+        let spans = Arm::of_units(
+            "s",
+            "s",
+            ArmOrigin::Archived,
+            vec![vec![
+                span("a.rs", 1, 5),
+                span("a.rs", 9, 12),
+                span("b.rs", 1, 3),
+            ]],
+        );
+        let files = Arm::new(
+            "f",
+            "f",
+            ArmOrigin::Archived,
+            vec![vec!["x".into(), "y".into(), "z".into()]],
+        );
+        let mut study = Study {
+            title: "t".into(),
+            cases: vec![case],
+            arms: vec![spans, files],
+            policy: None,
+        };
+        study.cut_to_depth(2).unwrap();
+        assert_eq!(study.arms[0].units[0].len(), 2);
+        assert_eq!(study.arms[0].rankings[0], ["a.rs"]);
+        assert_eq!(study.arms[1].rankings[0], ["x", "y"]);
+        let err = study.cut_to_depth(0).unwrap_err().to_string();
+        assert!(err.contains("depth") && err.contains("1 to 1,000"), "{err}");
+        assert!(study.cut_to_depth(1_001).is_err());
+    }
 }

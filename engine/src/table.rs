@@ -8,6 +8,10 @@ pub struct Cell {
     pub text: String,
     /// The exact value, written to CSV in full.
     pub value: Option<f64>,
+    /// The value's 95% interval (low, high), when it is an estimate; CSV gives it two columns
+    /// of its own after the value's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<(f64, f64)>,
 }
 
 impl Cell {
@@ -16,6 +20,7 @@ impl Cell {
         Cell {
             text: text.into(),
             value: None,
+            interval: None,
         }
     }
 
@@ -24,6 +29,7 @@ impl Cell {
         Cell {
             text: format!("{:.decimals$}", half_away(value, decimals)),
             value: Some(value),
+            interval: None,
         }
     }
 
@@ -32,6 +38,7 @@ impl Cell {
         Cell {
             text: format!("{:+.decimals$}", half_away(value, decimals)),
             value: Some(value),
+            interval: None,
         }
     }
 
@@ -40,6 +47,17 @@ impl Cell {
         Cell {
             text: value.to_string(),
             value: Some(value as f64),
+            interval: None,
+        }
+    }
+
+    /// An estimate with its 95% interval, shown as `0.465 [0.398, 0.532]`.
+    pub fn estimate(mean: f64, low: f64, high: f64, decimals: usize) -> Self {
+        let shown = |v: f64| format!("{:.decimals$}", half_away(v, decimals));
+        Cell {
+            text: format!("{} [{}, {}]", shown(mean), shown(low), shown(high)),
+            value: Some(mean),
+            interval: Some((low, high)),
         }
     }
 
@@ -70,22 +88,45 @@ impl Table {
         }
     }
 
-    /// The table as CSV (RFC 4180): numbers at full precision, text as shown.
+    /// The table as CSV (RFC 4180): numbers at full precision, text as shown. A column with
+    /// intervals is followed by its `… 95% low` and `… 95% high` columns.
     pub fn to_csv(&self) -> String {
         let mut writer = csv::Writer::from_writer(Vec::new());
         // Writing to a Vec cannot fail; a failure here would be a bug in the csv crate.
         let write = |writer: &mut csv::Writer<Vec<u8>>, record: Vec<String>| {
             writer.write_record(record).expect("writing CSV to memory")
         };
-        write(&mut writer, self.headers.clone());
+        let estimated: Vec<bool> = (0..self.headers.len())
+            .map(|at| {
+                self.rows
+                    .iter()
+                    .any(|row| row.get(at).is_some_and(|c| c.interval.is_some()))
+            })
+            .collect();
+        let mut headers = Vec::new();
+        for (header, &estimate) in self.headers.iter().zip(&estimated) {
+            headers.push(header.clone());
+            if estimate {
+                headers.extend([format!("{header} 95% low"), format!("{header} 95% high")]);
+            }
+        }
+        write(&mut writer, headers);
         for row in &self.rows {
-            let record = row
-                .iter()
-                .map(|cell| {
+            let mut record = Vec::new();
+            for (cell, &estimate) in row.iter().zip(&estimated) {
+                record.push(
                     cell.value
-                        .map_or_else(|| cell.text.clone(), |v| v.to_string())
-                })
-                .collect();
+                        .map_or_else(|| cell.text.clone(), |v| v.to_string()),
+                );
+                if estimate {
+                    let (low, high) = cell
+                        .interval
+                        .map_or((String::new(), String::new()), |(l, h)| {
+                            (l.to_string(), h.to_string())
+                        });
+                    record.extend([low, high]);
+                }
+            }
             write(&mut writer, record);
         }
         String::from_utf8(writer.into_inner().expect("flushing CSV to memory"))
@@ -154,5 +195,19 @@ mod tests {
             "arm,File@8\n\"tree, wide\",0.3333333333333333\n"
         );
         assert_eq!(table.csv_file_name(), "table-2-file-recall.csv");
+    }
+
+    #[test]
+    fn an_estimate_shows_its_interval_and_csv_gives_it_two_columns() {
+        let mut table = Table::new("metrics", &["arm", "mrr"]);
+        table
+            .rows
+            .push(vec![Cell::text("tree"), Cell::estimate(0.5, 0.25, 0.75, 3)]);
+        table.rows.push(vec![Cell::text("rg"), Cell::missing()]);
+        assert_eq!(table.rows[0][1].text, "0.500 [0.250, 0.750]");
+        assert_eq!(
+            table.to_csv(),
+            "arm,mrr,mrr 95% low,mrr 95% high\ntree,0.5,0.25,0.75\nrg,–,,\n"
+        );
     }
 }

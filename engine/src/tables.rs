@@ -37,14 +37,17 @@ pub fn file_recall_table(study: &Study, ks: &[usize]) -> Table {
                     Cell {
                         text: format!("{}/{}", s.full, s.n),
                         value: Some(s.full as f64),
+                        interval: None,
                     },
                     Cell {
                         text: format!("{}/{}", s.feasible(), s.n),
                         value: Some(s.feasible() as f64),
+                        interval: None,
                     },
                     Cell {
                         text: format!("{:.3} ({}/{})", s.micro_recall, s.found, s.gold),
                         value: Some(s.micro_recall),
+                        interval: None,
                     },
                     Cell::number(s.precision, 3),
                 ]);
@@ -228,11 +231,13 @@ pub fn archived_lines_table(study: &Study, ks: &[usize]) -> Table {
                 Cell {
                     text: format!("{complete_all}/{n_all}"),
                     value: Some(complete_all as f64),
+                    interval: None,
                 },
                 Cell::number(mean_aligned, 3),
                 Cell {
                     text: format!("{complete_aligned}/{n_aligned}"),
                     value: Some(complete_aligned as f64),
+                    interval: None,
                 },
                 if tokens.is_empty() {
                     Cell::missing()
@@ -356,6 +361,7 @@ pub fn case_gold_table(study: &Study, case: usize, k: usize) -> Table {
                 Some(rank) => Cell {
                     text: format!("({})", rank + 1),
                     value: Some((rank + 1) as f64),
+                    interval: None,
                 },
                 None => Cell::missing(),
             }

@@ -361,14 +361,14 @@ pub fn summarize_metrics(
     Ok(out)
 }
 
-/// Paired comparisons of arms on one metric over every case (left − right), clustered by
-/// `clustering`, each with its sentence; pairs share their draws.
+/// Paired comparisons of arms on one metric over the cases of `subset` (left − right),
+/// clustered by `clustering`, each with its sentence; pairs share their draws.
 pub fn compare_metric_pairs(
     study: &crate::study::Study,
     pairs: &[(String, String)],
     metric: Metric,
-    clustering: Clustering,
-    relevance: Relevance,
+    (clustering, relevance): (Clustering, Relevance),
+    subset: &[usize],
     bootstrap: crate::stats::BootstrapConfig,
 ) -> Result<Vec<crate::paired::PairedComparison>> {
     let values = |name: &str| -> Result<Vec<Option<f64>>> {
@@ -384,7 +384,6 @@ pub fn compare_metric_pairs(
         Clustering::Repo => study.cases[case].repo.clone(),
         Clustering::Case => study.cases[case].id.clone(),
     };
-    let all: Vec<usize> = (0..study.cases.len()).collect();
     let mut draws = None;
     pairs
         .iter()
@@ -396,7 +395,7 @@ pub fn compare_metric_pairs(
                 &metric.name(),
                 &both,
                 &cluster_of,
-                &all,
+                subset,
                 bootstrap,
                 &mut draws,
             )

@@ -110,6 +110,7 @@ fn recomputed_row(
                     got.len()
                 ),
                 value: Some(got.iter().filter(|v| v.complete_lines).count() as f64),
+                interval: None,
             },
         ),
         None => (Cell::missing(), Cell::missing()),
@@ -126,6 +127,7 @@ fn recomputed_row(
         Cell {
             text: format!("{complete}/{n}"),
             value: Some(complete as f64),
+            interval: None,
         },
         if n == 0 {
             Cell::missing()
