@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Checks the first-load budget of a built app (issue 14): the wasm that `index.html` loads at
 start, gzipped at level 9, must be at most 1,000,000 bytes, and must not be the live worker
-(which the page starts on its first live call). Prints both modules' sizes.
+(which the page starts on its first live call). Prints both modules' sizes. Also checks that every
+integrity hash in `index.html` matches the file it names.
 
 Usage: python3 scripts/first-load.py [dist-folder]   (default: dist; exits 1 over budget)
 """
+import base64
 import gzip
+import hashlib
 import pathlib
 import re
 import sys
@@ -40,6 +43,16 @@ for path in sorted(dist.glob(f"{WORKER}*.wasm")):
     raw = path.read_bytes()
     print(f"on first live call: {path.name}: {len(raw):,} bytes, {len(gzip.compress(raw, 9)):,} gzip")
 print(f"first load total: {total:,} bytes gzip of wasm (budget {BUDGET:,})")
+# Every integrity hash in index.html must describe the file served (the name section is cut out
+# after Trunk hashed the module: scripts/strip-wasm-names.py rewrites its hash).
+for href, digest in re.findall(r'href="\./([^"]+)"[^>]*?integrity="sha384-([^"]+)"', html):
+    try:
+        served = base64.b64encode(hashlib.sha384((dist / href).read_bytes()).digest()).decode()
+    except OSError as error:
+        problems.append(f"{html_path} names {href}, which cannot be read: {error}")
+        continue
+    if served != digest:
+        problems.append(f"{html_path}: the integrity hash of {href} does not match the file")
 if total > BUDGET:
     problems.append(f"the first load is {total:,} bytes gzip of wasm, over the {BUDGET:,} budget")
 if problems:

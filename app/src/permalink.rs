@@ -16,14 +16,18 @@
 //! the Route view's `strategy=tree|flat`, `decider=offline|http|proxy|replay`, `base=<URL>`,
 //! `model=jev-1.13.0`, `max_files=16`, `max_calls=32` (written only when not the default); a score
 //! table's `frame=<name>`, `smetric=<metric>`, `cluster=repo|case` and
-//! `spairs=<left>:<right>;…` (written only when set). The API key is never in the link.
+//! `spairs=<left>:<right>;…` (written only when set); `cluster` also holds for a study of
+//! rankings, which adds `metrics=<name>,…`, `relevance=file|span` and `vmetric=<name>` (the
+//! single-metric views' metric), written only when set. The API key is never in the link.
 //!
 //! Arm names never contain spaces or `+` except as the fusion separator, so `+` is read literally
 //! here (not as a space, as form encoding would), which keeps `fuse=tree+fts5` readable.
 
 use routelens_engine::{BootstrapConfig, PairedMetric, RrfConfig, Study, Subset};
 
+use routelens_engine::metric_tables::relevance_name;
 use routelens_engine::route::Strategy;
+use routelens_engine::unit_metrics::{Metric, Relevance};
 
 use crate::state::{ClusterBy, DeciderKind, RouteSetup, Settings, StudyRef, View};
 
@@ -126,6 +130,15 @@ pub fn to_query(settings: &Settings) -> String {
             .map(|(left, right)| format!("{left}:{right}"))
             .collect();
         pairs.push(("spairs", written.join(";")));
+    }
+    if !settings.metrics.is_empty() {
+        pairs.push(("metrics", settings.metrics.join(",")));
+    }
+    if let Some(relevance) = settings.relevance {
+        pairs.push(("relevance", relevance_name(relevance).into()));
+    }
+    if let Some(metric) = &settings.view_metric {
+        pairs.push(("vmetric", metric.clone()));
     }
     pairs.push(("left", settings.left.clone()));
     pairs.push(("right", settings.right.clone()));
@@ -308,6 +321,23 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
                     None => refuse("expected LEFT:RIGHT pairs separated by ;".into()),
                 }
             }
+            "metrics" => match list(&value)
+                .iter()
+                .map(|name| Metric::parse(name).map(|m| m.name()))
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(names) => settings.metrics = names,
+                Err(err) => refuse(err.to_string()),
+            },
+            "vmetric" => match Metric::parse(&value) {
+                Ok(metric) => settings.view_metric = Some(metric.name()),
+                Err(err) => refuse(err.to_string()),
+            },
+            "relevance" => match value.as_str() {
+                "file" => settings.relevance = Some(Relevance::File),
+                "span" => settings.relevance = Some(Relevance::Span),
+                _ => refuse("expected file or span".into()),
+            },
             "left" if !value.is_empty() => settings.left = value.clone(),
             "right" if !value.is_empty() => settings.right = value.clone(),
             "metric" => match value.as_str() {
@@ -433,6 +463,9 @@ mod tests {
             score_metric: Some("mrr".into()),
             score_cluster: ClusterBy::Case,
             score_pairs: vec![("a".into(), "b".into())],
+            metrics: vec!["mrr".into(), "span_recall@5".into()],
+            relevance: Some(Relevance::Span),
+            view_metric: Some("ndcg@10".into()),
         };
         let query = to_query(&settings);
         assert!(query.contains("fuse=tree+fts5,rg+fts5+basename"), "{query}");
@@ -454,6 +487,18 @@ mod tests {
         assert_eq!(settings.study, StudyRef::Pinned);
         assert_eq!(notices.len(), 4, "{notices:?}");
         assert!(notices[0].contains("k = 99 is out of range"), "{notices:?}");
+    }
+
+    #[test]
+    fn metric_names_are_read_as_plain_names_and_bad_ones_refused() {
+        let (settings, notices) = from_query("?metrics=RR,Success@5&vmetric=nDCG@10&relevance=x");
+        assert_eq!(settings.metrics, ["mrr", "hit@5"]);
+        assert_eq!(settings.view_metric.as_deref(), Some("ndcg@10"));
+        assert_eq!(settings.relevance, None);
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        let (settings, notices) = from_query("?metrics=mrr,bogus@3");
+        assert!(settings.metrics.is_empty());
+        assert!(notices[0].contains("bogus@3"), "{notices:?}");
     }
 
     #[test]

@@ -12,11 +12,13 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use reactive_stores::Store;
+use routelens_engine::metric_tables::{self, MetricSetup};
 use routelens_engine::route::{RouteSettings, Strategy};
 use routelens_engine::score_table::ScoreTable;
+use routelens_engine::unit_metrics::{Clustering, Metric, Relevance};
 use routelens_engine::{
-    add_fusion, stats::DEFAULT_RESAMPLES, stats::DEFAULT_SEED, PairedMetric, RrfConfig, Study,
-    Subset,
+    add_fusion, stats::DEFAULT_RESAMPLES, stats::DEFAULT_SEED, BootstrapConfig, PairedMetric,
+    RrfConfig, Study, Subset,
 };
 
 use crate::api::StudiesList;
@@ -271,10 +273,19 @@ pub struct Settings {
     pub score_frame: Option<String>,
     /// A score table's metric (default its mapping's headline metric, else its first).
     pub score_metric: Option<String>,
-    /// What a score table's bootstrap resamples (default whole clusters, repositories).
+    /// What every interval resamples, in a score table and in a study of rankings (default
+    /// whole clusters: repositories).
     pub score_cluster: ClusterBy,
     /// A score table's comparisons, left − right (default empty, meaning its mapping's).
     pub score_pairs: Vec<(String, String)>,
+    /// The metrics of the metric table beside Table 2, by name (default empty: the engine's
+    /// `metric_tables::default_metrics` for the study).
+    pub metrics: Vec<String>,
+    /// When a ranked unit is relevant (default none: by span for a span study, else by file).
+    pub relevance: Option<Relevance>,
+    /// The one metric of the per-repository, subgroup, paired and per-case views' interval
+    /// tables (default none: file recall at k, the paper's).
+    pub view_metric: Option<String>,
 }
 
 /// What a score table's bootstrap resamples.
@@ -320,6 +331,9 @@ impl Default for Settings {
             score_metric: None,
             score_cluster: ClusterBy::Repo,
             score_pairs: Vec::new(),
+            metrics: Vec::new(),
+            relevance: None,
+            view_metric: None,
         }
     }
 }
@@ -455,6 +469,44 @@ impl AppState {
     /// The current study's arm names (tracked); empty when none is loaded.
     pub fn arm_names(&self) -> Vec<String> {
         self.with_study(Study::arm_names).unwrap_or_default()
+    }
+
+    /// The metrics of the metric table (tracked): the reader's, else the study's defaults. The
+    /// names in the settings were checked when they were set.
+    pub fn metrics(&self, study: &Study) -> Vec<Metric> {
+        let names = self.settings.metrics().get();
+        if names.is_empty() {
+            return metric_tables::default_metrics(study);
+        }
+        names.iter().filter_map(|n| Metric::parse(n).ok()).collect()
+    }
+
+    /// The metric of the single-metric views (tracked): the reader's, else file recall at k.
+    pub fn view_metric(&self) -> Metric {
+        self.settings
+            .view_metric()
+            .get()
+            .and_then(|name| Metric::parse(&name).ok())
+            .unwrap_or_else(|| Metric::FileRecall(self.settings.k().get()))
+    }
+
+    /// Relevance, clustering and bootstrap of the metric tables (tracked).
+    pub fn metric_setup(&self, study: &Study) -> MetricSetup {
+        let s = self.settings;
+        MetricSetup {
+            relevance: s
+                .relevance()
+                .get()
+                .unwrap_or_else(|| metric_tables::default_relevance(study)),
+            clustering: match s.score_cluster().get() {
+                ClusterBy::Repo => Clustering::Repo,
+                ClusterBy::Case => Clustering::Case,
+            },
+            bootstrap: BootstrapConfig {
+                resamples: s.resamples().get(),
+                seed: s.seed().get(),
+            },
+        }
     }
 
     /// The indices of the arms chosen for the per-repository and subgroup tables (all when none

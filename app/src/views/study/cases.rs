@@ -1,13 +1,18 @@
 //! The per-issue drill-down: a case list, and for the selected case its repository, base commit,
 //! query hash, gold files and spans, which arm ranked which gold file where, every arm's ranked
-//! list side by side, and the archived per-case measurements. Issue texts are not archived; the
+//! list side by side, the archived per-case measurements, every arm's value of each metric of the
+//! metric list, and for an arm of spans its ranked units as line ranges with the gold spans they
+//! hit and the units CodeNib's deduplication drops. Issue texts are not archived; the
 //! reader may load them from a file, and a text is shown only if it hashes to the archived value.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::{
-    check_issue_texts, first_gold_rank, parse_issue_texts, score_ranking,
+    check_issue_texts, first_gold_rank,
+    metric_tables::{case_metric_table, case_units_table},
+    parse_issue_texts, score_ranking,
     tables::{case_gold_table, case_measurements_table},
+    unit_metrics::{Metric, Relevance},
     Study,
 };
 
@@ -60,7 +65,10 @@ pub fn CasesView() -> impl IntoView {
         let k = s.k().get();
         let texts = state.issue_texts.get();
         state.with_study(|study| match study.case_index(&id) {
-            Some(case) => case_detail(study, case, k, texts.get(&id).cloned()).into_any(),
+            Some(case) => {
+                let scoring = (state.metrics(study), state.metric_setup(study).relevance);
+                case_detail(study, case, k, texts.get(&id).cloned(), scoring).into_any()
+            }
             None => view! {
                 <p class="error" data-testid="case-detail">
                     {format!("Issue {id:?} is not in this study.")}
@@ -171,8 +179,29 @@ fn IssueTextLoader() -> impl IntoView {
 }
 
 /// Everything about one case.
-fn case_detail(study: &Study, case: usize, k: usize, text: Option<String>) -> impl IntoView {
+fn case_detail(
+    study: &Study,
+    case: usize,
+    k: usize,
+    text: Option<String>,
+    (metrics, relevance): (Vec<Metric>, Relevance),
+) -> impl IntoView {
     let c = &study.cases[case];
+    let metric_values = match case_metric_table(study, case, &metrics, relevance) {
+        Ok(table) => view! { <TableView table testid="table-case-metrics" /> }.into_any(),
+        Err(err) => view! { <p class="error">{err.to_string()}</p> }.into_any(),
+    };
+    let units = (0..study.arms.len())
+        .filter(|&arm| !study.arms[arm].units.is_empty())
+        .map(|arm| {
+            let table = case_units_table(study, case, arm);
+            view! {
+                <div class="case-units" data-arm=study.arms[arm].name.clone()>
+                    <TableView table testid="table-case-units" />
+                </div>
+            }
+        })
+        .collect_view();
     let spans = c
         .gold_spans
         .iter()
@@ -250,6 +279,8 @@ fn case_detail(study: &Study, case: usize, k: usize, text: Option<String>) -> im
             <h4>{format!("Each arm's first {k} paths (✓ gold)")}</h4>
             <div class="rankings" data-testid="case-rankings">{columns}</div>
             <TableView table=case_measurements_table(study, case) testid="table-case-measurements" />
+            {metric_values}
+            {units}
         </div>
     }
 }

@@ -1,16 +1,49 @@
 //! Table 4: paired differences of two arms (left − right) with the repository-cluster bootstrap
 //! interval, wins/losses/ties, the exact sign test and the exact sign-flip test; below it, the
-//! paper's four prespecified pairs with the same settings. The chosen comparison is also written
-//! as a sentence, its claim resting on the interval.
+//! paper's four prespecified pairs with the same settings, and every comparison as a forest
+//! plot. The chosen comparison is also written as a sentence, its claim resting on the interval.
+//! Besides the paper's file recall and archived line recall, any metric can be compared, under
+//! the chosen relevance and clustering.
 
 use leptos::prelude::*;
 use routelens_engine::{
-    compare, report::PRESPECIFIED_PAIRS, tables::paired_table, BootstrapConfig, PairedMetric,
-    Subset,
+    compare, report::PRESPECIFIED_PAIRS, tables::paired_table, unit_metrics::compare_metric_pairs,
+    unit_metrics::Metric, BootstrapConfig, PairedComparison, PairedMetric, Study, Subset,
 };
 
-use crate::components::{ArmSelect, KSelect, NumberInput, TableView};
+use crate::components::{
+    ArmSelect, ClusterSelect, ForestPlot, ForestRow, KSelect, NumberInput, RelevanceSelect,
+    TableView,
+};
 use crate::state::{AppState, SettingsStoreFields};
+
+/// Compares one pair: on the paper's metrics as the paper did (repository clusters), or on a
+/// chosen metric under the reader's relevance and clustering.
+fn compare_one(
+    state: AppState,
+    study: &Study,
+    (left, right): (&str, &str),
+    chosen: Option<Metric>,
+    subset: &[usize],
+    (k, metric, bootstrap): (usize, PairedMetric, BootstrapConfig),
+) -> routelens_engine::Result<PairedComparison> {
+    match chosen {
+        None => compare(study, left, right, k, metric, subset, bootstrap),
+        Some(unit) => {
+            let setup = state.metric_setup(study);
+            let pair = [(left.to_string(), right.to_string())];
+            compare_metric_pairs(
+                study,
+                &pair,
+                unit,
+                (setup.clustering, setup.relevance),
+                subset,
+                bootstrap,
+            )
+            .map(|mut rows| rows.swap_remove(0))
+        }
+    }
+}
 
 /// The paired-comparison view.
 #[component]
@@ -21,6 +54,12 @@ pub fn PairedView() -> impl IntoView {
         resamples: s.resamples().get(),
         seed: s.seed().get(),
     };
+    // A metric of the metric list, when the reader chose one instead of the paper's.
+    let unit_metric = move || {
+        s.view_metric()
+            .get()
+            .and_then(|name| Metric::parse(&name).ok())
+    };
     let chosen = Memo::new(move |_| {
         let (left, right, k, metric, subset) = (
             s.left().get(),
@@ -29,48 +68,57 @@ pub fn PairedView() -> impl IntoView {
             s.metric().get(),
             s.subset().get(),
         );
-        let bootstrap = bootstrap();
+        let (bootstrap, unit) = (bootstrap(), unit_metric());
         state.with_study(|study| {
-            compare(
+            compare_one(
+                state,
                 study,
-                &left,
-                &right,
-                k,
-                metric,
+                (&left, &right),
+                unit,
                 &subset.indices(study),
-                bootstrap,
+                (k, metric, bootstrap),
             )
-            .map(|row| (paired_table(std::slice::from_ref(&row)), row.sentence))
         })
     });
     let prespecified = Memo::new(move |_| {
-        let (k, bootstrap) = (s.k().get(), bootstrap());
+        let (k, bootstrap, unit) = (s.k().get(), bootstrap(), unit_metric());
         state.with_study(|study| {
             let all = Subset::All.indices(study);
             let (mut rows, mut errors) = (Vec::new(), Vec::new());
             for (left, right) in PRESPECIFIED_PAIRS {
-                match compare(
-                    study,
-                    left,
-                    right,
-                    k,
-                    PairedMetric::FileRecall,
-                    &all,
-                    bootstrap,
-                ) {
+                let settings = (k, PairedMetric::FileRecall, bootstrap);
+                match compare_one(state, study, (left, right), unit, &all, settings) {
                     Ok(row) => rows.push(row),
                     Err(err) => errors.push(format!("{left} vs {right}: {err}")),
                 }
             }
             let mut table = paired_table(&rows);
-            table.title = format!("Table 4: prespecified pairs at {k} (file recall, all issues)");
-            (table, errors)
+            table.title = match unit {
+                None => format!("Table 4: prespecified pairs at {k} (file recall, all issues)"),
+                Some(metric) => format!("Prespecified pairs ({}, all issues)", metric.name()),
+            };
+            (table, rows, errors)
         })
     });
+    let forest = move || {
+        let mut rows: Vec<ForestRow> = Vec::new();
+        if let Some(Ok(row)) = chosen.get() {
+            rows.push(ForestRow::from(&row));
+        }
+        if let Some((_, pairs, _)) = prespecified.get() {
+            for pair in &pairs {
+                let row = ForestRow::from(pair);
+                if !rows.iter().any(|r| r.label == row.label) {
+                    rows.push(row);
+                }
+            }
+        }
+        view! { <ForestPlot pairs=rows /> }
+    };
     let result = move || match chosen.get() {
-        Some(Ok((table, sentence))) => view! {
-            <TableView table testid="table-paired" />
-            <p data-testid="paired-sentence">{sentence}</p>
+        Some(Ok(row)) => view! {
+            <TableView table=paired_table(std::slice::from_ref(&row)) testid="table-paired" />
+            <p data-testid="paired-sentence">{row.sentence}</p>
         }
         .into_any(),
         Some(Err(err)) => {
@@ -79,7 +127,7 @@ pub fn PairedView() -> impl IntoView {
         None => ().into_any(),
     };
     let prespecified_view = move || {
-        prespecified.get().map(|(table, errors)| {
+        prespecified.get().map(|(table, _, errors)| {
             view! {
                 <TableView table testid="table-prespecified" />
                 {errors
@@ -89,30 +137,55 @@ pub fn PairedView() -> impl IntoView {
             }
         })
     };
-    let metric_select = view! {
-        <label class="control">
-            "metric"
-            <select
-                data-testid="paired-metric"
-                on:change=move |ev| {
-                    s.metric()
-                        .set(match event_target_value(&ev).as_str() {
-                            "lines" => PairedMetric::ArchivedLineRecall,
-                            _ => PairedMetric::FileRecall,
-                        })
-                }
-            >
-                <option value="file" prop:selected=move || s.metric().get() == PairedMetric::FileRecall>
-                    "file recall"
-                </option>
-                <option
-                    value="lines"
-                    prop:selected=move || s.metric().get() == PairedMetric::ArchivedLineRecall
+    let metric_select = move || {
+        let current = match unit_metric() {
+            Some(metric) => metric.name(),
+            None if s.metric().get() == PairedMetric::ArchivedLineRecall => "lines".into(),
+            None => "file".into(),
+        };
+        let listed: Vec<String> = state
+            .with_study(|study| state.metrics(study).iter().map(Metric::name).collect())
+            .unwrap_or_default();
+        let options = [
+            ("file".to_string(), "file recall (the paper's)".to_string()),
+            ("lines".into(), "line recall (archived, k = 8 or 16)".into()),
+        ]
+        .into_iter()
+        .chain(listed.into_iter().map(|name| (name.clone(), name)))
+        .map(|(value, label)| {
+            let selected = value == current;
+            view! { <option value=value prop:selected=selected>{label}</option> }
+        })
+        .collect_view();
+        view! {
+            <label class="control">
+                "metric"
+                <select
+                    data-testid="paired-metric"
+                    on:change=move |ev| {
+                        let paper = |metric| {
+                            s.view_metric().set(None);
+                            s.metric().set(metric);
+                        };
+                        match event_target_value(&ev).as_str() {
+                            "file" => paper(PairedMetric::FileRecall),
+                            "lines" => paper(PairedMetric::ArchivedLineRecall),
+                            name => s.view_metric().set(Some(name.to_string())),
+                        }
+                    }
                 >
-                    "line recall (archived, k = 8 or 16)"
-                </option>
-            </select>
-        </label>
+                    {options}
+                </select>
+            </label>
+        }
+    };
+    let unit_controls = move || {
+        unit_metric().map(|_| {
+            view! {
+                <RelevanceSelect />
+                <ClusterSelect testid="paired-cluster" />
+            }
+        })
     };
     let subset_select = view! {
         <label class="control">
@@ -143,6 +216,7 @@ pub fn PairedView() -> impl IntoView {
                 <ArmSelect value=s.right() label="right" testid="right-arm" />
                 <KSelect value=s.k() label="k" testid="k-select" />
                 {metric_select}
+                {unit_controls}
                 {subset_select}
                 <NumberInput
                     value=Signal::derive(move || s.resamples().get())
@@ -165,6 +239,7 @@ pub fn PairedView() -> impl IntoView {
             </p>
             {result}
             {prespecified_view}
+            {forest}
         </section>
     }
 }

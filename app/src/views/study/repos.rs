@@ -1,10 +1,16 @@
-//! Per repository: recall at k of the chosen arms in each repository (the paper's Table 7), and
-//! the per-repository difference between two arms as a dot plot (the paper's Figure 2).
+//! Per repository: recall at k of the chosen arms in each repository (the paper's Table 7), the
+//! chosen metric per repository with 95% intervals over each repository's cases, and the
+//! per-repository difference between two arms as a dot plot (the paper's Figure 2).
 
 use leptos::prelude::*;
-use routelens_engine::{paired::repo_differences, tables::repo_table, PairedMetric, Subset};
+use routelens_engine::{
+    metric_tables::repo_metric_table, paired::repo_differences, tables::repo_table, PairedMetric,
+    Subset,
+};
 
-use crate::components::{shown_errors, ArmSelect, ArmToggles, KSelect, TableView};
+use crate::components::{
+    shown_errors, ArmSelect, ArmToggles, KSelect, RelevanceSelect, TableView, ViewMetricSelect,
+};
 use crate::state::{AppState, SettingsStoreFields};
 
 /// One repository's row of the dot plot.
@@ -25,6 +31,19 @@ pub fn ReposView() -> impl IntoView {
         state
             .with_study(|study| repo_table(study, &state.chosen_arms(study), k))
             .map(|table| view! { <TableView table testid="table-repo" /> })
+    };
+    let with_intervals = move || {
+        let metric = state.view_metric();
+        state.with_study(|study| {
+            repo_metric_table(
+                study,
+                &state.chosen_arms(study),
+                metric,
+                &state.metric_setup(study),
+            )
+            .map(|table| view! { <TableView table testid="table-repo-metric" /> })
+            .map_err(crate::error::Error::from)
+        })
     };
     let points = Memo::new(move |_| {
         let (left, right, k) = (s.left().get(), s.right().get(), s.k().get());
@@ -57,6 +76,12 @@ pub fn ReposView() -> impl IntoView {
             </div>
             <ArmToggles />
             {table}
+            <h3>"With 95% intervals"</h3>
+            <div class="controls">
+                <ViewMetricSelect testid="repo-metric" />
+                <RelevanceSelect />
+            </div>
+            <ErrorBoundary fallback=shown_errors>{with_intervals}</ErrorBoundary>
             <h3>"Figure 2: per-repository difference"</h3>
             <div class="controls">
                 <ArmSelect value=s.left() label="left" testid="left-arm" />

@@ -1,11 +1,14 @@
 //! The paper's prespecified subgroups: issues whose text names a gold path or basename (a flag
 //! the archive carries, since the texts are not archived) and issues whose gold files span more
-//! than one directory (computed from the gold paths).
+//! than one directory (computed from the gold paths). Below the paper's table, the chosen metric
+//! in each subgroup with its 95% interval.
 
 use leptos::prelude::*;
-use routelens_engine::tables::subgroup_table;
+use routelens_engine::{metric_tables::subgroup_metric_table, tables::subgroup_table};
 
-use crate::components::{ArmToggles, KSelect, TableView};
+use crate::components::{
+    shown_errors, ArmToggles, ClusterSelect, KSelect, RelevanceSelect, TableView, ViewMetricSelect,
+};
 use crate::state::{AppState, SettingsStoreFields};
 
 /// The subgroups view.
@@ -19,6 +22,19 @@ pub fn SubgroupsView() -> impl IntoView {
             .with_study(|study| subgroup_table(study, &state.chosen_arms(study), k))
             .map(|table| view! { <TableView table testid="table-subgroups" /> })
     };
+    let with_intervals = move || {
+        let metric = state.view_metric();
+        state.with_study(|study| {
+            subgroup_metric_table(
+                study,
+                &state.chosen_arms(study),
+                metric,
+                &state.metric_setup(study),
+            )
+            .map(|table| view! { <TableView table testid="table-subgroups-metric" /> })
+            .map_err(crate::error::Error::from)
+        })
+    };
     view! {
         <section>
             <div class="controls">
@@ -29,6 +45,13 @@ pub fn SubgroupsView() -> impl IntoView {
                 "File recall at k within each subgroup. A subgroup the study carries no label for is empty."
             </p>
             {table}
+            <h3>"With 95% intervals"</h3>
+            <div class="controls">
+                <ViewMetricSelect testid="subgroup-metric" />
+                <RelevanceSelect />
+                <ClusterSelect testid="subgroup-cluster" />
+            </div>
+            <ErrorBoundary fallback=shown_errors>{with_intervals}</ErrorBoundary>
         </section>
     }
 }

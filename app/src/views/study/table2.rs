@@ -1,12 +1,16 @@
-//! Table 2: every arm's file recall at two k, side by side (default 8 and 16, any 1–16).
+//! Table 2: every arm's file recall at two k, side by side (default 8 and 16, any 1–16), exactly
+//! as the paper printed it; below it, every arm's mean of any list of metrics, each with its 95%
+//! bootstrap interval, under the chosen relevance and clustering.
 
 use leptos::prelude::*;
-use routelens_engine::tables::file_recall_table;
+use routelens_engine::{metric_tables::metric_table, tables::file_recall_table};
 
-use crate::components::{KSelect, TableView};
+use crate::components::{
+    ClusterSelect, KSelect, MetricListInput, NumberInput, RelevanceSelect, TableView,
+};
 use crate::state::{AppState, SettingsStoreFields};
 
-/// Table 2 with its two k selectors.
+/// Table 2 with its two k selectors, and the metric table with its controls.
 #[component]
 pub fn Table2View() -> impl IntoView {
     let state = AppState::get();
@@ -16,6 +20,25 @@ pub fn Table2View() -> impl IntoView {
         state
             .with_study(|study| file_recall_table(study, &ks))
             .map(|table| view! { <TableView table testid="table-file-recall" /> })
+    };
+    let metrics = Memo::new(move |_| {
+        state.with_study(|study| {
+            let arms: Vec<usize> = (0..study.arms.len()).collect();
+            metric_table(
+                study,
+                &arms,
+                &state.metrics(study),
+                &state.metric_setup(study),
+            )
+            .map_err(|e| e.to_string())
+        })
+    });
+    let metric_view = move || match metrics.get() {
+        Some(Ok(table)) => view! { <TableView table testid="table-metrics" /> }.into_any(),
+        Some(Err(err)) => {
+            view! { <p class="error" data-testid="metrics-error">{err}</p> }.into_any()
+        }
+        None => ().into_any(),
     };
     view! {
         <section>
@@ -29,6 +52,35 @@ pub fn Table2View() -> impl IntoView {
                 "most Full@k can reach. Micro@k: gold files found over all gold files. P@k: precision."
             </p>
             {table}
+            <h3>"Every metric, with its 95% interval"</h3>
+            <div class="controls">
+                <MetricListInput />
+                <RelevanceSelect />
+                <ClusterSelect testid="metric-cluster" />
+                <NumberInput
+                    value=Signal::derive(move || settings.resamples().get())
+                    set=Callback::new(move |v| settings.resamples().set(v))
+                    label="resamples"
+                    testid="metric-resamples"
+                />
+                <NumberInput
+                    value=Signal::derive(move || settings.seed().get())
+                    set=Callback::new(move |v| settings.seed().set(v))
+                    label="seed"
+                    testid="metric-seed"
+                />
+            </div>
+            <p class="note">
+                "file_recall@k: share of gold files among the files of the first k units. full@k: all "
+                "of them there. hit@k: a relevant unit in the first k. precision@k: relevant units "
+                "over k. mrr: 1 / rank of the first relevant unit (0 if none). ndcg@k: a gain of 1 for "
+                "each gold file at its first unit, over the ideal ordering. span_recall@k and span_mrr "
+                "(CodeNib): after dropping units that overlap an earlier unit of their file, the share "
+                "of gold spans overlapped by the first k, and 1 / rank of the first that overlaps one. "
+                "A dash: the metric needs span units and the arm ranks files. Each interval is the "
+                "2.5th–97.5th percentile of the resampled means."
+            </p>
+            {metric_view}
         </section>
     }
 }

@@ -1,10 +1,51 @@
 //! The forest plot of paired comparisons: one row per pair, its mean difference as a dot on its
-//! 95% interval, the zero line marked; SVG, downloadable as a file.
+//! 95% interval, the zero line marked; SVG, downloadable as a file. Score tables' pairs and
+//! rankings' pairs draw the same way.
 
 use leptos::prelude::*;
-use routelens_engine::score_table::ScorePair;
+use routelens_engine::{score_table::ScorePair, PairedComparison};
 
 use crate::api;
+
+/// One row of the plot: what it compares, the difference and its interval, and the sentence
+/// shown on hover.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForestRow {
+    /// `left − right`, and the metric when the plot mixes metrics.
+    pub label: String,
+    /// Mean difference.
+    pub mean: f64,
+    /// 2.5th percentile.
+    pub ci_low: f64,
+    /// 97.5th percentile.
+    pub ci_high: f64,
+    /// The comparison in words.
+    pub sentence: String,
+}
+
+impl From<&ScorePair> for ForestRow {
+    fn from(pair: &ScorePair) -> Self {
+        ForestRow {
+            label: format!("{} − {}", pair.left, pair.right),
+            mean: pair.mean,
+            ci_low: pair.ci_low,
+            ci_high: pair.ci_high,
+            sentence: pair.sentence.clone(),
+        }
+    }
+}
+
+impl From<&PairedComparison> for ForestRow {
+    fn from(pair: &PairedComparison) -> Self {
+        ForestRow {
+            label: format!("{} − {}", pair.left, pair.right),
+            mean: pair.mean,
+            ci_low: pair.ci_low,
+            ci_high: pair.ci_high,
+            sentence: pair.sentence.clone(),
+        }
+    }
+}
 
 /// The plot's geometry, in SVG user units.
 const WIDTH: f64 = 760.0;
@@ -14,7 +55,7 @@ const AXIS: f64 = 30.0;
 
 /// The forest plot.
 #[component]
-pub fn ForestPlot(pairs: Vec<ScorePair>) -> impl IntoView {
+pub fn ForestPlot(pairs: Vec<ForestRow>) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     if pairs.is_empty() {
         return ().into_any();
@@ -32,8 +73,7 @@ pub fn ForestPlot(pairs: Vec<ScorePair>) -> impl IntoView {
         .enumerate()
         .map(|(at, pair)| {
             let y = AXIS + ROW * at as f64 + ROW / 2.0;
-            let label = format!("{} − {}", pair.left, pair.right);
-            let title = pair.sentence.clone();
+            let (label, title) = (pair.label.clone(), pair.sentence.clone());
             view! {
                 <g data-testid="forest-row">
                     <title>{title}</title>

@@ -3,8 +3,6 @@
 //! its 95% interval, the comparisons (the mapping's, or those the reader adds) as a table, as
 //! sentences and as a forest plot. Every number is the engine's (`score_table`).
 
-mod forest;
-
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -12,9 +10,8 @@ use routelens_engine::score_table::{ScorePair, ScoreTable};
 use routelens_engine::{BootstrapConfig, Table};
 
 use crate::api;
-use crate::components::{NumberInput, TableView};
+use crate::components::{ClusterSelect, ForestPlot, ForestRow, NumberInput, TableView};
 use crate::state::{AppState, ClusterBy, SettingsStoreFields};
-use forest::ForestPlot;
 
 /// What the view computes from the table and the settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -135,59 +132,43 @@ pub fn ScoresView() -> impl IntoView {
     };
     let controls = move || {
         view! {
-            <div class="controls">
-                <label class="control">
-                    "frame "
-                    {select(
-                        "scores-frame",
-                        frames().unwrap_or_default(),
-                        frame.get(),
-                        Callback::new(move |f: String| {
-                            s.score_frame().set((!f.is_empty()).then_some(f));
-                            s.score_metric().set(None);
-                        }),
-                    )}
-                </label>
-                <label class="control">
-                    "metric "
-                    {select(
-                        "scores-metric",
-                        metrics().unwrap_or_default(),
-                        metric.get(),
-                        Callback::new(move |m: String| s.score_metric().set((!m.is_empty()).then_some(m))),
-                    )}
-                </label>
-                <label class="control">
-                    "resample "
-                    <select
-                        data-testid="scores-cluster"
-                        on:change=move |ev| {
-                            s.score_cluster()
-                                .set(if event_target_value(&ev) == "case" { ClusterBy::Case } else { ClusterBy::Repo })
-                        }
-                    >
-                        <option value="repo" prop:selected=move || s.score_cluster().get() == ClusterBy::Repo>
-                            "repositories (clusters)"
-                        </option>
-                        <option value="case" prop:selected=move || s.score_cluster().get() == ClusterBy::Case>
-                            "single cases"
-                        </option>
-                    </select>
-                </label>
-                <NumberInput
-                    value=Signal::derive(move || s.resamples().get())
-                    set=Callback::new(move |n: usize| s.resamples().set(n))
-                    label="resamples"
-                    testid="scores-resamples"
-                />
-                <NumberInput
-                    value=Signal::derive(move || s.seed().get())
-                    set=Callback::new(move |n: u64| s.seed().set(n))
-                    label="seed"
-                    testid="scores-seed"
-                />
-            </div>
-        }
+                    <div class="controls">
+                        <label class="control">
+                            "frame "
+                            {select(
+                                "scores-frame",
+                                frames().unwrap_or_default(),
+                                frame.get(),
+                                Callback::new(move |f: String| {
+                                    s.score_frame().set((!f.is_empty()).then_some(f));
+                                    s.score_metric().set(None);
+                                }),
+                            )}
+                        </label>
+                        <label class="control">
+                            "metric "
+                            {select(
+                                "scores-metric",
+                                metrics().unwrap_or_default(),
+                                metric.get(),
+                                Callback::new(move |m: String| s.score_metric().set((!m.is_empty()).then_some(m))),
+                            )}
+                        </label>
+        <ClusterSelect testid="scores-cluster" />
+                        <NumberInput
+                            value=Signal::derive(move || s.resamples().get())
+                            set=Callback::new(move |n: usize| s.resamples().set(n))
+                            label="resamples"
+                            testid="scores-resamples"
+                        />
+                        <NumberInput
+                            value=Signal::derive(move || s.seed().get())
+                            set=Callback::new(move |n: u64| s.seed().set(n))
+                            label="seed"
+                            testid="scores-seed"
+                        />
+                    </div>
+                }
     };
     let pair_controls = move || {
         let options = arms().unwrap_or_default();
@@ -220,7 +201,7 @@ pub fn ScoresView() -> impl IntoView {
                 {pair_controls()}
                 <TableView table=scored.pair_table testid="table-score-pairs" />
                 <ul class="sentences">{sentences}</ul>
-                <ForestPlot pairs=scored.pairs />
+                <ForestPlot pairs=scored.pairs.iter().map(ForestRow::from).collect() />
             }
             .into_any()
         }
