@@ -1,0 +1,234 @@
+//! Code chunks: a file cut into line ranges for chunk retrieval, the way the CodeAtlas seed
+//! compares boundaries (`../shared/seeds/004_*.txt`).
+//!
+//! Three chunkers, one token budget (default [`DEFAULT_BUDGET`] = 254 cl100k_base tokens for the
+//! chunk's `path :: name` prefix plus its text, the embedder's window in CodeAtlas), so a
+//! comparison is about where boundaries fall, not how big chunks are:
+//!
+//! - **structural-unmerged** ([`Chunker::StructuralUnmerged`]): one chunk per structural unit of
+//!   a tree-sitter parse (Python, Java, Rust, Go, JavaScript, TypeScript/TSX, C, C++) or per
+//!   Markdown section. A class (struct with impl, interface, trait, …) is a header chunk — its
+//!   signature, fields and docstring, up to its first method — plus one chunk per method, named
+//!   `Class.method`; a top-level function is one chunk; runs of imports and of other module-level
+//!   code are chunks of their own; comments and attributes directly above a definition belong to
+//!   it. Every line of the file is in exactly one chunk: a unit runs from its first line to the
+//!   line before the next unit. Markdown splits at headings and names each section by its heading
+//!   path (`Guide > Install`), which the prefix carries into the chunk's text.
+//! - **structural** ([`Chunker::Structural`]): the same units, consecutive siblings (members of
+//!   one class, top-level items of one file, a whole small class with its neighbours) combined
+//!   while the combination fits the budget.
+//! - **window** ([`Chunker::Window`]): the baseline, lines packed to the budget, each window
+//!   repeating the last quarter of the previous one's lines.
+//!
+//! A unit longer than the budget is split into consecutive parts of whole lines with the unit's
+//! kind and name. A line is never split, so a single line longer than the budget is a chunk of its
+//! own over the budget (its `tokens` say so). A file without a grammar (YAML, JSON, shell, …) is
+//! cut into windows by every chunker, and so is a file whose parse has syntax errors, with a note
+//! that says so ([`FileChunks::note`]).
+
+#[cfg(feature = "chunkers")]
+mod language;
+#[cfg(feature = "chunkers")]
+mod markdown;
+#[cfg(feature = "chunkers")]
+mod outline;
+mod sizing;
+
+use crate::error::Result;
+use crate::tokens::TokenCounter;
+
+#[cfg(feature = "chunkers")]
+pub use language::SourceLanguage;
+pub use sizing::window_chunks;
+
+/// The default budget: CodeAtlas's embedder window, in tokens, for prefix and text together.
+pub const DEFAULT_BUDGET: usize = 254;
+
+/// How a file is cut into chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Chunker {
+    /// Structural units, consecutive siblings merged while they fit.
+    Structural,
+    /// One chunk per structural unit.
+    StructuralUnmerged,
+    /// Overlapping windows of lines.
+    Window,
+}
+
+impl Chunker {
+    /// Every chunker, in the order tables list them.
+    pub const ALL: [Chunker; 3] = [
+        Chunker::Structural,
+        Chunker::StructuralUnmerged,
+        Chunker::Window,
+    ];
+
+    /// The name on the command line and in bundles (`structural-unmerged`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Chunker::Structural => "structural",
+            Chunker::StructuralUnmerged => "structural-unmerged",
+            Chunker::Window => "window",
+        }
+    }
+
+    /// The chunker with this name.
+    pub fn from_name(name: &str) -> Option<Chunker> {
+        Chunker::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// One chunk of a file: lines `start_line..=end_line` (1-based).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CodeChunk {
+    /// Repository-relative path of its file.
+    pub path: String,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, inclusive.
+    pub end_line: u32,
+    /// What it holds: `function`, `method`, `class`, `struct`, `impl`, `interface`, `trait`,
+    /// `enum`, `type`, `namespace`, `imports`, `module`, `section` (Markdown) or `window`.
+    pub kind: String,
+    /// Its qualified name (`RateLimitFilter.allow`; a Markdown heading path `Guide > Install`;
+    /// names of merged units joined by `, `), empty for module code and windows.
+    pub name: String,
+    /// cl100k_base tokens of its prefix and text (the budget's measure).
+    pub tokens: u32,
+}
+
+impl CodeChunk {
+    /// The text the chunk is indexed and embedded with before its lines: `path :: name`, or the
+    /// path alone for a chunk without a name.
+    pub fn prefix(&self) -> String {
+        prefix(&self.path, &self.name)
+    }
+}
+
+/// The prefix line of a chunk of `path` named `name`, with its newline.
+pub(crate) fn prefix(path: &str, name: &str) -> String {
+    if name.is_empty() {
+        format!("{path}\n")
+    } else {
+        format!("{path} :: {name}\n")
+    }
+}
+
+/// A file's chunks under one chunker, in line order, with why it was cut into windows when a
+/// structural chunker was asked for and could not be used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileChunks {
+    /// The chunks.
+    pub chunks: Vec<CodeChunk>,
+    /// Set when a structural chunker fell back to windows: the file's syntax errors (a file
+    /// with no grammar falls back silently, as every chunker treats it alike).
+    pub note: Option<String>,
+}
+
+/// The settings every chunker shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkConfig {
+    /// Tokens for prefix plus text (default [`DEFAULT_BUDGET`]).
+    pub budget: usize,
+}
+
+impl Default for ChunkConfig {
+    fn default() -> Self {
+        ChunkConfig {
+            budget: DEFAULT_BUDGET,
+        }
+    }
+}
+
+impl ChunkConfig {
+    /// Refuses a budget too small to hold a prefix and a line.
+    pub fn validated(self) -> Result<Self> {
+        if self.budget < 16 {
+            return Err(crate::error::Error::setting(
+                "budget",
+                self.budget,
+                "at least 16 tokens",
+            ));
+        }
+        Ok(self)
+    }
+}
+
+/// Cuts one file (`path`, its UTF-8 `text`) with `chunker`, counting tokens with `counter`.
+#[cfg(feature = "chunkers")]
+pub fn chunk_file(
+    path: &str,
+    text: &str,
+    chunker: Chunker,
+    config: ChunkConfig,
+    counter: &mut dyn TokenCounter,
+) -> Result<FileChunks> {
+    let config = config.validated()?;
+    let lines: Vec<&str> = text.lines().collect();
+    let windows = |counter: &mut dyn TokenCounter, note| {
+        Ok(FileChunks {
+            chunks: window_chunks(path, &lines, config, counter)?,
+            note,
+        })
+    };
+    if chunker == Chunker::Window {
+        return windows(counter, None);
+    }
+    let Some(language) = SourceLanguage::of_path(path) else {
+        return windows(counter, None);
+    };
+    let units = match language {
+        SourceLanguage::Markdown => markdown::outline(text),
+        code => match outline::outline(code, text) {
+            Ok(units) => units,
+            Err(errors) => {
+                let note = format!("{path}: {errors}; cut into windows instead");
+                return windows(counter, Some(note));
+            }
+        },
+    };
+    let merge = chunker == Chunker::Structural;
+    Ok(FileChunks {
+        chunks: sizing::structural_chunks(path, &lines, &units, merge, config, counter)?,
+        note: None,
+    })
+}
+
+/// Cuts one file by windows only: what every chunker does to a file without a grammar, and all
+/// that a build without the `chunkers` feature can do.
+pub fn chunk_file_by_windows(
+    path: &str,
+    text: &str,
+    config: ChunkConfig,
+    counter: &mut dyn TokenCounter,
+) -> Result<Vec<CodeChunk>> {
+    let lines: Vec<&str> = text.lines().collect();
+    window_chunks(path, &lines, config.validated()?, counter)
+}
+
+/// One structural unit of a file's outline: where it starts, what it is, and which container it
+/// belongs to. Units are in line order, strictly increasing; each runs to the line before the next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unit {
+    /// First line, 0-based.
+    pub start: usize,
+    /// Its kind.
+    pub kind: &'static str,
+    /// Its qualified name.
+    pub name: String,
+    /// The container it is in (0: the file).
+    pub group: usize,
+    /// For a container's header, the container it opens.
+    pub opens: Option<usize>,
+}
+
+/// The outline of a file: its units and, per container id, the container's parent (index 0 is
+/// the file itself, its own parent).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Outline {
+    /// Units in line order.
+    pub units: Vec<Unit>,
+    /// `parents[c]` is container `c`'s parent container.
+    pub parents: Vec<usize>,
+}
