@@ -33,6 +33,8 @@ mod markdown;
 #[cfg(feature = "chunkers")]
 mod outline;
 mod sizing;
+#[cfg(feature = "chunkers")]
+mod structural;
 
 use crate::error::Result;
 use crate::tokens::TokenCounter;
@@ -190,7 +192,7 @@ pub fn chunk_file(
     };
     let merge = chunker == Chunker::Structural;
     Ok(FileChunks {
-        chunks: sizing::structural_chunks(path, &lines, &units, merge, config, counter)?,
+        chunks: structural::structural_chunks(path, &lines, &units, merge, config, counter)?,
         note: None,
     })
 }
@@ -209,6 +211,7 @@ pub fn chunk_file_by_windows(
 
 /// One structural unit of a file's outline: where it starts, what it is, and which container it
 /// belongs to. Units are in line order, strictly increasing; each runs to the line before the next.
+#[cfg(feature = "chunkers")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Unit {
     /// First line, 0-based.
@@ -225,6 +228,7 @@ pub(crate) struct Unit {
 
 /// The outline of a file: its units and, per container id, the container's parent (index 0 is
 /// the file itself, its own parent).
+#[cfg(feature = "chunkers")]
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Outline {
     /// Units in line order.
