@@ -11,6 +11,7 @@ use routelens_engine::bundle::{BundleOptions, PendingBundle, StoredIndex, MANIFE
 use routelens_engine::lexical::fts::{build_index_blob_owned, IndexSpec};
 use routelens_engine::{BundleInput, EncodedBundle, ExclusionReason, Policy};
 
+use crate::chunking::{build_chunkings, ChunkingOptions};
 use crate::cli::{BundleArgs, OutputFormat};
 use crate::failure::Failure;
 use crate::sources::{self, Collection};
@@ -61,6 +62,7 @@ pub fn run(args: &BundleArgs, out: &mut dyn Write) -> Result<(), Failure> {
             compression_level: args.compression_level,
             ..BundleOptions::default()
         },
+        chunking: ChunkingOptions::of(&args.chunkers()?, args.chunk_budget),
     };
     let built = build(collection, source, commit, options)?;
     let summary = built.write(target, read_ms, started, gold.as_deref())?;
@@ -77,6 +79,10 @@ pub struct Built {
     pub index_ms: f64,
     /// Milliseconds spent packing, compressing and hashing (at the same time as the index).
     pub encode_ms: f64,
+    /// Milliseconds spent chunking and building the chunk indexes (after both).
+    pub chunk_ms: f64,
+    /// Files a structural chunker cut into windows, and why.
+    pub chunk_notes: Vec<String>,
 }
 
 /// How [`build`] indexes and packs.
@@ -86,6 +92,8 @@ pub struct BuildOptions {
     pub index: IndexSpec,
     /// Chunk size and DEFLATE level.
     pub bundle: BundleOptions,
+    /// The chunkings of code chunks and their budget (default all three at 254 tokens).
+    pub chunking: ChunkingOptions,
 }
 
 /// Indexes and encodes a collection. The index is built and compressed on one thread while the
@@ -100,6 +108,16 @@ pub fn build(
 ) -> Result<Built, Failure> {
     collection.finish();
     let skipped_special = collection.skipped_special;
+    // The chunkers read the texts after the indexer has consumed its copy.
+    let chunk_texts: Vec<(String, String)> = if options.chunking.chosen().is_empty() {
+        Vec::new()
+    } else {
+        collection
+            .files
+            .iter()
+            .filter_map(|f| Some((f.path.clone(), String::from_utf8(f.bytes.clone()).ok()?)))
+            .collect()
+    };
     let input = BundleInput {
         source,
         commit,
@@ -157,16 +175,29 @@ pub fn build(
         )
     });
     let (blob, index_ms) = indexed?;
-    let encoded = pending
+    let mut encoded = pending
         .into_inner()
         .expect("the encoder thread packs the bundle before it returns")?
         .finish()?
         .with_index(blob)?;
+    let (mut chunk_ms, mut chunk_notes) = (0.0, Vec::new());
+    if !chunk_texts.is_empty() {
+        let chunked = build_chunkings(
+            &encoded.manifest.files,
+            &chunk_texts,
+            options.chunking,
+            options.bundle.compression_level,
+        )?;
+        (chunk_ms, chunk_notes) = (chunked.ms, chunked.notes);
+        encoded = encoded.with_chunkings(chunked.stored)?;
+    }
     Ok(Built {
         encoded,
         skipped_special,
         index_ms,
         encode_ms,
+        chunk_ms,
+        chunk_notes,
     })
 }
 
@@ -199,8 +230,10 @@ impl Built {
             read: read_ms,
             index: self.index_ms,
             encode: self.encode_ms,
+            chunk: self.chunk_ms,
             write: write_ms,
         };
+        summary.chunk_notes = self.chunk_notes;
         if let Some(gold) = gold {
             summary.gold = Some(gold_report(&self.encoded.manifest, gold));
         }
@@ -237,6 +270,10 @@ pub struct Summary {
     pub chunk_bytes: u64,
     /// The index blob's size.
     pub index_bytes: u64,
+    /// Each chunking: its chunker, chunks, and the sizes of its table and chunk index.
+    pub chunkings: Vec<ChunkingSummary>,
+    /// Files a structural chunker cut into windows (syntax errors), with why.
+    pub chunk_notes: Vec<String>,
     /// Where the time went, in milliseconds.
     pub build_ms: Timings,
     /// With `--gold-file`: each gold path and whether it is in the bundle.
@@ -245,6 +282,21 @@ pub struct Summary {
     /// `demo` only: whether the bundle was already up to date and left as it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub up_to_date: Option<bool>,
+}
+
+/// One chunking of the bundle, as the summary reports it.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct ChunkingSummary {
+    /// The chunker's name.
+    pub chunker: String,
+    /// Its token budget.
+    pub budget: u32,
+    /// Chunks in its table.
+    pub chunks: u64,
+    /// The table's stored size.
+    pub table_bytes: u64,
+    /// The chunk index's stored size.
+    pub index_bytes: u64,
 }
 
 /// Build time by phase, in milliseconds.
@@ -259,6 +311,8 @@ pub struct Timings {
     /// Packing, compressing and hashing chunks, writing the manifest (at the same time as the
     /// index, so `total` is less than the sum).
     pub encode: f64,
+    /// Chunking every file with each chunker and building the chunk indexes (after both).
+    pub chunk: f64,
     /// Writing the folder.
     pub write: f64,
 }
@@ -324,6 +378,17 @@ impl Summary {
             chunks: manifest.chunks.len() as u64,
             chunk_bytes: manifest.chunks.iter().map(|chunk| chunk.bytes).sum(),
             index_bytes: manifest.index.as_ref().map_or(0, |index| index.bytes),
+            chunkings: manifest
+                .chunkings
+                .iter()
+                .map(|c| ChunkingSummary {
+                    chunker: c.chunker.name().to_string(),
+                    budget: c.budget,
+                    chunks: c.chunks,
+                    table_bytes: c.bytes,
+                    index_bytes: c.index.as_ref().map_or(0, |i| i.bytes),
+                })
+                .collect(),
             ..Summary::default()
         }
     }
@@ -393,10 +458,22 @@ impl Summary {
             self.chunk_bytes,
             self.index_bytes
         ));
+        for c in &self.chunkings {
+            lines.push(format!(
+                "chunking  {}: {} chunks of at most {} tokens, table {} bytes, index {} bytes",
+                c.chunker, c.chunks, c.budget, c.table_bytes, c.index_bytes
+            ));
+        }
+        if !self.chunk_notes.is_empty() {
+            lines.push(format!(
+                "          {} files with syntax errors cut into windows (listed in --format json)",
+                self.chunk_notes.len()
+            ));
+        }
         let t = &self.build_ms;
         lines.push(format!(
-            "time      {:.0} ms (read {:.0}, index {:.0}, encode {:.0}, write {:.0})",
-            t.total, t.read, t.index, t.encode, t.write
+            "time      {:.0} ms (read {:.0}, index {:.0}, encode {:.0}, chunk {:.0}, write {:.0})",
+            t.total, t.read, t.index, t.encode, t.chunk, t.write
         ));
         if let Some(gold) = &self.gold {
             let inside = gold.iter().filter(|status| status.included).count();
@@ -438,6 +515,17 @@ impl Summary {
             chunks: manifest.chunks.len() as u64,
             chunk_bytes: manifest.chunks.iter().map(|chunk| chunk.bytes).sum(),
             index_bytes: manifest.index.as_ref().map_or(0, |index| index.bytes),
+            chunkings: manifest
+                .chunkings
+                .iter()
+                .map(|c| ChunkingSummary {
+                    chunker: c.chunker.name().to_string(),
+                    budget: c.budget,
+                    chunks: c.chunks,
+                    table_bytes: c.bytes,
+                    index_bytes: c.index.as_ref().map_or(0, |i| i.bytes),
+                })
+                .collect(),
             ..Summary::default()
         }
     }

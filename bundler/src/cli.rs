@@ -12,6 +12,8 @@ use routelens_engine::policy::PolicyName;
 use routelens_engine::select::{DEFAULT_ANCHORS_PER_FILE, DEFAULT_RADIUS_LINES};
 use routelens_engine::LexicalArm;
 
+use crate::failure::Failure;
+
 /// Re-score code-retrieval studies, build and search index bundles, and serve the routelens app.
 #[derive(Debug, Parser)]
 #[command(name = "routelens", version, about, max_term_width = 100)]
@@ -257,6 +259,49 @@ pub struct BundleArgs {
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
+
+    /// The chunkings of code chunks to store, comma separated: structural, structural-unmerged,
+    /// window, or none (default all three).
+    #[arg(
+        long,
+        value_name = "NAME,...",
+        value_delimiter = ',',
+        default_value = "structural,structural-unmerged,window"
+    )]
+    pub chunkers: Vec<String>,
+
+    /// Tokens per code chunk, its `path :: name` prefix included (cl100k_base; default 254,
+    /// CodeAtlas's embedder window).
+    #[arg(long, value_name = "N", default_value_t = routelens_engine::code_chunks::DEFAULT_BUDGET)]
+    pub chunk_budget: usize,
+}
+
+impl BundleArgs {
+    /// The chunkers `--chunkers` names (`none`: no chunkings).
+    pub fn chunkers(&self) -> Result<Vec<routelens_engine::code_chunks::Chunker>, Failure> {
+        parse_chunkers(&self.chunkers)
+    }
+}
+
+/// Reads chunker names (`none` for no chunker), refusing an unknown one with the names.
+pub fn parse_chunkers(
+    names: &[String],
+) -> Result<Vec<routelens_engine::code_chunks::Chunker>, Failure> {
+    use routelens_engine::code_chunks::Chunker;
+    if names.iter().any(|n| n == "none") {
+        return Ok(Vec::new());
+    }
+    names
+        .iter()
+        .map(|name| {
+            Chunker::from_name(name).ok_or_else(|| {
+                Failure::Usage(format!(
+                    "--chunkers: unknown chunker {name:?}; expected structural, \
+                     structural-unmerged, window or none"
+                ))
+            })
+        })
+        .collect()
 }
 
 /// The index tokenizers, as `--tokenizer` names them.
@@ -443,6 +488,20 @@ pub struct DemoArgs {
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
+
+    /// The chunkings of code chunks to store, comma separated: structural, structural-unmerged,
+    /// window, or none (default all three).
+    #[arg(
+        long,
+        value_name = "NAME,...",
+        value_delimiter = ',',
+        default_value = "structural,structural-unmerged,window"
+    )]
+    pub chunkers: Vec<String>,
+
+    /// Tokens per code chunk, its prefix included (default 254).
+    #[arg(long, value_name = "N", default_value_t = routelens_engine::code_chunks::DEFAULT_BUDGET)]
+    pub chunk_budget: usize,
 }
 
 /// How `score` prints its report.

@@ -33,7 +33,8 @@ use routelens_engine::lexical::live::parse_questions;
 use routelens_engine::{sha256_hex, Policy};
 
 use crate::bundle::{self, elapsed_ms, gold_report, json_line, tool_version, GoldStatus, Summary};
-use crate::cli::{DemoArgs, OutputFormat};
+use crate::chunking::ChunkingOptions;
+use crate::cli::{parse_chunkers, DemoArgs, OutputFormat};
 use crate::failure::Failure;
 use crate::folder::{write_file_atomic, BundleFolder};
 use crate::input::read_text;
@@ -226,7 +227,8 @@ pub fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Failure> {
     collection.finish();
     let read_ms = elapsed_ms(started);
 
-    let summary = match up_to_date(&args.out, &collection) {
+    let chunking = ChunkingOptions::of(&parse_chunkers(&args.chunkers)?, args.chunk_budget);
+    let summary = match up_to_date(&args.out, &collection, chunking) {
         Some(folder) if !args.force => {
             let mut summary = Summary::of_folder(&folder, &args.out, collection.skipped_special);
             summary.build_ms.total = read_ms;
@@ -235,7 +237,10 @@ pub fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Failure> {
             summary
         }
         _ => {
-            let options = bundle::BuildOptions::default();
+            let options = bundle::BuildOptions {
+                chunking,
+                ..bundle::BuildOptions::default()
+            };
             let built = bundle::build(collection, SOURCE.to_string(), None, options)?;
             let mut summary = built.write(&args.out, read_ms, started, None)?;
             summary.up_to_date = Some(false);
@@ -298,7 +303,11 @@ pub fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Failure> {
 }
 
 /// The existing bundle at `out`, when it already holds exactly what `collection` would make.
-fn up_to_date(out: &Path, collection: &Collection) -> Option<BundleFolder> {
+fn up_to_date(
+    out: &Path,
+    collection: &Collection,
+    chunking: ChunkingOptions,
+) -> Option<BundleFolder> {
     let folder = BundleFolder::open(out).ok()?;
     let manifest = &folder.manifest;
     let same = manifest.format_version == FORMAT_VERSION
@@ -312,6 +321,11 @@ fn up_to_date(out: &Path, collection: &Collection) -> Option<BundleFolder> {
             .index
             .as_ref()
             .is_some_and(|index| index.format == INDEX_FORMAT)
+        && manifest
+            .chunkings
+            .iter()
+            .map(|c| (c.chunker, c.budget as usize))
+            .eq(chunking.chosen().into_iter().map(|c| (c, chunking.budget)))
         && manifest.files.len() == collection.files.len()
         && manifest
             .files

@@ -133,8 +133,8 @@ impl BundleFolder {
         Ok(texts)
     }
 
-    /// Whether every chunk and the index exist with the sizes the manifest lists (a quick check,
-    /// not a verification).
+    /// Whether every chunk, the index and every chunking's table and index exist with the sizes
+    /// the manifest lists (a quick check, not a verification).
     pub fn files_present(&self) -> bool {
         let sized = |name: &str, bytes: u64| {
             std::fs::metadata(self.dir.join(name)).is_ok_and(|meta| meta.len() == bytes)
@@ -148,6 +148,13 @@ impl BundleFolder {
                 .index
                 .as_ref()
                 .is_none_or(|index| sized(&index.file, index.bytes))
+            && self.manifest.chunkings.iter().all(|chunking| {
+                sized(&chunking.file, chunking.bytes)
+                    && chunking
+                        .index
+                        .as_ref()
+                        .is_none_or(|index| sized(&index.file, index.bytes))
+            })
     }
 }
 

@@ -32,6 +32,7 @@
 //! missing input, 74 I/O failure.
 
 mod bundle;
+mod chunking;
 mod cli;
 mod demo;
 mod failure;

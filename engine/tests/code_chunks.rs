@@ -27,9 +27,22 @@ fn cut(path: &str, text: &str, chunker: Chunker, budget: usize) -> FileChunks {
 }
 
 fn chunks(name: &str, chunker: Chunker, budget: usize) -> Vec<CodeChunk> {
-    let file = cut(name, &sample(name), chunker, budget);
+    let text = sample(name);
+    let file = cut(name, &text, chunker, budget);
     assert_eq!(file.note, None, "{name}");
+    for chunk in &file.chunks {
+        assert!(exact(chunk, &text) <= chunk.tokens as usize, "{chunk:?}");
+    }
     file.chunks
+}
+
+/// The cl100k_base count of a chunk's prefix and joined lines, encoded whole: never more than
+/// the line-by-line count the chunk records.
+fn exact(chunk: &CodeChunk, text: &str) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let body = lines[chunk.start_line as usize - 1..chunk.end_line as usize].join("\n");
+    let counter = counter().lock().unwrap();
+    counter.count(&format!("{}{body}", chunk.prefix())).unwrap()
 }
 
 /// `(start, end, kind, name)` of each chunk.
@@ -200,9 +213,8 @@ fn markdown_splits_at_headings_and_names_the_heading_path() {
 
 #[test]
 fn merged_siblings_fill_the_budget_and_a_small_class_is_one_chunk() {
-    // At 254 tokens every sample file is one chunk; at 70 the units group. Unmerged token
-    // counts: module 11, imports 12, class header 35, __init__ 39, remaining 27, allow 78,
-    // make_filter 26, the closing module code 19.
+    // At 254 tokens every sample file is one chunk; at 70 the units group (each unit's count,
+    // prefix included, is 11 to 40 tokens but allow's, over 70).
     assert_eq!(chunks("limiter.py", Chunker::Structural, 254).len(), 1);
     assert_eq!(
         shape(&chunks("limiter.py", Chunker::Structural, 70)),
@@ -225,16 +237,12 @@ fn merged_siblings_fill_the_budget_and_a_small_class_is_one_chunk() {
     assert_eq!(
         shape(&chunks("RateLimitFilter.java", Chunker::Structural, 100)),
         [
-            // Imports 20 + header 44 + constructor 30: the constructor's name is the class's.
+            // Imports, header and constructor: the constructor's name is the class's.
             (1, 14, "merged", "RateLimitFilter"),
-            // allow 69, the field after it 19, the nested interface's header 14: siblings.
-            (
-                15,
-                25,
-                "merged",
-                "RateLimitFilter.allow, RateLimitFilter, RateLimitFilter.Clock"
-            ),
-            (26, 28, "method", "RateLimitFilter.Clock.now"),
+            // allow and the field after it are siblings; the nested interface would pass 100.
+            (15, 24, "merged", "RateLimitFilter.allow, RateLimitFilter"),
+            // The whole interface, header and method: named by the interface.
+            (25, 28, "interface", "RateLimitFilter.Clock"),
         ]
     );
 }
@@ -337,6 +345,7 @@ proptest! {
             prop_assert_eq!(file.note, None);
             let mut next = 1;
             for chunk in &file.chunks {
+                prop_assert!(exact(chunk, &text) <= chunk.tokens as usize, "{:?}", chunk);
                 prop_assert_eq!(chunk.start_line, next, "{:?}", chunk);
                 prop_assert!(chunk.end_line >= chunk.start_line);
                 prop_assert!(chunk.tokens as usize <= budget || chunk.start_line == chunk.end_line, "{:?}", chunk);

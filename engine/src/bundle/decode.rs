@@ -113,6 +113,11 @@ impl Manifest {
         manifest_bytes
             + self.chunks.iter().map(|chunk| chunk.bytes).sum::<u64>()
             + self.index.as_ref().map_or(0, |index| index.bytes)
+            + self
+                .chunkings
+                .iter()
+                .map(|c| c.bytes + c.index.as_ref().map_or(0, |index| index.bytes))
+                .sum::<u64>()
     }
 
     /// Verifies the stored bytes of chunk `index` against the manifest and decompresses them.
@@ -249,11 +254,11 @@ impl Manifest {
             };
             check_named(&index.file, "index/", &index.sha256, suffix, "index")?;
         }
-        Ok(())
+        self.check_chunkings()
     }
 }
 
-fn verify_hash(file: &str, expected: &str, bytes: &[u8]) -> Result<()> {
+pub(super) fn verify_hash(file: &str, expected: &str, bytes: &[u8]) -> Result<()> {
     let actual = sha256_hex(bytes);
     if actual == expected {
         Ok(())
@@ -266,7 +271,7 @@ fn verify_hash(file: &str, expected: &str, bytes: &[u8]) -> Result<()> {
     }
 }
 
-fn check_hex(value: &str, field: &str) -> Result<()> {
+pub(super) fn check_hex(value: &str, field: &str) -> Result<()> {
     if value.len() == 64
         && value
             .bytes()
@@ -282,7 +287,13 @@ fn check_hex(value: &str, field: &str) -> Result<()> {
     }
 }
 
-fn check_named(name: &str, dir: &str, sha256: &str, ext: &str, field: &str) -> Result<()> {
+pub(super) fn check_named(
+    name: &str,
+    dir: &str,
+    sha256: &str,
+    ext: &str,
+    field: &str,
+) -> Result<()> {
     if name == format!("{dir}{sha256}{ext}") {
         Ok(())
     } else {

@@ -5,11 +5,13 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
+use super::chunkings::{ChunkingEntry, Columns, CHUNK_COUNTER};
 use super::{
     compress, plan_chunks, ChunkEntry, ExcludedFile, FileEntry, IndexEntry, Manifest, SourceFile,
     DEFAULT_CHUNK_TARGET_BYTES, DEFAULT_COMPRESSION_LEVEL, FORMAT_VERSION, MANIFEST_FILE,
 };
 use crate::archive::sha256_hex;
+use crate::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};
 use crate::policy::{Decision, ExclusionReason, Policy};
 
@@ -153,6 +155,7 @@ impl PendingBundle {
                 files: entries,
                 chunks: Vec::new(),
                 index: None,
+                chunkings: Vec::new(),
             },
             index,
             compression_level: options.compression_level,
@@ -287,6 +290,33 @@ impl EncodedBundle {
         }
         self.manifest.index = Some(index.entry);
         self.files.push(index.file);
+        self.rewrite_manifest()
+    }
+
+    /// The same bundle with these chunkings (replacing any of the same chunker): the manifest
+    /// lists them in the given order and `manifest.json` is rewritten.
+    pub fn with_chunkings(mut self, chunkings: Vec<StoredChunking>) -> Result<EncodedBundle> {
+        for stored in chunkings {
+            if let Some(at) = self
+                .manifest
+                .chunkings
+                .iter()
+                .position(|c| c.chunker == stored.entry.chunker)
+            {
+                let old = self.manifest.chunkings.remove(at);
+                let index = old.index.map(|i| i.file);
+                self.files
+                    .retain(|file| file.name != old.file && Some(&file.name) != index.as_ref());
+            }
+            self.files.push(stored.file);
+            self.files.extend(stored.index_file);
+            self.manifest.chunkings.push(stored.entry);
+        }
+        self.rewrite_manifest()
+    }
+
+    /// `manifest.json` written again from the manifest.
+    fn rewrite_manifest(mut self) -> Result<EncodedBundle> {
         let json = manifest_json(&self.manifest)?;
         match self
             .files
@@ -310,4 +340,78 @@ impl EncodedBundle {
 pub fn count_lines(bytes: &[u8]) -> u64 {
     let newlines = bytes.iter().filter(|&&byte| byte == b'\n').count() as u64;
     newlines + u64::from(bytes.last().is_some_and(|&byte| byte != b'\n'))
+}
+
+/// A chunking ready to be added to a bundle: its manifest entry and its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredChunking {
+    /// The manifest's entry.
+    pub entry: ChunkingEntry,
+    /// The table's file.
+    pub file: BundleFile,
+    /// The index's file, when built.
+    pub index_file: Option<BundleFile>,
+}
+
+/// Encodes a chunking of the bundle's `files` (the manifest's, sorted) at DEFLATE `level`. Every
+/// chunk must name one of the files; chunks are stored in the files' order, then by line.
+pub fn encode_chunking(
+    files: &[FileEntry],
+    (chunker, budget): (Chunker, u32),
+    chunks: &[CodeChunk],
+    level: u8,
+) -> Result<StoredChunking> {
+    let mut columns = Columns::default();
+    let mut ordered: Vec<(u32, &CodeChunk)> = Vec::with_capacity(chunks.len());
+    for chunk in chunks {
+        let at = files
+            .binary_search_by(|f| f.path.as_str().cmp(&chunk.path))
+            .map_err(|_| {
+                Error::field(
+                    &chunk.path,
+                    "chunk",
+                    "chunked, but not a file of the bundle",
+                )
+            })?;
+        ordered.push((at as u32, chunk));
+    }
+    ordered.sort_by_key(|(file, chunk)| (*file, chunk.start_line, chunk.end_line));
+    for (file, chunk) in ordered {
+        let kind = match columns.kinds.iter().position(|k| *k == chunk.kind) {
+            Some(at) => at,
+            None => {
+                columns.kinds.push(chunk.kind.clone());
+                columns.kinds.len() - 1
+            }
+        };
+        columns.file.push(file);
+        columns.start.push(chunk.start_line);
+        columns.end.push(chunk.end_line);
+        columns.kind.push(kind as u16);
+        columns.name.push(chunk.name.clone());
+        columns.tokens.push(chunk.tokens);
+    }
+    // Serialising strings and integers cannot fail.
+    let raw = serde_json::to_vec(&columns).unwrap_or_default();
+    let stored = compress(&raw, level);
+    let sha256 = sha256_hex(&stored);
+    let name = format!("chunkings/{sha256}.json.deflate");
+    Ok(StoredChunking {
+        entry: ChunkingEntry {
+            chunker,
+            budget,
+            counter: CHUNK_COUNTER.to_string(),
+            file: name.clone(),
+            sha256,
+            bytes: stored.len() as u64,
+            raw_bytes: raw.len() as u64,
+            chunks: chunks.len() as u64,
+            index: None,
+        },
+        file: BundleFile {
+            name,
+            bytes: stored,
+        },
+        index_file: None,
+    })
 }

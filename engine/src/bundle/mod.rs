@@ -10,12 +10,14 @@
 //! chunks/<sha256>.deflate        file contents, packed in path order (see `chunk`)
 //! index/<sha256>.tantivy.deflate the search index blob, DEFLATE-compressed (optional; see
 //!                                `lexical::fts`); format 1 stored it raw as
-//!                                `index/<sha256>.tantivy`
+//!                                `index/<sha256>.tantivy`; also each chunking's chunk index
+//! chunkings/<sha256>.json.deflate each chunker's table of code chunks (format 3; see
+//!                                `chunkings`)
 //! ```
 //!
 //! Format 2 compresses the index (a tantivy index is bit-packed but its term dictionary is not:
-//! DEFLATE takes a third off), because the index is what the first search must fetch. This
-//! build writes format 2 and reads both.
+//! DEFLATE takes a third off), because the index is what the first search must fetch. Format 3
+//! adds the chunkings. This build writes format 3 and reads all three.
 //!
 //! The directory tree is not a separate file: the manifest lists every path, sorted, and the
 //! files its policy kept out by content, and [`Manifest::tree`] derives the walks' tree from them. The app fetches `manifest.json` first,
@@ -28,6 +30,7 @@
 //! [`Error::ManifestHash`] naming the file.
 
 mod chunk;
+mod chunkings;
 mod decode;
 #[cfg(not(target_arch = "wasm32"))]
 mod encode;
@@ -43,21 +46,22 @@ pub use chunk::{
     decompress, plan_chunks, Placement, DEFAULT_CHUNK_TARGET_BYTES, DEFAULT_COMPRESSION_LEVEL,
     MAX_COMPRESSION_LEVEL,
 };
+pub use chunkings::{ChunkingEntry, CHUNK_COUNTER};
 pub use decode::{decode_manifest, Chunk};
 #[cfg(not(target_arch = "wasm32"))]
 pub use encode::{
-    count_lines, encode_bundle, BundleFile, BundleInput, BundleOptions, EncodedBundle,
-    PendingBundle, StoredIndex,
+    count_lines, encode_bundle, encode_chunking, BundleFile, BundleInput, BundleOptions,
+    EncodedBundle, PendingBundle, StoredChunking, StoredIndex,
 };
 pub use tree::{DirTree, Listed};
 
 use crate::policy::{ExclusionReason, Policy};
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The format versions this build reads.
-pub const READ_VERSIONS: [u32; 2] = [1, 2];
+pub const READ_VERSIONS: [u32; 3] = [1, 2, 3];
 
 /// The manifest's file name in the bundle folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -90,6 +94,9 @@ pub struct Manifest {
     pub chunks: Vec<ChunkEntry>,
     /// The search index blob, when the bundle has one.
     pub index: Option<IndexEntry>,
+    /// The chunkings of code chunks, one per chunker (format 3; absent before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chunkings: Vec<ChunkingEntry>,
 }
 
 /// One searchable file, as listed in `manifest.json`.

@@ -261,9 +261,9 @@ fn refuses_malformed_manifests() {
         .to_string()
         .contains("invalid JSON"));
     let mut value = manifest_value();
-    value["format_version"] = 3.into();
+    value["format_version"] = 4.into();
     assert!(
-        decode_error(&value).contains("bundle format 3; this build reads formats [1, 2]"),
+        decode_error(&value).contains("bundle format 4; this build reads formats [1, 2, 3]"),
         "{}",
         decode_error(&value)
     );
@@ -300,4 +300,100 @@ fn counts_lines() {
     assert_eq!(count_lines(b"a\n"), 1);
     assert_eq!(count_lines(b"a\nb"), 2);
     assert_eq!(count_lines(b"\n\n"), 2);
+}
+
+fn code_chunk(
+    path: &str,
+    start: u32,
+    end: u32,
+    kind: &str,
+    name: &str,
+) -> crate::code_chunks::CodeChunk {
+    crate::code_chunks::CodeChunk {
+        path: path.into(),
+        start_line: start,
+        end_line: end,
+        kind: kind.into(),
+        name: name.into(),
+        tokens: 7,
+    }
+}
+
+#[test]
+fn a_chunking_round_trips_and_is_refused_when_altered() {
+    use crate::code_chunks::Chunker;
+    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let chunks = vec![
+        code_chunk("src/lib.rs", 1, 1, "module", ""),
+        code_chunk("README.md", 1, 2, "section", "Demo"),
+        code_chunk("src/lib.rs", 2, 2, "module", ""),
+    ];
+    let stored =
+        encode_chunking(&encoded.manifest.files, (Chunker::Window, 254), &chunks, 6).unwrap();
+    let table = stored.file.bytes.clone();
+    let encoded = encoded.with_chunkings(vec![stored]).unwrap();
+    let json = &encoded
+        .files
+        .iter()
+        .find(|f| f.name == MANIFEST_FILE)
+        .unwrap()
+        .bytes;
+    let manifest = decode_manifest(json).unwrap();
+    assert_eq!(manifest.format_version, 3);
+    let entry = manifest.chunking(Chunker::Window).unwrap();
+    assert_eq!(
+        (entry.chunks, entry.budget, entry.counter.as_str()),
+        (3, 254, "cl100k_base")
+    );
+    // Stored in the files' order: README.md first.
+    let read = manifest.open_chunking(Chunker::Window, &table).unwrap();
+    assert_eq!(
+        read,
+        [chunks[1].clone(), chunks[0].clone(), chunks[2].clone()]
+    );
+    // A changed byte is refused by name; a chunker the bundle lacks is named with what it has.
+    let mut altered = table.clone();
+    altered[3] ^= 1;
+    let error = manifest
+        .open_chunking(Chunker::Window, &altered)
+        .unwrap_err();
+    assert!(matches!(&error, Error::ManifestHash { file, .. } if file == &entry.file));
+    let missing = manifest
+        .chunking_or_error(Chunker::Structural)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        missing.contains("no structural chunking; it has window"),
+        "{missing}"
+    );
+    // A chunk of a file that is not in the bundle is refused when encoding.
+    let stray = encode_chunking(
+        &manifest.files,
+        (Chunker::Window, 254),
+        &[code_chunk("nope.rs", 1, 1, "window", "")],
+        6,
+    )
+    .unwrap_err();
+    assert!(stray.to_string().contains("nope.rs"), "{stray}");
+}
+
+#[test]
+fn a_chunk_past_its_file_s_end_is_refused_naming_the_entry() {
+    use crate::code_chunks::Chunker;
+    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    // src/lib.rs has 2 lines.
+    let chunks = vec![code_chunk("src/lib.rs", 2, 3, "module", "")];
+    let stored =
+        encode_chunking(&encoded.manifest.files, (Chunker::Window, 254), &chunks, 6).unwrap();
+    let table = stored.file.bytes.clone();
+    let encoded = encoded.with_chunkings(vec![stored]).unwrap();
+    let error = encoded
+        .manifest
+        .open_chunking(Chunker::Window, &table)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("start[0]") && error.contains("not within src/lib.rs's 2 lines"),
+        "{error}"
+    );
 }

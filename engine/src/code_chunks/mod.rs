@@ -41,7 +41,7 @@ use crate::tokens::TokenCounter;
 
 #[cfg(feature = "chunkers")]
 pub use language::SourceLanguage;
-pub use sizing::window_chunks;
+pub use sizing::{window_chunks, Measured};
 
 /// The default budget: CodeAtlas's embedder window, in tokens, for prefix and text together.
 pub const DEFAULT_BUDGET: usize = 254;
@@ -166,35 +166,55 @@ pub fn chunk_file(
     config: ChunkConfig,
     counter: &mut dyn TokenCounter,
 ) -> Result<FileChunks> {
+    let mut all = chunk_file_all(path, text, &[chunker], config, counter)?;
+    Ok(all.remove(0))
+}
+
+/// Cuts one file with each of `chunkers` (one result each, in order), counting its lines and
+/// parsing it once for all of them.
+#[cfg(feature = "chunkers")]
+pub fn chunk_file_all(
+    path: &str,
+    text: &str,
+    chunkers: &[Chunker],
+    config: ChunkConfig,
+    counter: &mut dyn TokenCounter,
+) -> Result<Vec<FileChunks>> {
     let config = config.validated()?;
-    let lines: Vec<&str> = text.lines().collect();
-    let windows = |counter: &mut dyn TokenCounter, note| {
-        Ok(FileChunks {
-            chunks: window_chunks(path, &lines, config, counter)?,
-            note,
-        })
+    let mut measured = Measured::new(text, counter)?;
+    let needs_outline = chunkers.iter().any(|c| *c != Chunker::Window);
+    let outline = match SourceLanguage::of_path(path) {
+        Some(_) if !needs_outline => None,
+        Some(SourceLanguage::Markdown) => Some(Ok(markdown::outline(text))),
+        Some(code) => Some(outline::outline(code, text)),
+        None => None,
     };
-    if chunker == Chunker::Window {
-        return windows(counter, None);
+    let mut out = Vec::with_capacity(chunkers.len());
+    for &chunker in chunkers {
+        let file = match (&outline, chunker) {
+            (Some(Ok(units)), Chunker::Structural | Chunker::StructuralUnmerged) => FileChunks {
+                chunks: structural::structural_chunks(
+                    path,
+                    &mut measured,
+                    units,
+                    chunker == Chunker::Structural,
+                    config,
+                    counter,
+                )?,
+                note: None,
+            },
+            (Some(Err(errors)), Chunker::Structural | Chunker::StructuralUnmerged) => FileChunks {
+                chunks: window_chunks(path, &mut measured, config, counter)?,
+                note: Some(format!("{path}: {errors}; cut into windows instead")),
+            },
+            _ => FileChunks {
+                chunks: window_chunks(path, &mut measured, config, counter)?,
+                note: None,
+            },
+        };
+        out.push(file);
     }
-    let Some(language) = SourceLanguage::of_path(path) else {
-        return windows(counter, None);
-    };
-    let units = match language {
-        SourceLanguage::Markdown => markdown::outline(text),
-        code => match outline::outline(code, text) {
-            Ok(units) => units,
-            Err(errors) => {
-                let note = format!("{path}: {errors}; cut into windows instead");
-                return windows(counter, Some(note));
-            }
-        },
-    };
-    let merge = chunker == Chunker::Structural;
-    Ok(FileChunks {
-        chunks: structural::structural_chunks(path, &lines, &units, merge, config, counter)?,
-        note: None,
-    })
+    Ok(out)
 }
 
 /// Cuts one file by windows only: what every chunker does to a file without a grammar, and all
@@ -205,8 +225,8 @@ pub fn chunk_file_by_windows(
     config: ChunkConfig,
     counter: &mut dyn TokenCounter,
 ) -> Result<Vec<CodeChunk>> {
-    let lines: Vec<&str> = text.lines().collect();
-    window_chunks(path, &lines, config.validated()?, counter)
+    let mut measured = Measured::new(text, counter)?;
+    window_chunks(path, &mut measured, config.validated()?, counter)
 }
 
 /// One structural unit of a file's outline: where it starts, what it is, and which container it

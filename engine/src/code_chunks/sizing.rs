@@ -1,55 +1,84 @@
 //! Fitting chunks to the token budget: runs of whole lines that fit, and the window baseline
 //! built from them (the structural chunks' parts and merges are in `structural`).
 //!
-//! Counts are exact: every chunk's `tokens` is the counter's count of its prefix and text (its
-//! lines joined by newlines). Packing estimates with per-line counts (a line's tokens plus one
-//! for its newline, close to additive under cl100k_base) and then checks the exact count,
-//! giving back lines until the chunk fits.
+//! Tokens are counted line by line ([`Measured`]): a chunk's `tokens` is its prefix's
+//! cl100k_base count plus, for each of its lines, the line's own count and one for its newline.
+//! Under cl100k_base's pre-tokenizer a line's pieces do not reach across its newline, except that
+//! the newline may join the next line's indentation into fewer tokens, so this bounds the count
+//! of the chunk's joined text from above (checked on every sample and generated file in
+//! `engine/tests/code_chunks.rs`). Each line is counted once for every chunker, and a range's
+//! count is a difference of prefix sums, so packing and merging never re-encode text.
+
+use std::collections::HashMap;
 
 use super::{prefix, ChunkConfig, CodeChunk};
 use crate::error::Result;
 use crate::tokens::TokenCounter;
 
-/// The text of lines `start..end`, as a chunk holds it.
-fn text_of(lines: &[&str], start: usize, end: usize) -> String {
-    lines[start..end].join("\n")
+/// A file's lines and their token counts, counted once.
+pub struct Measured<'t> {
+    /// The lines, without their newlines.
+    pub lines: Vec<&'t str>,
+    /// `sums[i]`: tokens of lines `0..i`, each with its newline.
+    sums: Vec<usize>,
+    /// Prefixes counted so far.
+    prefixes: HashMap<String, usize>,
 }
 
-/// Exact tokens of a chunk of lines `start..end` with this prefix.
-pub(super) fn exact(
-    counter: &mut dyn TokenCounter,
-    prefix: &str,
-    lines: &[&str],
-    (start, end): (usize, usize),
-) -> Result<usize> {
-    counter.count_tokens(&format!("{prefix}{}", text_of(lines, start, end)))
-}
-
-/// The end (exclusive) of the longest run of lines from `start` that fits the budget with this
-/// prefix, at least one line; and its exact token count.
-pub(super) fn fitting_run(
-    counter: &mut dyn TokenCounter,
-    prefix: &str,
-    lines: &[&str],
-    (start, limit): (usize, usize),
-    budget: usize,
-) -> Result<(usize, usize)> {
-    let mut estimate = counter.count_tokens(prefix)?;
-    let mut end = start;
-    while end < limit {
-        let line = counter.count_tokens(lines[end])? + 1;
-        if end > start && estimate + line > budget {
-            break;
+impl<'t> Measured<'t> {
+    /// Counts every line of `text`.
+    pub fn new(text: &'t str, counter: &mut dyn TokenCounter) -> Result<Measured<'t>> {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut sums = Vec::with_capacity(lines.len() + 1);
+        sums.push(0);
+        for line in &lines {
+            let tokens = if line.is_empty() {
+                0
+            } else {
+                counter.count_tokens(line)?
+            };
+            sums.push(sums[sums.len() - 1] + tokens + 1);
         }
-        estimate += line;
-        end += 1;
+        Ok(Measured {
+            lines,
+            sums,
+            prefixes: HashMap::new(),
+        })
     }
-    loop {
-        let tokens = exact(counter, prefix, lines, (start, end))?;
-        if tokens <= budget || end - start == 1 {
-            return Ok((end, tokens));
-        }
-        end -= 1;
+
+    /// Tokens of lines `start..end` under this prefix.
+    pub(super) fn tokens(
+        &mut self,
+        counter: &mut dyn TokenCounter,
+        prefix: &str,
+        (start, end): (usize, usize),
+    ) -> Result<usize> {
+        let head = match self.prefixes.get(prefix) {
+            Some(&tokens) => tokens,
+            None => {
+                let tokens = counter.count_tokens(prefix)?;
+                self.prefixes.insert(prefix.to_string(), tokens);
+                tokens
+            }
+        };
+        Ok(head + self.sums[end] - self.sums[start])
+    }
+
+    /// The end (exclusive) of the longest run of lines from `start`, at most to `limit`, that
+    /// fits `budget` under this prefix, at least one line; and its tokens.
+    pub(super) fn fitting_run(
+        &mut self,
+        counter: &mut dyn TokenCounter,
+        prefix: &str,
+        (start, limit): (usize, usize),
+        budget: usize,
+    ) -> Result<(usize, usize)> {
+        let head = self.tokens(counter, prefix, (start, start))?;
+        let allowed = self.sums[start] + budget.saturating_sub(head);
+        // The last line end whose prefix sum stays within the budget.
+        let fits = self.sums[start + 1..=limit].partition_point(|&sum| sum <= allowed);
+        let end = start + fits.max(1);
+        Ok((end, self.tokens(counter, prefix, (start, end))?))
     }
 }
 
@@ -57,18 +86,18 @@ pub(super) fn fitting_run(
 /// starting a quarter of the previous window's lines before its end.
 pub fn window_chunks(
     path: &str,
-    lines: &[&str],
+    measured: &mut Measured,
     config: ChunkConfig,
     counter: &mut dyn TokenCounter,
 ) -> Result<Vec<CodeChunk>> {
     let head = prefix(path, "");
+    let lines = measured.lines.len();
     let mut chunks = Vec::new();
     let mut start = 0;
-    while start < lines.len() {
-        let (end, tokens) =
-            fitting_run(counter, &head, lines, (start, lines.len()), config.budget)?;
+    while start < lines {
+        let (end, tokens) = measured.fitting_run(counter, &head, (start, lines), config.budget)?;
         chunks.push(chunk(path, (start, end), "window", "", tokens));
-        if end == lines.len() {
+        if end == lines {
             break;
         }
         let overlap = (end - start) / 4;

@@ -3,7 +3,7 @@
 //! while the combination fits. Siblings are units of one container; a container whose header
 //! and members are all in a chunk counts, once it ends, as one sibling of what follows it.
 
-use super::sizing::{chunk, exact, fitting_run};
+use super::sizing::{chunk, Measured};
 use super::{prefix, ChunkConfig, CodeChunk, Outline};
 use crate::error::Result;
 use crate::tokens::TokenCounter;
@@ -24,7 +24,7 @@ struct Piece {
 /// The outline's units as chunks within the budget; with `merge`, consecutive siblings combined.
 pub(super) fn structural_chunks(
     path: &str,
-    lines: &[&str],
+    measured: &mut Measured,
     outline: &Outline,
     merge: bool,
     config: ChunkConfig,
@@ -35,12 +35,12 @@ pub(super) fn structural_chunks(
         let end = outline
             .units
             .get(at + 1)
-            .map_or(lines.len(), |next| next.start);
+            .map_or(measured.lines.len(), |next| next.start);
         if unit.start >= end {
             continue;
         }
         let head = prefix(path, &unit.name);
-        let whole = exact(counter, &head, lines, (unit.start, end))?;
+        let whole = measured.tokens(counter, &head, (unit.start, end))?;
         if whole <= config.budget {
             pieces.push(Piece {
                 start: unit.start,
@@ -56,7 +56,8 @@ pub(super) fn structural_chunks(
         }
         let mut start = unit.start;
         while start < end {
-            let (stop, tokens) = fitting_run(counter, &head, lines, (start, end), config.budget)?;
+            let (stop, tokens) =
+                measured.fitting_run(counter, &head, (start, end), config.budget)?;
             pieces.push(Piece {
                 start,
                 end: stop,
@@ -85,7 +86,7 @@ pub(super) fn structural_chunks(
             .map(|p| chunk(path, (p.start, p.end), p.kind, &p.name, p.tokens))
             .collect());
     }
-    merge_siblings(path, lines, outline, pieces, config, counter)
+    merge_siblings(path, measured, outline, pieces, config, counter)
 }
 
 /// A chunk being grown from consecutive pieces.
@@ -145,7 +146,7 @@ impl Growing {
 
 fn merge_siblings(
     path: &str,
-    lines: &[&str],
+    measured: &mut Measured,
     outline: &Outline,
     pieces: Vec<Piece>,
     config: ChunkConfig,
@@ -185,14 +186,8 @@ fn merge_siblings(
                 names.push(piece.name.clone());
             }
         }
-        // Cheap refusal first: counts are close to additive.
-        if current.tokens + piece.tokens > config.budget + 8 {
-            finish(current, &mut chunks);
-            growing = Some(Growing::of(&piece));
-            continue;
-        }
         let head = prefix(path, &names.join(", "));
-        let tokens = exact(counter, &head, lines, (current.start, piece.end))?;
+        let tokens = measured.tokens(counter, &head, (current.start, piece.end))?;
         if tokens > config.budget {
             finish(current, &mut chunks);
             growing = Some(Growing::of(&piece));

@@ -19,6 +19,8 @@
 //! has, and [`run_arm`] runs an arm or says what it is missing.
 
 mod basename;
+#[cfg(feature = "lexical")]
+pub mod chunk_index;
 mod corpus;
 #[cfg(feature = "lexical")]
 pub mod fts;

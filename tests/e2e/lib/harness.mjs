@@ -2,7 +2,7 @@
 // built app (dist/) and the paper's archive mounted, launches Debian's headless Chromium through
 // playwright-core (never a downloaded browser), and runs the native CLI for cross-checks.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,11 +100,14 @@ export async function launchBrowser() {
 }
 
 /** Builds the demo bundle (this checkout and its pinned crates, with the committed question set)
- * as `<dir>/demo` with `routelens demo`; returns the bundle folder. */
+ * with `routelens demo` into target/e2e-demo/ once (the command leaves an up-to-date bundle as it
+ * is), and copies it to `<dir>/demo`, which a test may change freely; returns that folder. */
 export function buildDemoBundle(dir) {
-  const out = join(dir, 'demo');
-  execFileSync(cli, ['demo', '--out', out, '--repo', root, '--questions', join(root, 'bundler/demo/questions.jsonl')],
+  const built = join(root, 'target/e2e-demo/demo');
+  execFileSync(cli, ['demo', '--out', built, '--repo', root, '--questions', join(root, 'bundler/demo/questions.jsonl')],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = join(dir, 'demo');
+  cpSync(built, out, { recursive: true });
   return out;
 }
 

@@ -123,8 +123,8 @@ fn new_writer(
 
 /// Finishes the segment and returns the index's files: `meta.json`, then the segment's files
 /// sorted by name.
-fn written_files(
-    writer: SingleSegmentIndexWriter<FileDocument>,
+pub(in crate::lexical) fn written_files<D: Document>(
+    writer: SingleSegmentIndexWriter<D>,
     directory: &RamDirectory,
 ) -> Result<Vec<(String, Vec<u8>)>> {
     let err = |error: tantivy::TantivyError| index_error(INDEX_NAME, error);

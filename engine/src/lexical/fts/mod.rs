@@ -54,7 +54,7 @@
 mod all_matches;
 pub mod blob;
 #[cfg(not(target_arch = "wasm32"))]
-mod build;
+pub(super) mod build;
 pub mod code_tokenizer;
 mod fts5_score;
 #[cfg(not(target_arch = "wasm32"))]

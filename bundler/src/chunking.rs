@@ -1,0 +1,157 @@
+//! The bundle's chunkings: every file cut by each chosen chunker (engine `code_chunks`), each
+//! chunking's table and its chunk BM25 index (engine `lexical::chunk_index`), ready for the
+//! manifest. The files are split between two threads, each with its own token counter.
+
+use std::time::Instant;
+
+use routelens_engine::bundle::{encode_chunking, StoredChunking, StoredIndex};
+use routelens_engine::code_chunks::{chunk_file_all, ChunkConfig, Chunker, CodeChunk};
+use routelens_engine::lexical::chunk_index::{build_chunk_index, chunk_texts, CHUNK_INDEX_FORMAT};
+use routelens_engine::tokens::Cl100k;
+use routelens_engine::FileEntry;
+
+use crate::bundle::elapsed_ms;
+use crate::failure::Failure;
+
+/// Which chunkings a bundle gets, and their budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkingOptions {
+    /// Tokens per chunk, prefix included (default 254, CodeAtlas's).
+    pub budget: usize,
+    /// Whether each of [`Chunker::ALL`] is built (default all).
+    pub chunkers: [bool; 3],
+}
+
+impl Default for ChunkingOptions {
+    fn default() -> Self {
+        ChunkingOptions {
+            budget: routelens_engine::code_chunks::DEFAULT_BUDGET,
+            chunkers: [true; 3],
+        }
+    }
+}
+
+impl ChunkingOptions {
+    /// The options for exactly these chunkers.
+    pub fn of(chunkers: &[Chunker], budget: usize) -> ChunkingOptions {
+        ChunkingOptions {
+            budget,
+            chunkers: Chunker::ALL.map(|c| chunkers.contains(&c)),
+        }
+    }
+
+    /// The chunkers chosen, in [`Chunker::ALL`]'s order.
+    pub fn chosen(&self) -> Vec<Chunker> {
+        Chunker::ALL
+            .into_iter()
+            .zip(self.chunkers)
+            .filter_map(|(c, on)| on.then_some(c))
+            .collect()
+    }
+}
+
+/// What chunking built: the stored chunkings, the files a structural chunker fell back on, and
+/// the time it took.
+pub struct Chunked {
+    /// One per chosen chunker, with its index.
+    pub stored: Vec<StoredChunking>,
+    /// Files cut into windows because their parse had syntax errors (once per file).
+    pub notes: Vec<String>,
+    /// Milliseconds spent chunking, counting and indexing.
+    pub ms: f64,
+}
+
+/// Cuts `texts` (the bundle's files, in the manifest's order) with each chosen chunker and
+/// builds each chunking's table and index.
+pub fn build_chunkings(
+    files: &[FileEntry],
+    texts: &[(String, String)],
+    options: ChunkingOptions,
+    level: u8,
+) -> Result<Chunked, Failure> {
+    let started = Instant::now();
+    let config = ChunkConfig {
+        budget: options.budget,
+    }
+    .validated()?;
+    let chunkers = options.chosen();
+    let (by_chunker, notes) = chunk_all(texts, &chunkers, config)?;
+    let by_path: std::collections::HashMap<&str, &str> = texts
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    // Each chunking's table and index on a thread of its own.
+    let store = |chunker: Chunker, chunks: &[CodeChunk]| -> Result<StoredChunking, Failure> {
+        let indexed = chunk_texts(chunks, |path| {
+            by_path.get(path).copied().unwrap_or_default()
+        });
+        let blob = build_chunk_index(chunks, &indexed)?;
+        let index = StoredIndex::new(&blob, CHUNK_INDEX_FORMAT.to_string(), level);
+        let mut chunking = encode_chunking(files, (chunker, options.budget as u32), chunks, level)?;
+        chunking.entry.index = Some(index.entry);
+        chunking.index_file = Some(index.file);
+        Ok(chunking)
+    };
+    let stored = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunkers
+            .iter()
+            .zip(&by_chunker)
+            .map(|(&chunker, chunks)| scope.spawn(move || store(chunker, chunks)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect::<Result<Vec<_>, Failure>>()
+    })?;
+    Ok(Chunked {
+        stored,
+        notes,
+        ms: elapsed_ms(started),
+    })
+}
+
+/// Chunks of every file under each chunker (one list per chunker, in file order), and the
+/// files a structural chunker cut into windows; each file is parsed and counted once, and the
+/// files are split between two threads.
+fn chunk_all(
+    texts: &[(String, String)],
+    chunkers: &[Chunker],
+    config: ChunkConfig,
+) -> Result<(Vec<Vec<CodeChunk>>, Vec<String>), Failure> {
+    let (first, second) = texts.split_at(texts.len() / 2);
+    let work = |part: &[(String, String)]| -> Result<(Vec<Vec<CodeChunk>>, Vec<String>), Failure> {
+        let mut counter = Cl100k::embedded()?;
+        let mut lists = vec![Vec::new(); chunkers.len()];
+        let mut notes = Vec::new();
+        for (path, text) in part {
+            let cut = chunk_file_all(path, text, chunkers, config, &mut counter)?;
+            if let Some(note) = cut.iter().find_map(|file| file.note.clone()) {
+                notes.push(note);
+            }
+            for (list, file) in lists.iter_mut().zip(cut) {
+                list.extend(file.chunks);
+            }
+        }
+        Ok((lists, notes))
+    };
+    let (mine, theirs) = std::thread::scope(|scope| {
+        let other = scope.spawn(|| work(second));
+        let mine = work(first);
+        (
+            mine,
+            other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        )
+    });
+    let (mut lists, mut notes) = mine?;
+    let (more, more_notes) = theirs?;
+    for (list, rest) in lists.iter_mut().zip(more) {
+        list.extend(rest);
+    }
+    notes.extend(more_notes);
+    Ok((lists, notes))
+}
