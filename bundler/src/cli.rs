@@ -30,8 +30,10 @@ pub enum Command {
     Score(ScoreArgs),
     /// Build an index bundle from a working tree or a git commit, or explain one file's verdict.
     Bundle(BundleArgs),
-    /// Run a lexical arm (or all of them) over a bundle.
+    /// Run a lexical arm (or all of them) over a bundle's files, or chunk BM25 over its chunks.
     Search(SearchArgs),
+    /// Print the code chunks of a bundle's chunking, of one file or of all.
+    Chunks(ChunksArgs),
     /// Select and pack a ranking's files of a bundle into the token budget, and score the
     /// delivered lines against gold spans.
     Pack(PackArgs),
@@ -283,6 +285,15 @@ impl BundleArgs {
     }
 }
 
+/// Reads one chunker name, refusing an unknown one with the names.
+pub fn parse_chunker(name: &str) -> Result<routelens_engine::code_chunks::Chunker, Failure> {
+    routelens_engine::code_chunks::Chunker::from_name(name).ok_or_else(|| {
+        Failure::Usage(format!(
+            "--chunker: unknown chunker {name:?}; expected structural, structural-unmerged or window"
+        ))
+    })
+}
+
 /// Reads chunker names (`none` for no chunker), refusing an unknown one with the names.
 pub fn parse_chunkers(
     names: &[String],
@@ -376,10 +387,23 @@ pub struct SearchArgs {
     #[arg(value_name = "BUNDLE_DIR")]
     pub bundle: PathBuf,
 
-    /// The arm to run: fts5, fts5-full, path-fts5, basename, rg, rg-first500, rg-feedback, or
-    /// all.
-    #[arg(long, value_name = "ARM", value_parser = arm_names())]
-    pub arm: String,
+    /// The arm to run over files: fts5, fts5-full, path-fts5, basename, rg, rg-first500,
+    /// rg-feedback, or all (with --unit chunk the ranker is chunk BM25 and --arm is not given).
+    #[arg(long, value_name = "ARM", value_parser = arm_names(), required_unless_present = "unit")]
+    pub arm: Option<String>,
+
+    /// What is ranked: files (the paper's arms), or the code chunks of a chunking.
+    #[arg(long, value_enum)]
+    pub unit: Option<UnitArg>,
+
+    /// With --unit chunk: the chunking searched (structural, structural-unmerged, window).
+    #[arg(long, value_name = "NAME", default_value = "structural")]
+    pub chunker: String,
+
+    /// With --unit chunk: at most N chunks of a file at the head of the ranking; the rest follow
+    /// every survivor (nothing is dropped).
+    #[arg(long, value_name = "N")]
+    pub cap: Option<usize>,
 
     /// What to search for.
     #[command(flatten)]
@@ -391,6 +415,35 @@ pub struct SearchArgs {
 
     /// Output format: tables, or JSON (one object; a list with --arm all; JSON Lines with
     /// --queries).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
+/// What `search` ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UnitArg {
+    /// Files, by the paper's arms.
+    File,
+    /// Code chunks, by chunk BM25.
+    Chunk,
+}
+
+/// Options of `routelens chunks`.
+#[derive(Debug, Args)]
+pub struct ChunksArgs {
+    /// The bundle folder.
+    #[arg(value_name = "BUNDLE_DIR")]
+    pub bundle: PathBuf,
+
+    /// The chunking: structural, structural-unmerged or window.
+    #[arg(long, value_name = "NAME", default_value = "structural")]
+    pub chunker: String,
+
+    /// Only the chunks of this file (default: every file's).
+    #[arg(long, value_name = "PATH")]
+    pub path: Option<String>,
+
+    /// Output format: a table, or JSON `[{"path", "start_line", "end_line", "kind", "name"}]`.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
 }

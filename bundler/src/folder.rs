@@ -21,6 +21,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use routelens_engine::bundle::MANIFEST_FILE;
+use routelens_engine::code_chunks::{Chunker, CodeChunk};
+use routelens_engine::lexical::chunk_index::ChunkIndex;
 use routelens_engine::lexical::FtsIndex;
 use routelens_engine::{decode_manifest, BundleFile, Error, Manifest, TextCorpus};
 
@@ -83,6 +85,45 @@ impl BundleFolder {
         })?;
         let blob = self.read(&entry.file)?;
         FtsIndex::from_bundle(&self.manifest, &blob).map_err(|source| self_error(&self.dir, source))
+    }
+
+    /// Reads and verifies the table of `chunker`'s chunking.
+    pub fn open_chunking(&self, chunker: Chunker) -> Result<Vec<CodeChunk>, Failure> {
+        let entry = self
+            .manifest
+            .chunking_or_error(chunker)
+            .map_err(|source| self_error(&self.dir, source))?;
+        let stored = self.read(&entry.file)?;
+        self.manifest
+            .open_chunking(chunker, &stored)
+            .map_err(|source| self_error(&self.dir, source))
+    }
+
+    /// Reads, verifies and opens the chunk index of `chunker`'s chunking over its `chunks`.
+    pub fn open_chunk_index(
+        &self,
+        chunker: Chunker,
+        chunks: &[CodeChunk],
+    ) -> Result<ChunkIndex, Failure> {
+        let entry = self
+            .manifest
+            .chunking_or_error(chunker)
+            .and_then(|c| {
+                c.index.as_ref().ok_or_else(|| {
+                    Error::field(
+                        MANIFEST_FILE,
+                        "chunkings",
+                        format!("the {} chunking has no chunk index", chunker.name()),
+                    )
+                })
+            })
+            .map_err(|source| self_error(&self.dir, source))?;
+        let stored = self.read(&entry.file)?;
+        let (entry, blob) = self
+            .manifest
+            .open_chunk_index(chunker, &stored)
+            .map_err(|source| self_error(&self.dir, source))?;
+        ChunkIndex::open(&entry.file, &blob, chunks).map_err(|source| self_error(&self.dir, source))
     }
 
     /// Reads and verifies every chunk and every file, and prepares them for literal search.

@@ -32,6 +32,7 @@
 //! missing input, 74 I/O failure.
 
 mod bundle;
+mod chunk_query;
 mod chunking;
 mod cli;
 mod demo;
@@ -85,6 +86,7 @@ fn run() -> ExitCode {
         Command::Score(args) => score::run(&args, &mut out),
         Command::Bundle(args) => bundle::run(&args, &mut out),
         Command::Search(args) => search::run(&args, &mut out),
+        Command::Chunks(args) => chunk_query::chunks(&args, &mut out),
         Command::Pack(args) => pack::run(&args, &mut out),
         Command::Demo(args) => demo::run(&args, &mut out),
         Command::Serve(args) => serve::run(&args, &mut out),

@@ -17,7 +17,7 @@ use routelens_engine::lexical::{FtsIndex, Needs};
 use routelens_engine::{run_arm, ArmOutput, Cell, Error, LexicalArm, Sources, Table, TextCorpus};
 
 use crate::bundle::{elapsed_ms, json_line};
-use crate::cli::{OutputFormat, SearchArgs, ALL_ARMS};
+use crate::cli::{OutputFormat, SearchArgs, UnitArg, ALL_ARMS};
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
 use crate::input::read_text;
@@ -56,12 +56,22 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<(), Failure> {
     if args.k == 0 {
         return Err(Error::setting("k", 0, "1 or more").into());
     }
-    let arms: Vec<LexicalArm> = if args.arm == ALL_ARMS {
+    let questions = queries(args)?;
+    let arm = match (args.unit, &args.arm) {
+        (Some(UnitArg::Chunk), None) => return crate::chunk_query::search(args, &questions, out),
+        (Some(UnitArg::Chunk), Some(_)) => {
+            return Err(Failure::Usage(
+                "--unit chunk ranks chunks by chunk BM25: leave out --arm".into(),
+            ))
+        }
+        (_, Some(arm)) => arm.as_str(),
+        (_, None) => return Err(Failure::Usage("--unit file needs --arm ARM".into())),
+    };
+    let arms: Vec<LexicalArm> = if arm == ALL_ARMS {
         LexicalArm::ALL.to_vec()
     } else {
-        vec![LexicalArm::from_name(&args.arm)?]
+        vec![LexicalArm::from_name(arm)?]
     };
-    let questions = queries(args)?;
     let folder = BundleFolder::open(&args.bundle)?;
     let paths = folder.manifest.paths();
     let index: Option<FtsIndex> = if arms.iter().any(|arm| arm.needs() == Needs::Index) {
@@ -92,7 +102,7 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 .iter()
                 .map(|result| serde_json::to_string(result).unwrap_or_default() + "\n")
                 .collect(),
-            (OutputFormat::Json, false) if args.arm == ALL_ARMS => json_line(&results)?,
+            (OutputFormat::Json, false) if arm == ALL_ARMS => json_line(&results)?,
             (OutputFormat::Json, false) => json_line(&results[0])?,
             (OutputFormat::Table, _) => {
                 let heading = id
@@ -109,7 +119,7 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<(), Failure> {
 }
 
 /// The queries to run: `(id, text)` pairs, the id only for a question set.
-fn queries(args: &SearchArgs) -> Result<Vec<(Option<String>, String)>, Failure> {
+pub fn queries(args: &SearchArgs) -> Result<Vec<(Option<String>, String)>, Failure> {
     let input = &args.query;
     if let Some(text) = &input.query {
         return Ok(vec![(None, text.clone())]);
@@ -184,7 +194,7 @@ fn table(result: &ArmResult) -> String {
 
 /// A score with four decimals, or in scientific notation when that would show only zeros (FTS5's
 /// idf floor of 1e-6 makes such scores for terms in most files).
-fn score_cell(score: f64) -> Cell {
+pub fn score_cell(score: f64) -> Cell {
     if score != 0.0 && score.abs() < 0.0005 {
         Cell {
             text: format!("{score:.2e}"),
@@ -197,7 +207,7 @@ fn score_cell(score: f64) -> Cell {
 }
 
 /// A question on one line, cut at 100 characters.
-fn one_line(text: &str) -> String {
+pub fn one_line(text: &str) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match flat.char_indices().nth(100) {
         Some((end, _)) => format!("{}…", &flat[..end]),

@@ -35,6 +35,7 @@
 
 pub mod archive;
 pub mod bundle;
+pub mod chunk_search;
 pub mod code_chunks;
 pub mod context;
 pub mod error;

@@ -1,0 +1,190 @@
+//! `routelens search --unit chunk` (chunk BM25 over one chunking, optionally capped per file)
+//! and `routelens chunks` (a chunking's table, of one file or all). Both read only the manifest,
+//! the chunking's table and, for a search, its index, each verified.
+
+use std::io::Write;
+use std::time::Instant;
+
+use routelens_engine::chunk_search::cap_per_file;
+use routelens_engine::code_chunks::CodeChunk;
+use routelens_engine::{Cell, Table};
+
+use crate::bundle::{elapsed_ms, json_line};
+use crate::cli::{parse_chunker, ChunksArgs, OutputFormat, SearchArgs};
+use crate::failure::Failure;
+use crate::folder::BundleFolder;
+use crate::render::text_table;
+use crate::search::{one_line, score_cell};
+
+/// One chunk of `chunks --format json`.
+#[derive(Debug, serde::Serialize)]
+struct ListedChunk<'c> {
+    path: &'c str,
+    start_line: u32,
+    end_line: u32,
+    kind: &'c str,
+    name: &'c str,
+}
+
+/// One ranked chunk of `search --unit chunk --format json`.
+#[derive(Debug, serde::Serialize)]
+struct ChunkResult<'c> {
+    path: &'c str,
+    start_line: u32,
+    end_line: u32,
+    name: &'c str,
+    score: f64,
+}
+
+/// One question's chunk search as `--format json` prints it.
+#[derive(Debug, serde::Serialize)]
+struct ChunkSearch<'c> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'c str>,
+    chunker: &'static str,
+    cap: Option<usize>,
+    results: Vec<ChunkResult<'c>>,
+    query_ms: f64,
+}
+
+/// Runs `chunks`.
+pub fn chunks(args: &ChunksArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let chunker = parse_chunker(&args.chunker)?;
+    let folder = BundleFolder::open(&args.bundle)?;
+    if let Some(path) = &args.path {
+        if folder.manifest.file(path).is_none() {
+            return Err(Failure::Usage(format!(
+                "--path {path:?}: not a file of the bundle {}",
+                args.bundle.display()
+            )));
+        }
+    }
+    let table = folder.open_chunking(chunker)?;
+    let shown: Vec<&CodeChunk> = table
+        .iter()
+        .filter(|c| args.path.as_ref().is_none_or(|p| *p == c.path))
+        .collect();
+    let text = match args.format {
+        OutputFormat::Json => {
+            let listed: Vec<ListedChunk> = shown
+                .iter()
+                .map(|c| ListedChunk {
+                    path: &c.path,
+                    start_line: c.start_line,
+                    end_line: c.end_line,
+                    kind: &c.kind,
+                    name: &c.name,
+                })
+                .collect();
+            json_line(&listed)?
+        }
+        OutputFormat::Table => {
+            let mut rendered = Table::new(
+                &format!("{} chunks ({})", shown.len(), chunker.name()),
+                &["path", "lines", "kind", "name", "tokens"],
+            );
+            for c in shown {
+                rendered.rows.push(vec![
+                    Cell::text(&c.path),
+                    Cell::text(format!("{}-{}", c.start_line, c.end_line)),
+                    Cell::text(&c.kind),
+                    Cell::text(&c.name),
+                    Cell::count(c.tokens as usize),
+                ]);
+            }
+            text_table(&rendered)
+        }
+    };
+    out.write_all(text.as_bytes()).map_err(Failure::output)
+}
+
+/// Runs `search --unit chunk` over `questions` (`(id, text)` pairs).
+pub fn search(
+    args: &SearchArgs,
+    questions: &[(Option<String>, String)],
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let chunker = parse_chunker(&args.chunker)?;
+    let folder = BundleFolder::open(&args.bundle)?;
+    let table = folder.open_chunking(chunker)?;
+    let index = folder.open_chunk_index(chunker, &table)?;
+    let batch = questions.len() > 1 || args.query.queries.is_some();
+    for (id, question) in questions {
+        let started = Instant::now();
+        // The cap reorders the whole ranking, so it needs every match before the cut.
+        let depth = if args.cap.is_some() {
+            index.len()
+        } else {
+            args.k
+        };
+        let hits = index.search(question, depth)?;
+        let scores: std::collections::HashMap<usize, f32> =
+            hits.iter().map(|h| (h.chunk, h.score)).collect();
+        let mut ranking: Vec<usize> = hits.iter().map(|h| h.chunk).collect();
+        if let Some(cap) = args.cap {
+            ranking = cap_per_file(&ranking, &table, cap)?;
+        }
+        ranking.truncate(args.k);
+        let query_ms = elapsed_ms(started);
+        let results: Vec<ChunkResult> = ranking
+            .iter()
+            .map(|&at| {
+                let c = &table[at];
+                ChunkResult {
+                    path: &c.path,
+                    start_line: c.start_line,
+                    end_line: c.end_line,
+                    name: &c.name,
+                    score: f64::from(scores[&at]),
+                }
+            })
+            .collect();
+        let found = ChunkSearch {
+            id: id.as_deref(),
+            chunker: chunker.name(),
+            cap: args.cap,
+            results,
+            query_ms,
+        };
+        let text = match args.format {
+            OutputFormat::Json if batch => serde_json::to_string(&found).unwrap_or_default() + "\n",
+            OutputFormat::Json => json_line(&found)?,
+            OutputFormat::Table => {
+                let heading = id
+                    .as_ref()
+                    .map(|id| format!("== {id}: {}\n\n", one_line(question)))
+                    .unwrap_or_default();
+                heading + &results_table(&found)
+            }
+        };
+        out.write_all(text.as_bytes()).map_err(Failure::output)?;
+    }
+    Ok(())
+}
+
+fn results_table(found: &ChunkSearch) -> String {
+    let cap = found
+        .cap
+        .map(|n| format!(", at most {n} per file at the head"))
+        .unwrap_or_default();
+    let mut table = Table::new(
+        &format!(
+            "chunk bm25 over {} chunks{cap}: {} result{} in {:.3} ms",
+            found.chunker,
+            found.results.len(),
+            if found.results.len() == 1 { "" } else { "s" },
+            found.query_ms
+        ),
+        &["rank", "score", "path", "lines", "name"],
+    );
+    for (rank, hit) in found.results.iter().enumerate() {
+        table.rows.push(vec![
+            Cell::count(rank + 1),
+            score_cell(hit.score),
+            Cell::text(hit.path),
+            Cell::text(format!("{}-{}", hit.start_line, hit.end_line)),
+            Cell::text(hit.name),
+        ]);
+    }
+    text_table(&table)
+}
