@@ -23,7 +23,7 @@ const dist = resolve(process.argv[2] ?? 'dist-release');
 const bundles = resolve(process.argv[3] ?? resolve(root, 'target/bundles'));
 const runs = Number(process.argv[4] ?? '5');
 const questions = readFileSync(resolve(bundles, 'demo/questions.jsonl'), 'utf8')
-  .split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line).id);
+  .split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line).id).filter(Boolean);
 const manifest = JSON.parse(readFileSync(resolve(bundles, 'demo/manifest.json'), 'utf8'));
 const bundleBytes = readFileSync(resolve(bundles, 'demo/manifest.json')).length
   + manifest.chunks.reduce((sum, chunk) => sum + chunk.bytes, 0) + (manifest.index?.bytes ?? 0);

@@ -34,6 +34,8 @@ pub enum Command {
     Search(SearchArgs),
     /// Print the code chunks of a bundle's chunking, of one file or of all.
     Chunks(ChunksArgs),
+    /// Evaluate chunk retrieval configurations on a question set, as CodeAtlas does.
+    Evaluate(EvaluateArgs),
     /// Select and pack a ranking's files of a bundle into the token budget, and score the
     /// delivered lines against gold spans.
     Pack(PackArgs),
@@ -426,6 +428,74 @@ pub enum UnitArg {
     File,
     /// Code chunks, by chunk BM25.
     Chunk,
+}
+
+/// Options of `routelens evaluate`.
+#[derive(Debug, Args)]
+pub struct EvaluateArgs {
+    /// The bundle folder (with chunkings: `routelens bundle` or `routelens demo`).
+    #[arg(value_name = "BUNDLE_DIR")]
+    pub bundle: PathBuf,
+
+    /// The question set (JSON Lines; gold files, optionally gold spans, projects and a corpus
+    /// pin).
+    #[arg(long, value_name = "FILE")]
+    pub questions: PathBuf,
+
+    /// A chunking to evaluate (repeatable; default every chunking of the bundle).
+    #[arg(long = "chunker", value_name = "NAME")]
+    pub chunkers: Vec<String>,
+
+    /// A ranker (repeatable; default bm25, the only one this build has).
+    #[arg(long = "retriever", value_name = "NAME")]
+    pub retrievers: Vec<String>,
+
+    /// A per-file cap to add beside the uncapped ranking (repeatable; default none). With caps,
+    /// the best of each chunker's capped and uncapped rankings is chosen on the dev half.
+    #[arg(long = "cap", value_name = "N")]
+    pub caps: Vec<usize>,
+
+    /// Cut-offs of the default metrics (hit@k and file_recall@k for each, then mrr and ndcg@10).
+    #[arg(long, value_name = "K,...", value_delimiter = ',', default_values_t = [1, 5, 10])]
+    pub k: Vec<usize>,
+
+    /// The metrics (repeatable; default as --k says, plus span_recall@k and span_mrr when every
+    /// question has gold spans).
+    #[arg(long = "metric", value_name = "NAME")]
+    pub metrics: Vec<String>,
+
+    /// A comparison of two configurations, left minus right (repeatable; default structural
+    /// against window and against structural-unmerged, and each cap against no cap).
+    #[arg(long, value_name = "LEFT:RIGHT", value_parser = parse_pair)]
+    pub pair: Vec<Pair>,
+
+    /// The metric the dev half chooses the cap by (default ndcg@10).
+    #[arg(long, value_name = "NAME", default_value = "ndcg@10")]
+    pub select_by: String,
+
+    /// The configuration whose misses are analysed (default every one), at the largest --k.
+    #[arg(long, value_name = "CONFIG")]
+    pub failures: Option<String>,
+
+    /// What intervals resample: single questions (CodeAtlas) or whole projects.
+    #[arg(long, value_enum, default_value_t = ClusterArg::Case)]
+    pub cluster: ClusterArg,
+
+    /// How many chunks of each ranking are scored.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub depth: usize,
+
+    /// Bootstrap resamples.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub resamples: usize,
+
+    /// Bootstrap seed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
 /// Options of `routelens chunks`.

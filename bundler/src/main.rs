@@ -36,6 +36,7 @@ mod chunk_query;
 mod chunking;
 mod cli;
 mod demo;
+mod evaluate;
 mod failure;
 mod folder;
 mod http;
@@ -87,6 +88,7 @@ fn run() -> ExitCode {
         Command::Bundle(args) => bundle::run(&args, &mut out),
         Command::Search(args) => search::run(&args, &mut out),
         Command::Chunks(args) => chunk_query::chunks(&args, &mut out),
+        Command::Evaluate(args) => evaluate::run(&args, &mut out),
         Command::Pack(args) => pack::run(&args, &mut out),
         Command::Demo(args) => demo::run(&args, &mut out),
         Command::Serve(args) => serve::run(&args, &mut out),

@@ -148,7 +148,7 @@ fn settings(args: &ScoreArgs) -> (Clustering, Relevance) {
 }
 
 /// The metric summaries as a table.
-fn metric_table(summaries: &[MetricSummary]) -> Table {
+pub fn metric_table(summaries: &[MetricSummary]) -> Table {
     let mut table = Table::new(
         "Metrics by arm, with 95% bootstrap intervals",
         &["arm", "metric", "mean", "95% low", "95% high", "n"],

@@ -345,6 +345,12 @@ pub fn paired_sentence(
     } else {
         "The interval includes zero, so this is within noise at this sample size.".to_string()
     };
+    // "better on 1 question", "better on 2 questions".
+    let cases_are = if wins == 1 {
+        cases_are.strip_suffix('s').unwrap_or(cases_are)
+    } else {
+        cases_are
+    };
     format!(
         "{left} scores {metric} {left_mean:.3} against {right_mean:.3} for {right} (difference {}, \
          95% interval {} to {}; better on {wins} {cases_are}, worse on {losses}, same on {ties}). \

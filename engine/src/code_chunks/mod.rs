@@ -47,7 +47,9 @@ pub use sizing::{window_chunks, Measured};
 pub const DEFAULT_BUDGET: usize = 254;
 
 /// How a file is cut into chunks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Chunker {
     /// Structural units, consecutive siblings merged while they fit.

@@ -30,9 +30,15 @@ pub struct Question {
     pub gold_lines: Vec<GoldSpan>,
 }
 
-/// Parses a question set (JSON Lines; blank lines skipped). Errors name `file`, the line and field;
-/// a repeated id is refused.
+/// Parses a question set's questions (JSON Lines; blank lines skipped; set-level lines, the
+/// projects and the corpus pin of [`crate::question_set`], are read and left out). Errors name
+/// `file`, the line and field; a repeated id is refused.
 pub fn parse_questions(file: &str, text: &str) -> Result<Vec<Question>> {
+    Ok(crate::question_set::parse_question_set(file, text)?.questions)
+}
+
+/// Parses question lines only (every non-blank line a question).
+pub(crate) fn parse_question_lines(file: &str, text: &str) -> Result<Vec<Question>> {
     let mut questions: Vec<Question> = Vec::new();
     let mut seen = BTreeSet::new();
     for (number, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l)) {
