@@ -7,7 +7,7 @@ use std::time::Instant;
 use routelens_engine::bundle::{encode_chunking, StoredChunking, StoredIndex};
 use routelens_engine::code_chunks::{chunk_file_all, ChunkConfig, Chunker, CodeChunk};
 use routelens_engine::lexical::chunk_index::{build_chunk_index, chunk_texts, CHUNK_INDEX_FORMAT};
-use routelens_engine::tokens::Cl100k;
+use routelens_engine::tokens::{Cl100k, TokenCache};
 use routelens_engine::FileEntry;
 
 use crate::bundle::elapsed_ms;
@@ -123,7 +123,8 @@ fn chunk_all(
 ) -> Result<(Vec<Vec<CodeChunk>>, Vec<String>), Failure> {
     let (first, second) = texts.split_at(texts.len() / 2);
     let work = |part: &[(String, String)]| -> Result<(Vec<Vec<CodeChunk>>, Vec<String>), Failure> {
-        let mut counter = Cl100k::embedded()?;
+        // Lines repeat (braces, blank lines, `return Ok(())`): counted once each.
+        let mut counter = TokenCache::new(Cl100k::embedded()?);
         let mut lists = vec![Vec::new(); chunkers.len()];
         let mut notes = Vec::new();
         for (path, text) in part {

@@ -231,19 +231,24 @@ impl ChunkIndex {
             })
             .collect();
         let query = BooleanQuery::new(clauses);
-        // Ties at the cut must be broken by position, so collect every match and sort.
+        // The best depth + 1 by score; only when the last two tie, so that the cut could fall
+        // inside a tie, is every match collected, for ties to go by position.
         let err = |e: tantivy::TantivyError| index_error("chunk index", e);
-        let count = self
+        let limit = depth.saturating_add(1).min(self.docs.max(1));
+        let mut found = self
             .searcher
-            .search(&query, &tantivy::collector::Count)
+            .search(&query, &TopDocs::with_limit(limit).order_by_score())
             .map_err(err)?;
-        if count == 0 {
-            return Ok(Vec::new());
+        if found.len() == limit && limit > depth && found[depth].0 == found[depth - 1].0 {
+            let count = self
+                .searcher
+                .search(&query, &tantivy::collector::Count)
+                .map_err(err)?;
+            found = self
+                .searcher
+                .search(&query, &TopDocs::with_limit(count.max(1)).order_by_score())
+                .map_err(err)?;
         }
-        let found = self
-            .searcher
-            .search(&query, &TopDocs::with_limit(count).order_by_score())
-            .map_err(err)?;
         let mut hits = Vec::with_capacity(found.len());
         for (score, address) in found {
             let segment = self.searcher.segment_reader(address.segment_ord);
