@@ -326,8 +326,8 @@ fn read_study(path: &Path) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
     ))
 }
 
-/// A bundle's entry and files: the folder verified in full (manifest, index, every chunk, the
-/// question set) before anything is copied.
+/// A bundle's entry and files: the folder verified in full (manifest, index, every chunk, every
+/// chunking's table and chunk index, the question set) before anything is copied.
 fn read_bundle(dir: &Path) -> Result<(SiteBundle, Vec<BundleFile>), Failure> {
     let name = id_of(dir)?;
     let bundle = BundleFolder::open(dir)?;
@@ -338,6 +338,14 @@ fn read_bundle(dir: &Path) -> Result<(SiteBundle, Vec<BundleFile>), Failure> {
     let mut names = vec![MANIFEST_FILE.to_string()];
     names.extend(bundle.manifest.index.iter().map(|i| i.file.clone()));
     names.extend(bundle.manifest.chunks.iter().map(|c| c.file.clone()));
+    for chunking in &bundle.manifest.chunkings {
+        let table = bundle.open_chunking(chunking.chunker)?;
+        if chunking.index.is_some() {
+            bundle.open_chunk_index(chunking.chunker, &table)?;
+        }
+        names.push(chunking.file.clone());
+        names.extend(chunking.index.iter().map(|i| i.file.clone()));
+    }
     let questions_path = dir.join(QUESTIONS_FILE);
     let questions = questions_path.is_file().then(|| QUESTIONS_FILE.to_string());
     if questions.is_some() {

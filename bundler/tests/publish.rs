@@ -108,6 +108,20 @@ fn publishes_a_site_that_verifies_and_refuses_a_changed_byte() {
     assert_eq!(index.studies[0].id, "small");
     assert_eq!(index.studies[0].kind, StudyKind::Jsonl);
     assert_eq!(index.studies[0].path, "studies/small/small.jsonl");
+    // The bundle goes whole: every chunking's table and chunk index beside its files.
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(bundle.join("manifest.json")).unwrap()).unwrap();
+    let chunkings = manifest["chunkings"].as_array().unwrap();
+    assert_eq!(chunkings.len(), 3);
+    for chunking in chunkings {
+        for file in [&chunking["file"], &chunking["index"]["file"]] {
+            let name = file.as_str().unwrap();
+            assert!(
+                site.join("bundles/tiny").join(name).is_file(),
+                "{name} not published"
+            );
+        }
+    }
     assert_eq!(index.bundles[0].name, "tiny");
     assert_eq!(index.bundles[0].base, "bundles/tiny");
     assert_eq!(

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { missing, root, startServer, launchBrowser, buildDemoBundle, screenshot, tempDir } from './lib/harness.mjs';
 
@@ -18,9 +18,11 @@ before(async () => {
   if (skip) return;
   const bundles = tempDir();
   demo = buildDemoBundle(bundles);
-  // A copy whose index blob no longer matches its manifest's SHA-256.
+  // A copy whose file index blob (the manifest's `index`; index/ also holds the chunk indexes)
+  // no longer matches its manifest's SHA-256.
   cpSync(demo, join(bundles, 'broken'), { recursive: true });
-  const blob = join(bundles, 'broken/index', readdirSync(join(bundles, 'broken/index'))[0]);
+  const manifest = JSON.parse(readFileSync(join(bundles, 'broken/manifest.json'), 'utf8'));
+  const blob = join(bundles, 'broken', manifest.index.file);
   const bytes = readFileSync(blob);
   bytes[bytes.length >> 1] ^= 0xff;
   writeFileSync(blob, bytes);
