@@ -151,7 +151,10 @@ pub fn App() -> impl IntoView {
 
 /// The tabs of the views that need no study (Search, Context, Route).
 fn bundle_tabs(state: AppState) -> impl IntoView {
-    tab_buttons(state, [View::Search, View::Context, View::Route])
+    tab_buttons(
+        state,
+        [View::Search, View::Context, View::Route, View::Chunks],
+    )
 }
 
 /// One tab button per view; the active one has class `active`.
@@ -196,6 +199,7 @@ fn SearchPage() -> impl IntoView {
     let active = move || match view_field.get() {
         View::Context => view! { <views::ContextView /> }.into_any(),
         View::Route => view! { <views::RouteView /> }.into_any(),
+        View::Chunks => view! { <views::ChunksView /> }.into_any(),
         _ => view! { <views::SearchView /> }.into_any(),
     };
     view! {
@@ -319,6 +323,7 @@ fn StudyPage() -> impl IntoView {
         View::Search => view! { <views::SearchView /> }.into_any(),
         View::Context => view! { <views::ContextView /> }.into_any(),
         View::Route => view! { <views::RouteView /> }.into_any(),
+        View::Chunks => view! { <views::ChunksView /> }.into_any(),
     };
     view! {
         <section class="study-head">

@@ -18,7 +18,8 @@
 //! table's `frame=<name>`, `smetric=<metric>`, `cluster=repo|case` and
 //! `spairs=<left>:<right>;…` (written only when set); `cluster` also holds for a study of
 //! rankings, which adds `metrics=<name>,…`, `relevance=file|span` and `vmetric=<name>` (the
-//! single-metric views' metric), written only when set. The API key is never in the link.
+//! single-metric views' metric), written only when set; the Chunks view's `path=<file>`. The
+//! API key is never in the link.
 //!
 //! Arm names never contain spaces or `+` except as the fusion separator, so `+` is read literally
 //! here (not as a space, as form encoding would), which keeps `fuse=tree+fts5` readable.
@@ -139,6 +140,9 @@ pub fn to_query(settings: &Settings) -> String {
     }
     if let Some(metric) = &settings.view_metric {
         pairs.push(("vmetric", metric.clone()));
+    }
+    if let Some(path) = &settings.chunk_path {
+        pairs.push(("path", path.clone()));
     }
     pairs.push(("left", settings.left.clone()));
     pairs.push(("right", settings.right.clone()));
@@ -333,6 +337,7 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
                 Ok(metric) => settings.view_metric = Some(metric.name()),
                 Err(err) => refuse(err.to_string()),
             },
+            "path" if !value.is_empty() => settings.chunk_path = Some(value.clone()),
             "relevance" => match value.as_str() {
                 "file" => settings.relevance = Some(Relevance::File),
                 "span" => settings.relevance = Some(Relevance::Span),
@@ -466,6 +471,7 @@ mod tests {
             metrics: vec!["mrr".into(), "span_recall@5".into()],
             relevance: Some(Relevance::Span),
             view_metric: Some("ndcg@10".into()),
+            chunk_path: Some("src/a b.rs".into()),
         };
         let query = to_query(&settings);
         assert!(query.contains("fuse=tree+fts5,rg+fts5+basename"), "{query}");

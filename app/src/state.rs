@@ -74,11 +74,13 @@ pub enum View {
     Context,
     /// Live tree routing (or the flat tournament) over an index bundle.
     Route,
+    /// One file of a bundle with its chunk boundaries under each chunking.
+    Chunks,
 }
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 12] = [
+    pub const ALL: [View; 13] = [
         View::Table2,
         View::Fusion,
         View::Paired,
@@ -91,6 +93,7 @@ impl View {
         View::Search,
         View::Context,
         View::Route,
+        View::Chunks,
     ];
 
     /// The name used in the permalink (`view=`) and in the tab's `data-testid` (`tab-<name>`).
@@ -108,6 +111,7 @@ impl View {
             View::Search => "search",
             View::Context => "context",
             View::Route => "route",
+            View::Chunks => "chunks",
         }
     }
 
@@ -126,6 +130,7 @@ impl View {
             View::Search => "Search a bundle",
             View::Context => "Delivered context",
             View::Route => "Route a bundle",
+            View::Chunks => "Chunks of a file",
         }
     }
 
@@ -136,7 +141,10 @@ impl View {
 
     /// Whether the view works without a study (it reads a bundle instead).
     pub fn needs_no_study(self) -> bool {
-        matches!(self, View::Search | View::Context | View::Route)
+        matches!(
+            self,
+            View::Search | View::Context | View::Route | View::Chunks
+        )
     }
 }
 
@@ -286,6 +294,8 @@ pub struct Settings {
     /// The one metric of the per-repository, subgroup, paired and per-case views' interval
     /// tables (default none: file recall at k, the paper's).
     pub view_metric: Option<String>,
+    /// The Chunks view's file (default none).
+    pub chunk_path: Option<String>,
 }
 
 /// What a score table's bootstrap resamples.
@@ -334,6 +344,7 @@ impl Default for Settings {
             metrics: Vec::new(),
             relevance: None,
             view_metric: None,
+            chunk_path: None,
         }
     }
 }

@@ -1,10 +1,12 @@
 //! The views: the study views (`study/`, one engine table or plot each), a score table's view
 //! (`scores/`), the home page, and the
-//! live views (`search/`, `context/`, `route/`), each a folder with its own state. Each reads the
+//! live views (`search/`, `context/`, `route/`), each a folder with its own state, and a
+//! bundle's chunks (`chunks.rs`). Each reads the
 //! store from context and renders engine results; the active view alone is mounted, so only its
 //! computations run. No view imports another view's internals: what two views share lives
 //! outside `views/` (`components/`, `bundles.rs`, `packing/`, `live.rs`).
 
+mod chunks;
 mod context;
 mod home;
 mod route;
@@ -12,6 +14,7 @@ mod scores;
 mod search;
 mod study;
 
+pub use chunks::ChunksView;
 pub use context::ContextView;
 pub use home::HomeView;
 pub use route::RouteView;
