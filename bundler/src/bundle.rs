@@ -62,7 +62,7 @@ pub fn run(args: &BundleArgs, out: &mut dyn Write) -> Result<(), Failure> {
             compression_level: args.compression_level,
             ..BundleOptions::default()
         },
-        chunking: ChunkingOptions::of(&args.chunkers()?, args.chunk_budget),
+        chunking: ChunkingOptions::from_args(&args.chunking)?,
     };
     let built = build(collection, source, commit, options)?;
     let summary = built.write(target, read_ms, started, gold.as_deref())?;
@@ -299,6 +299,23 @@ pub struct ChunkingSummary {
     pub index_bytes: u64,
 }
 
+impl ChunkingSummary {
+    /// Every chunking the manifest lists.
+    fn of(manifest: &routelens_engine::Manifest) -> Vec<ChunkingSummary> {
+        manifest
+            .chunkings
+            .iter()
+            .map(|c| ChunkingSummary {
+                chunker: c.chunker.name().to_string(),
+                budget: c.budget,
+                chunks: c.chunks,
+                table_bytes: c.bytes,
+                index_bytes: c.index.as_ref().map_or(0, |i| i.bytes),
+            })
+            .collect()
+    }
+}
+
 /// Build time by phase, in milliseconds.
 #[derive(Debug, Default, Clone, Copy, serde::Serialize)]
 pub struct Timings {
@@ -378,17 +395,7 @@ impl Summary {
             chunks: manifest.chunks.len() as u64,
             chunk_bytes: manifest.chunks.iter().map(|chunk| chunk.bytes).sum(),
             index_bytes: manifest.index.as_ref().map_or(0, |index| index.bytes),
-            chunkings: manifest
-                .chunkings
-                .iter()
-                .map(|c| ChunkingSummary {
-                    chunker: c.chunker.name().to_string(),
-                    budget: c.budget,
-                    chunks: c.chunks,
-                    table_bytes: c.bytes,
-                    index_bytes: c.index.as_ref().map_or(0, |i| i.bytes),
-                })
-                .collect(),
+            chunkings: ChunkingSummary::of(manifest),
             ..Summary::default()
         }
     }
@@ -515,17 +522,7 @@ impl Summary {
             chunks: manifest.chunks.len() as u64,
             chunk_bytes: manifest.chunks.iter().map(|chunk| chunk.bytes).sum(),
             index_bytes: manifest.index.as_ref().map_or(0, |index| index.bytes),
-            chunkings: manifest
-                .chunkings
-                .iter()
-                .map(|c| ChunkingSummary {
-                    chunker: c.chunker.name().to_string(),
-                    budget: c.budget,
-                    chunks: c.chunks,
-                    table_bytes: c.bytes,
-                    index_bytes: c.index.as_ref().map_or(0, |i| i.bytes),
-                })
-                .collect(),
+            chunkings: ChunkingSummary::of(manifest),
             ..Summary::default()
         }
     }

@@ -32,6 +32,14 @@ impl Default for ChunkingOptions {
 }
 
 impl ChunkingOptions {
+    /// The options `--chunkers` and `--chunk-budget` ask for (`none`: no chunkings).
+    pub fn from_args(args: &crate::cli::ChunkingArgs) -> Result<ChunkingOptions, Failure> {
+        Ok(ChunkingOptions::of(
+            &crate::cli::parse_chunkers(&args.chunkers)?,
+            args.chunk_budget,
+        ))
+    }
+
     /// The options for exactly these chunkers.
     pub fn of(chunkers: &[Chunker], budget: usize) -> ChunkingOptions {
         ChunkingOptions {

@@ -264,6 +264,14 @@ pub struct BundleArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
 
+    /// The chunkings to store and their budget.
+    #[command(flatten)]
+    pub chunking: ChunkingArgs,
+}
+
+/// The chunkings `bundle` and `demo` store.
+#[derive(Debug, Args)]
+pub struct ChunkingArgs {
     /// The chunkings of code chunks to store, comma separated: structural, structural-unmerged,
     /// window, or none (default all three).
     #[arg(
@@ -278,13 +286,6 @@ pub struct BundleArgs {
     /// CodeAtlas's embedder window).
     #[arg(long, value_name = "N", default_value_t = routelens_engine::code_chunks::DEFAULT_BUDGET)]
     pub chunk_budget: usize,
-}
-
-impl BundleArgs {
-    /// The chunkers `--chunkers` names (`none`: no chunkings).
-    pub fn chunkers(&self) -> Result<Vec<routelens_engine::code_chunks::Chunker>, Failure> {
-        parse_chunkers(&self.chunkers)
-    }
 }
 
 /// Reads one chunker name, refusing an unknown one with the names.
@@ -612,19 +613,9 @@ pub struct DemoArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
 
-    /// The chunkings of code chunks to store, comma separated: structural, structural-unmerged,
-    /// window, or none (default all three).
-    #[arg(
-        long,
-        value_name = "NAME,...",
-        value_delimiter = ',',
-        default_value = "structural,structural-unmerged,window"
-    )]
-    pub chunkers: Vec<String>,
-
-    /// Tokens per code chunk, its prefix included (default 254).
-    #[arg(long, value_name = "N", default_value_t = routelens_engine::code_chunks::DEFAULT_BUDGET)]
-    pub chunk_budget: usize,
+    /// The chunkings to store and their budget.
+    #[command(flatten)]
+    pub chunking: ChunkingArgs,
 }
 
 /// How `score` prints its report.

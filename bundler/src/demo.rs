@@ -34,7 +34,7 @@ use routelens_engine::{sha256_hex, Policy};
 
 use crate::bundle::{self, elapsed_ms, gold_report, json_line, tool_version, GoldStatus, Summary};
 use crate::chunking::ChunkingOptions;
-use crate::cli::{parse_chunkers, DemoArgs, OutputFormat};
+use crate::cli::{DemoArgs, OutputFormat};
 use crate::failure::Failure;
 use crate::folder::{write_file_atomic, BundleFolder};
 use crate::input::read_text;
@@ -227,7 +227,7 @@ pub fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Failure> {
     collection.finish();
     let read_ms = elapsed_ms(started);
 
-    let chunking = ChunkingOptions::of(&parse_chunkers(&args.chunkers)?, args.chunk_budget);
+    let chunking = ChunkingOptions::from_args(&args.chunking)?;
     let summary = match up_to_date(&args.out, &collection, chunking) {
         Some(folder) if !args.force => {
             let mut summary = Summary::of_folder(&folder, &args.out, collection.skipped_special);

@@ -195,6 +195,7 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
         None
     } else {
         let (dev, test) = dev_test_split(&study);
+        let selected = summarize_metrics(&study, &[select_by], clustering, relevance, bootstrap)?;
         let mut chosen = Vec::new();
         for config in configs.iter().filter(|c| c.cap.is_none()) {
             let candidates: Vec<String> = configs
@@ -204,9 +205,7 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 .collect();
             let (best, dev_mean) = choose_on_dev(&study, &candidates, select_by, relevance, &dev)?;
             let test_mean = mean_over(&study, &best, select_by, relevance, &test)?;
-            let all = summarize_metrics(&study, &[select_by], clustering, relevance, bootstrap)?
-                .into_iter()
-                .find(|s| s.arm == best);
+            let all = selected.iter().find(|s| s.arm == best).cloned();
             chosen.push(Chosen {
                 base: config.name(),
                 chosen: best,

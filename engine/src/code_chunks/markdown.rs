@@ -43,13 +43,7 @@ pub(super) fn outline(text: &str) -> Outline {
                 let id = outline.parents.len();
                 outline.parents.push(group);
                 if outline.units.is_empty() && line > 0 {
-                    outline.units.push(Unit {
-                        start: 0,
-                        kind: "section",
-                        name: String::new(),
-                        group: 0,
-                        opens: None,
-                    });
+                    outline.units.push(preamble());
                 }
                 outline.units.push(Unit {
                     start: line,
@@ -64,13 +58,18 @@ pub(super) fn outline(text: &str) -> Outline {
         }
     }
     if outline.units.is_empty() {
-        outline.units.push(Unit {
-            start: 0,
-            kind: "section",
-            name: String::new(),
-            group: 0,
-            opens: None,
-        });
+        outline.units.push(preamble());
     }
     outline
+}
+
+/// The unnamed section of the text before the first heading (or of a text with none).
+fn preamble() -> Unit {
+    Unit {
+        start: 0,
+        kind: "section",
+        name: String::new(),
+        group: 0,
+        opens: None,
+    }
 }

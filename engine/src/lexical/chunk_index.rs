@@ -11,17 +11,14 @@
 //! The blob is [`super::fts::blob`]'s layout; its `paths_sha256` hashes the chunks' keys
 //! (`path#Lstart-Lend`, in table order), so an index opens only over the table it was built from.
 
-use std::path::Path;
-
 use tantivy::collector::TopDocs;
-use tantivy::directory::RamDirectory;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
 use tantivy::tokenizer::{
     AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter,
     TextAnalyzer,
 };
-use tantivy::{Index, ReloadPolicy, Searcher, Term};
+use tantivy::{ReloadPolicy, Searcher, Term};
 
 use super::fts::blob;
 use super::fts::code_tokenizer::CodeTokenizer;
@@ -91,7 +88,8 @@ fn key(chunk: &CodeChunk) -> String {
 /// `texts`, one per chunk.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn build_chunk_index(chunks: &[CodeChunk], texts: &[String]) -> Result<Vec<u8>> {
-    use tantivy::{IndexSettings, TantivyDocument};
+    use tantivy::directory::RamDirectory;
+    use tantivy::{Index, IndexSettings, TantivyDocument};
     const NAME: &str = "chunk index";
     if chunks.len() != texts.len() {
         return Err(index_error(
@@ -176,12 +174,7 @@ impl ChunkIndex {
                 ),
             ));
         }
-        let directory = RamDirectory::create();
-        for (name, bytes) in files {
-            tantivy::Directory::atomic_write(&directory, Path::new(&name), bytes)
-                .map_err(|e| index_error(file, e))?;
-        }
-        let index = Index::open(directory).map_err(|e| index_error(file, e))?;
+        let index = blob::open_index(file, files)?;
         index.tokenizers().register(TOKENIZER, chunk_analyzer());
         let (expected, text, _) = schema();
         if index.schema() != expected {

@@ -131,6 +131,20 @@ pub fn decode<'b>(file: &str, blob: &'b [u8]) -> Result<(BlobHeader, BlobFiles<'
     Ok((header, files))
 }
 
+/// The tantivy index whose files a decoded blob holds, in a RAM directory (errors name `file`).
+pub fn open_index(file: &str, files: BlobFiles) -> Result<tantivy::Index> {
+    let err = |error: &dyn std::fmt::Display| Error::Index {
+        file: file.to_string(),
+        message: error.to_string(),
+    };
+    let directory = tantivy::directory::RamDirectory::create();
+    for (name, bytes) in files {
+        tantivy::Directory::atomic_write(&directory, std::path::Path::new(&name), bytes)
+            .map_err(|e| err(&e))?;
+    }
+    tantivy::Index::open(directory).map_err(|e| err(&e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -68,16 +68,14 @@ use std::fmt;
 use std::sync::Arc;
 
 use all_matches::AllMatches;
-use std::path::Path;
 use term_table::TermTable;
 
-use tantivy::directory::RamDirectory;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
 use tantivy::tokenizer::{
     AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer,
 };
-use tantivy::{Index, ReloadPolicy, Score, Searcher, Term};
+use tantivy::{ReloadPolicy, Score, Searcher, Term};
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use build::{build_index_blob, build_index_blob_owned, build_index_blob_with};
@@ -335,12 +333,7 @@ impl FtsIndex {
                 ),
             ));
         }
-        let directory = RamDirectory::create();
-        for (name, bytes) in files {
-            tantivy::Directory::atomic_write(&directory, Path::new(&name), bytes)
-                .map_err(|error| index_error(file, error))?;
-        }
-        let index = Index::open(directory).map_err(|error| index_error(file, error))?;
+        let index = blob::open_index(file, files)?;
         index
             .tokenizers()
             .register(tokenizer.name(), tokenizer.analyzer());
