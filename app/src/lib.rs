@@ -153,7 +153,13 @@ pub fn App() -> impl IntoView {
 fn bundle_tabs(state: AppState) -> impl IntoView {
     tab_buttons(
         state,
-        [View::Search, View::Context, View::Route, View::Chunks],
+        [
+            View::Search,
+            View::Context,
+            View::Route,
+            View::Chunks,
+            View::Evaluate,
+        ],
     )
 }
 
@@ -200,6 +206,7 @@ fn SearchPage() -> impl IntoView {
         View::Context => view! { <views::ContextView /> }.into_any(),
         View::Route => view! { <views::RouteView /> }.into_any(),
         View::Chunks => view! { <views::ChunksView /> }.into_any(),
+        View::Evaluate => view! { <views::EvaluateView /> }.into_any(),
         _ => view! { <views::SearchView /> }.into_any(),
     };
     view! {
@@ -324,6 +331,7 @@ fn StudyPage() -> impl IntoView {
         View::Context => view! { <views::ContextView /> }.into_any(),
         View::Route => view! { <views::RouteView /> }.into_any(),
         View::Chunks => view! { <views::ChunksView /> }.into_any(),
+        View::Evaluate => view! { <views::EvaluateView /> }.into_any(),
     };
     view! {
         <section class="study-head">

@@ -18,19 +18,23 @@
 //! table's `frame=<name>`, `smetric=<metric>`, `cluster=repo|case` and
 //! `spairs=<left>:<right>;…` (written only when set); `cluster` also holds for a study of
 //! rankings, which adds `metrics=<name>,…`, `relevance=file|span` and `vmetric=<name>` (the
-//! single-metric views' metric), written only when set; the Chunks view's `path=<file>`. The
-//! API key is never in the link.
+//! single-metric views' metric), written only when set; the Chunks view's `path=<file>` and its
+//! chunk search's `chunker=<name>` and `cap=N` (its question is `q`); the Evaluate view's
+//! `chunkers=structural,window`, `caps=1,2`, `eks=1,5,10`, `select=ndcg@10`, `edepth=100` and
+//! `ecluster=case|project` (written only when not the default; its bootstrap is `resamples` and
+//! `seed`). The API key is never in the link.
 //!
 //! Arm names never contain spaces or `+` except as the fusion separator, so `+` is read literally
 //! here (not as a space, as form encoding would), which keeps `fuse=tree+fts5` readable.
 
 use routelens_engine::{BootstrapConfig, PairedMetric, RrfConfig, Study, Subset};
 
+use routelens_engine::code_chunks::Chunker;
 use routelens_engine::metric_tables::relevance_name;
 use routelens_engine::route::Strategy;
-use routelens_engine::unit_metrics::{Metric, Relevance};
+use routelens_engine::unit_metrics::{Clustering, Metric, Relevance};
 
-use crate::state::{ClusterBy, DeciderKind, RouteSetup, Settings, StudyRef, View};
+use crate::state::{ClusterBy, DeciderKind, GridSetup, RouteSetup, Settings, StudyRef, View};
 
 /// Bytes kept as they are in a query value; everything else is percent-encoded.
 fn keep(byte: u8) -> bool {
@@ -93,6 +97,23 @@ fn list(value: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whole numbers joined by commas.
+fn numbers(values: &[usize]) -> String {
+    values
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A whole number of at least 1 (and at most 100,000: caps, cut-offs and depths).
+fn positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=100_000).contains(&n) => Ok(n),
+        _ => Err(format!("{text:?} is not a whole number from 1 to 100000")),
+    }
+}
+
 /// The settings as a query string, without the leading `?`.
 pub fn to_query(settings: &Settings) -> String {
     let mut pairs: Vec<(&str, String)> = Vec::new();
@@ -143,6 +164,39 @@ pub fn to_query(settings: &Settings) -> String {
     }
     if let Some(path) = &settings.chunk_path {
         pairs.push(("path", path.clone()));
+    }
+    if let Some(chunker) = settings.chunk_chunker {
+        pairs.push(("chunker", chunker.name().into()));
+    }
+    if let Some(cap) = settings.chunk_cap {
+        pairs.push(("cap", cap.to_string()));
+    }
+    let (grid, defaults) = (&settings.grid, GridSetup::default());
+    if grid.chunkers != defaults.chunkers {
+        let names: Vec<&str> = grid.chunkers.iter().map(|c| c.name()).collect();
+        pairs.push(("chunkers", names.join(",")));
+    }
+    if grid.caps != defaults.caps {
+        pairs.push(("caps", numbers(&grid.caps)));
+    }
+    if grid.k != defaults.k {
+        pairs.push(("eks", numbers(&grid.k)));
+    }
+    if grid.select_by != defaults.select_by {
+        pairs.push(("select", grid.select_by.clone()));
+    }
+    if grid.depth != defaults.depth {
+        pairs.push(("edepth", grid.depth.to_string()));
+    }
+    if grid.cluster != defaults.cluster {
+        pairs.push((
+            "ecluster",
+            match grid.cluster {
+                Clustering::Repo => "project",
+                Clustering::Case => "case",
+            }
+            .into(),
+        ));
     }
     pairs.push(("left", settings.left.clone()));
     pairs.push(("right", settings.right.clone()));
@@ -338,6 +392,45 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
                 Err(err) => refuse(err.to_string()),
             },
             "path" if !value.is_empty() => settings.chunk_path = Some(value.clone()),
+            "chunker" => match Chunker::from_name(&value) {
+                Some(chunker) => settings.chunk_chunker = Some(chunker),
+                None => refuse("expected structural, structural-unmerged or window".into()),
+            },
+            "cap" => match positive(&value) {
+                Ok(cap) => settings.chunk_cap = Some(cap),
+                Err(err) => refuse(err),
+            },
+            "chunkers" => match list(&value)
+                .iter()
+                .map(|name| Chunker::from_name(name).ok_or(name))
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(chunkers) => settings.grid.chunkers = chunkers,
+                Err(name) => refuse(format!("{name:?} is not a chunker")),
+            },
+            "caps" | "eks" => match list(&value)
+                .iter()
+                .map(|n| positive(n))
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(numbers) if key == "caps" => settings.grid.caps = numbers,
+                Ok(numbers) if !numbers.is_empty() => settings.grid.k = numbers,
+                Ok(_) => refuse("expected at least one cut-off".into()),
+                Err(err) => refuse(err),
+            },
+            "select" => match Metric::parse(&value) {
+                Ok(metric) => settings.grid.select_by = metric.name(),
+                Err(err) => refuse(err.to_string()),
+            },
+            "edepth" => match positive(&value) {
+                Ok(depth) => settings.grid.depth = depth,
+                Err(err) => refuse(err),
+            },
+            "ecluster" => match value.as_str() {
+                "case" => settings.grid.cluster = Clustering::Case,
+                "project" => settings.grid.cluster = Clustering::Repo,
+                _ => refuse("expected case or project".into()),
+            },
             "relevance" => match value.as_str() {
                 "file" => settings.relevance = Some(Relevance::File),
                 "span" => settings.relevance = Some(Relevance::Span),
@@ -472,6 +565,16 @@ mod tests {
             relevance: Some(Relevance::Span),
             view_metric: Some("ndcg@10".into()),
             chunk_path: Some("src/a b.rs".into()),
+            chunk_chunker: Some(Chunker::Window),
+            chunk_cap: Some(2),
+            grid: GridSetup {
+                chunkers: vec![Chunker::Structural, Chunker::StructuralUnmerged],
+                caps: vec![1, 3],
+                k: vec![5, 20],
+                select_by: "mrr".into(),
+                depth: 50,
+                cluster: Clustering::Repo,
+            },
         };
         let query = to_query(&settings);
         assert!(query.contains("fuse=tree+fts5,rg+fts5+basename"), "{query}");
@@ -483,6 +586,20 @@ mod tests {
         assert_eq!(from_query(&format!("?{query}")), (settings, Vec::new()));
         assert_eq!(from_query(""), (Settings::default(), Vec::new()));
         assert!(!query.contains("key"), "{query}");
+    }
+
+    #[test]
+    fn bad_grid_settings_keep_the_grids_defaults_and_say_why() {
+        let (settings, notices) = from_query(
+            "?chunkers=structural,bogus&caps=0&eks=&edepth=x&ecluster=repo&select=nope&cap=-1&chunker=x",
+        );
+        assert_eq!(settings.grid, GridSetup::default());
+        assert_eq!((settings.chunk_cap, settings.chunk_chunker), (None, None));
+        assert_eq!(notices.len(), 8, "{notices:?}");
+        assert!(
+            notices[0].contains("\"bogus\" is not a chunker"),
+            "{notices:?}"
+        );
     }
 
     #[test]

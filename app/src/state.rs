@@ -12,6 +12,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use reactive_stores::Store;
+use routelens_engine::code_chunks::Chunker;
+use routelens_engine::evaluate::GridSettings;
 use routelens_engine::metric_tables::{self, MetricSetup};
 use routelens_engine::route::{RouteSettings, Strategy};
 use routelens_engine::score_table::ScoreTable;
@@ -76,11 +78,13 @@ pub enum View {
     Route,
     /// One file of a bundle with its chunk boundaries under each chunking.
     Chunks,
+    /// The CodeAtlas grid over a bundle's chunkings and question set.
+    Evaluate,
 }
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 13] = [
+    pub const ALL: [View; 14] = [
         View::Table2,
         View::Fusion,
         View::Paired,
@@ -94,6 +98,7 @@ impl View {
         View::Context,
         View::Route,
         View::Chunks,
+        View::Evaluate,
     ];
 
     /// The name used in the permalink (`view=`) and in the tab's `data-testid` (`tab-<name>`).
@@ -112,6 +117,7 @@ impl View {
             View::Context => "context",
             View::Route => "route",
             View::Chunks => "chunks",
+            View::Evaluate => "evaluate",
         }
     }
 
@@ -131,6 +137,7 @@ impl View {
             View::Context => "Delivered context",
             View::Route => "Route a bundle",
             View::Chunks => "Chunks of a file",
+            View::Evaluate => "Evaluate chunk retrieval",
         }
     }
 
@@ -143,7 +150,7 @@ impl View {
     pub fn needs_no_study(self) -> bool {
         matches!(
             self,
-            View::Search | View::Context | View::Route | View::Chunks
+            View::Search | View::Context | View::Route | View::Chunks | View::Evaluate
         )
     }
 }
@@ -296,6 +303,61 @@ pub struct Settings {
     pub view_metric: Option<String>,
     /// The Chunks view's file (default none).
     pub chunk_path: Option<String>,
+    /// The Chunks view's chunk search: its chunking (default the bundle's first) and per-file
+    /// cap (default none); its question is `query`.
+    pub chunk_chunker: Option<Chunker>,
+    /// See `chunk_chunker`.
+    pub chunk_cap: Option<usize>,
+    /// The Evaluate view's grid; its bootstrap is `resamples` and `seed`.
+    pub grid: GridSetup,
+}
+
+/// The Evaluate view's grid settings (all in the permalink). Defaults are CodeAtlas's.
+#[derive(Debug, Clone, PartialEq, Store)]
+pub struct GridSetup {
+    /// The chunkings (default empty: every one the bundle has).
+    pub chunkers: Vec<Chunker>,
+    /// Per-file caps beside each uncapped ranking (default none).
+    pub caps: Vec<usize>,
+    /// Cut-offs of the default metrics (default 1, 5, 10).
+    pub k: Vec<usize>,
+    /// The metric the dev half chooses caps by (default ndcg@10).
+    pub select_by: String,
+    /// Chunks scored per ranking (default 100).
+    pub depth: usize,
+    /// What intervals resample (default single questions, as CodeAtlas).
+    pub cluster: Clustering,
+}
+
+impl Default for GridSetup {
+    fn default() -> Self {
+        let engine = GridSettings::default();
+        GridSetup {
+            chunkers: engine.chunkers,
+            caps: engine.caps,
+            k: engine.k,
+            select_by: engine.select_by,
+            depth: engine.depth,
+            cluster: engine.clustering,
+        }
+    }
+}
+
+impl GridSetup {
+    /// The engine's settings, with the page's bootstrap.
+    pub fn settings(&self, resamples: usize, seed: u64) -> GridSettings {
+        GridSettings {
+            chunkers: self.chunkers.clone(),
+            caps: self.caps.clone(),
+            k: self.k.clone(),
+            select_by: self.select_by.clone(),
+            depth: self.depth,
+            clustering: self.cluster,
+            resamples,
+            seed,
+            ..GridSettings::default()
+        }
+    }
 }
 
 /// What a score table's bootstrap resamples.
@@ -345,6 +407,9 @@ impl Default for Settings {
             relevance: None,
             view_metric: None,
             chunk_path: None,
+            chunk_chunker: None,
+            chunk_cap: None,
+            grid: GridSetup::default(),
         }
     }
 }

@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::time::Instant;
 
-use routelens_engine::chunk_search::cap_per_file;
 use routelens_engine::code_chunks::CodeChunk;
+use routelens_engine::evaluate::ChunkRankings;
 use routelens_engine::{Cell, Table};
 
 use crate::bundle::{elapsed_ms, json_line};
@@ -106,36 +106,23 @@ pub fn search(
 ) -> Result<(), Failure> {
     let chunker = parse_chunker(&args.chunker)?;
     let folder = BundleFolder::open(&args.bundle)?;
-    let table = folder.open_chunking(chunker)?;
-    let index = folder.open_chunk_index(chunker, &table)?;
+    let open = folder.open_chunkings(&[chunker])?;
+    let table = open.table(chunker)?;
     let batch = questions.len() > 1 || args.query.queries.is_some();
     for (id, question) in questions {
         let started = Instant::now();
-        // The cap reorders the whole ranking, so it needs every match before the cut.
-        let depth = if args.cap.is_some() {
-            index.len()
-        } else {
-            args.k
-        };
-        let hits = index.search(question, depth)?;
-        let scores: std::collections::HashMap<usize, f32> =
-            hits.iter().map(|h| (h.chunk, h.score)).collect();
-        let mut ranking: Vec<usize> = hits.iter().map(|h| h.chunk).collect();
-        if let Some(cap) = args.cap {
-            ranking = cap_per_file(&ranking, &table, cap)?;
-        }
-        ranking.truncate(args.k);
+        let hits = open.search(chunker, question, args.k, args.cap)?;
         let query_ms = elapsed_ms(started);
-        let results: Vec<ChunkResult> = ranking
+        let results: Vec<ChunkResult> = hits
             .iter()
-            .map(|&at| {
-                let c = &table[at];
+            .map(|hit| {
+                let c = &table[hit.chunk];
                 ChunkResult {
                     path: &c.path,
                     start_line: c.start_line,
                     end_line: c.end_line,
                     name: &c.name,
-                    score: f64::from(scores[&at]),
+                    score: f64::from(hit.score),
                 }
             })
             .collect();

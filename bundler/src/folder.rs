@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use routelens_engine::bundle::MANIFEST_FILE;
 use routelens_engine::code_chunks::{Chunker, CodeChunk};
 use routelens_engine::lexical::chunk_index::ChunkIndex;
+use routelens_engine::lexical::chunkings::OpenChunkings;
 use routelens_engine::lexical::FtsIndex;
 use routelens_engine::{decode_manifest, BundleFile, Error, Manifest, TextCorpus};
 
@@ -107,16 +108,7 @@ impl BundleFolder {
     ) -> Result<ChunkIndex, Failure> {
         let entry = self
             .manifest
-            .chunking_or_error(chunker)
-            .and_then(|c| {
-                c.index.as_ref().ok_or_else(|| {
-                    Error::field(
-                        MANIFEST_FILE,
-                        "chunkings",
-                        format!("the {} chunking has no chunk index", chunker.name()),
-                    )
-                })
-            })
+            .chunk_index_entry(chunker)
             .map_err(|source| self_error(&self.dir, source))?;
         let stored = self.read(&entry.file)?;
         let (entry, blob) = self
@@ -124,6 +116,17 @@ impl BundleFolder {
             .open_chunk_index(chunker, &stored)
             .map_err(|source| self_error(&self.dir, source))?;
         ChunkIndex::open(&entry.file, &blob, chunks).map_err(|source| self_error(&self.dir, source))
+    }
+
+    /// Opens the chunkings of `chunkers` (each table and index verified), for searching.
+    pub fn open_chunkings(&self, chunkers: &[Chunker]) -> Result<OpenChunkings, Failure> {
+        let mut open = OpenChunkings::new();
+        for &chunker in chunkers {
+            let table = self.open_chunking(chunker)?;
+            let index = self.open_chunk_index(chunker, &table)?;
+            open.insert(chunker, table, index);
+        }
+        Ok(open)
     }
 
     /// Reads and verifies every chunk and every file, and prepares them for literal search.

@@ -91,7 +91,7 @@ pub fn repo_differences(
 }
 
 /// One paired comparison.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PairedComparison {
     /// The left arm.
     pub left: String,

@@ -245,7 +245,8 @@ pub fn dedupe_spans(units: &[GoldSpan]) -> Vec<GoldSpan> {
 }
 
 /// What an interval resamples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Clustering {
     /// Whole repositories (fastindex, CodeNib).
     #[default]
@@ -255,7 +256,7 @@ pub enum Clustering {
 }
 
 /// One arm's mean of one metric over a study's cases, with its 95% percentile bootstrap interval.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MetricSummary {
     /// The arm.
     pub arm: String,

@@ -341,6 +341,7 @@ fn messages_survive_json_and_errors_keep_their_text() {
             manifest_sha256: Some("00".repeat(32)),
             index: true,
             texts: false,
+            chunkings: Vec::new(),
         },
         CallBody::RunIssue {
             bundle: "demo".into(),
@@ -367,6 +368,7 @@ fn messages_survive_json_and_errors_keep_their_text() {
             manifest_sha256: None,
             index: false,
             texts: true,
+            chunkings: vec![routelens_engine::code_chunks::Chunker::Window],
         },
         CallBody::Cancel { call: 3 },
     ];

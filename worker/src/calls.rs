@@ -1,11 +1,13 @@
 //! What each call does: fetching (the worker's only I/O) and the session's work, with progress
 //! lines and, for long calls, a step loop that yields to hear `cancel`.
 
+use routelens_engine::code_chunks::Chunker;
 use routelens_engine::context::ContextSettings;
+use routelens_engine::evaluate::{GridSettings, GridStep};
 use routelens_engine::lexical::timing::{ArmTimes, TimingPlan};
 use routelens_engine::live_session::{AnswerBody, BundleUrls, CallBody, LineJob, LiveSession};
 use routelens_engine::synthetic::pack_bench_corpus;
-use routelens_engine::{LexicalArm, Result as EngineResult};
+use routelens_engine::{Error, LexicalArm, Result as EngineResult};
 
 use crate::channel::{fetch, next_tick, now_ms, with_session, Progress};
 
@@ -26,7 +28,15 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             manifest_sha256,
             index,
             texts,
-        } => load(p, &bundle, &files, manifest_sha256.as_deref(), index, texts).await,
+            chunkings,
+        } => {
+            let parts = Parts {
+                index,
+                texts,
+                chunkings,
+            };
+            load(p, &bundle, &files, manifest_sha256.as_deref(), parts).await
+        }
         CallBody::LoadCounter { url } => load_counter(p, &url).await,
         CallBody::RunIssue {
             bundle,
@@ -61,10 +71,30 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             k,
         } => time(p, &bundle, &questions, rounds, k).await,
         CallBody::PackBench => pack_bench(p).await,
+        CallBody::ChunkSearch {
+            bundle,
+            chunker,
+            query,
+            k,
+            cap,
+        } => session(|s| s.chunk_search(&bundle, chunker, &query, (k, cap), &mut now_ms))
+            .map(|(hits, ms)| AnswerBody::ChunkHits { hits, ms }),
+        CallBody::Evaluate {
+            bundle,
+            questions,
+            settings,
+        } => evaluate(p, &bundle, &questions, settings).await,
         // Heard by the channel as it arrives; never queued.
         CallBody::Cancel { call } => Err(format!("cancel {call} reached the queue")),
     };
     done.unwrap_or_else(|message| AnswerBody::Failed { message })
+}
+
+/// The parts of a bundle a `load` call asks for.
+struct Parts {
+    index: bool,
+    texts: bool,
+    chunkings: Vec<Chunker>,
 }
 
 /// Opens the bundle from its manifest, then fetches and verifies the parts asked for that are
@@ -74,8 +104,11 @@ async fn load(
     bundle: &str,
     urls: &BundleUrls,
     manifest_sha256: Option<&str>,
-    index: bool,
-    texts: bool,
+    Parts {
+        index,
+        texts,
+        chunkings,
+    }: Parts,
 ) -> Result<AnswerBody, String> {
     let url_of = |file: &str| {
         urls.url_of(file)
@@ -121,6 +154,29 @@ async fn load(
             stored.push(bytes);
         }
         session(|s| s.load_texts(bundle, &stored))?;
+    }
+    for chunker in chunkings {
+        if with_session(|s| s.has_chunking(bundle, chunker)) {
+            continue;
+        }
+        let (table, index) = session(|s| {
+            let manifest = s
+                .manifest(bundle)
+                .ok_or_else(|| Error::setting("bundle", bundle, "the open bundle"))?;
+            let table = manifest.chunking_or_error(chunker)?.file.clone();
+            let index = manifest.chunk_index_entry(chunker)?.clone();
+            Ok((table, index))
+        })?;
+        p.say(format!("loading the {} chunking ({table})", chunker.name()));
+        let table_bytes = fetch(&url_of(&table)?).await?;
+        p.say(format!(
+            "loading the {} chunk index ({}, {} bytes)",
+            chunker.name(),
+            index.file,
+            index.bytes
+        ));
+        let index_bytes = fetch(&url_of(&index.file)?).await?;
+        session(|s| s.load_chunking(bundle, chunker, &table_bytes, &index_bytes))?;
     }
     Ok(AnswerBody::Loaded {
         files,
@@ -239,6 +295,55 @@ async fn time(
     Ok(AnswerBody::Timed {
         arms: times.summary(),
         cancelled: false,
+    })
+}
+
+/// The grid, a step at a time: progress (and a look for `cancel`) every 50 ms.
+async fn evaluate(
+    p: Progress,
+    bundle: &str,
+    questions: &str,
+    settings: GridSettings,
+) -> Result<AnswerBody, String> {
+    let started = now_ms();
+    p.say(format!("fetching the question set {questions}"));
+    let bytes = fetch(questions).await?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("{questions}: not UTF-8 text"))?;
+    let mut run = session(|s| s.grid(bundle, questions, &text, settings))?;
+    let mut painted = f64::NEG_INFINITY;
+    let mut done = 0;
+    loop {
+        let step = session(|s| s.grid_step(bundle, &mut run))?;
+        let GridStep::Working {
+            done: d,
+            total,
+            next,
+        } = step
+        else {
+            break;
+        };
+        done = d;
+        if now_ms() - painted > YIELD_EVERY_MS {
+            p.say(format!("step {d} of {total}: {next}"));
+            next_tick().await;
+            if p.cancelled() {
+                return Ok(AnswerBody::Evaluated {
+                    report: None,
+                    done,
+                    total,
+                    ms: now_ms() - started,
+                });
+            }
+            painted = now_ms();
+        }
+    }
+    let total = run.total();
+    let report = run.report().map_err(|e| e.to_string())?;
+    Ok(AnswerBody::Evaluated {
+        report: Some(Box::new(report)),
+        done: done.max(total),
+        total,
+        ms: now_ms() - started,
     })
 }
 

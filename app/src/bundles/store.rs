@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use routelens_engine::bundle::{decode_manifest, Manifest, MANIFEST_FILE};
+use routelens_engine::code_chunks::Chunker;
 use routelens_engine::lexical::live::{parse_questions, Question};
 use routelens_engine::live_session::{BundleUrls, CallBody};
 use routelens_engine::sha256_hex;
@@ -149,9 +150,16 @@ impl BundleStore {
     }
 }
 
-/// The live worker's call that loads `entry` (its manifest, and the index and texts when asked),
+/// The live worker's call that loads `entry` (its manifest, and the index, texts and chunkings
+/// when asked),
 /// bound to the manifest the store checked.
-pub fn load_call(entry: &BundleEntry, manifest_sha256: &str, index: bool, texts: bool) -> CallBody {
+pub fn load_call(
+    entry: &BundleEntry,
+    manifest_sha256: &str,
+    index: bool,
+    texts: bool,
+    chunkings: &[Chunker],
+) -> CallBody {
     let files = match &entry.picked {
         Some(each) => BundleUrls {
             base: String::new(),
@@ -168,6 +176,7 @@ pub fn load_call(entry: &BundleEntry, manifest_sha256: &str, index: bool, texts:
         manifest_sha256: Some(manifest_sha256.to_string()),
         index,
         texts,
+        chunkings: chunkings.to_vec(),
     }
 }
 

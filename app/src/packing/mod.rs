@@ -116,7 +116,7 @@ pub async fn load_bundle(
 ) -> Result<Rc<LoadedBundle>> {
     let files = store.open(&entry, &progress).await?;
     let (manifest, questions) = (&files.manifest, files.questions.clone());
-    let call = load_call(&entry, &files.manifest_sha256, true, true);
+    let call = load_call(&entry, &files.manifest_sha256, true, true, &[]);
     let progress = Rc::new(progress);
     let said = progress.clone();
     let files = match live::call(call, move |line| said(line)).await? {

@@ -1,16 +1,21 @@
 //! The Chunks view: one file of a bundle, numbered, with its chunk boundaries under each of the
-//! bundle's chunkings side by side (a band per chunk, its first line naming it). The file's text
-//! and every chunk table are fetched from the bundle and verified by the engine
-//! (`Manifest::open_chunk`, `Manifest::open_chunking`); nothing is parsed in the browser.
+//! bundle's chunkings side by side (a band per chunk, its first line naming it), and chunk search
+//! over one chunking for a typed question. The file's text and every chunk table are fetched from
+//! the bundle and verified by the engine (`Manifest::open_chunk`, `Manifest::open_chunking`);
+//! nothing is parsed in the browser. The search runs in the live worker over the chunking's BM25
+//! index from the bundle (`routelens search --unit chunk` answers the same); a result opens its
+//! file here.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::code_chunks::CodeChunk;
+use routelens_engine::code_chunks::{Chunker, CodeChunk};
+use routelens_engine::live_session::{AnswerBody, CallBody, ChunkResult};
 
-use crate::api;
+use crate::bundles::load_call;
 use crate::components::bundle_select;
 use crate::error::{Error, Result};
 use crate::state::{AppState, SettingsStoreFields};
+use crate::{api, live};
 
 /// A file with its chunks under each chunking.
 #[derive(Debug, Clone)]
@@ -57,6 +62,10 @@ pub fn ChunksView() -> impl IntoView {
             move |entry| s.bundle().set(Some(entry.name)),
         )
     };
+    let search = search_panel(app, move |file: String| {
+        path.set(file);
+        show();
+    });
     let result = move || match shown.get() {
         None => ().into_any(),
         Some(Err(err)) => {
@@ -86,6 +95,7 @@ pub fn ChunksView() -> impl IntoView {
                     "Show chunks"
                 </button>
             </div>
+            {search}
             <p class="note">
                 "Each column is one of the bundle's chunkings; a band is one chunk, named on its "
                 "first line (kind, then name). Windows overlap: a line in two windows shows the band "
@@ -93,6 +103,235 @@ pub fn ChunksView() -> impl IntoView {
             </p>
             {result}
         </section>
+    }
+}
+
+/// Where a chunk search is.
+#[derive(Debug, Clone, PartialEq)]
+enum Searched {
+    Idle,
+    Running(String),
+    Found {
+        chunker: Chunker,
+        hits: Vec<ChunkResult>,
+        ms: f64,
+    },
+    Failed(String),
+}
+
+/// Results per chunk search.
+const CHUNK_HITS: usize = 10;
+
+/// The question, the chunking, the cap, and the ranked chunks; `open` shows a result's file.
+fn search_panel(
+    app: AppState,
+    open: impl Fn(String) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let s = app.settings;
+    let searched = RwSignal::new(Searched::Idle);
+    let chunkings = LocalResource::new(move || {
+        let name = s.bundle().get();
+        async move {
+            let Some(name) = name else {
+                return Ok(Vec::new());
+            };
+            let entry = app.bundles.find(&name).await?;
+            let files = app.bundles.open(&entry, |_| {}).await?;
+            Ok::<_, Error>(
+                files
+                    .manifest
+                    .chunkings
+                    .iter()
+                    .map(|c| c.chunker)
+                    .collect::<Vec<Chunker>>(),
+            )
+        }
+    });
+    let chosen = move || {
+        let have = chunkings.get().and_then(|r| r.ok()).unwrap_or_default();
+        s.chunk_chunker()
+            .get()
+            .filter(|c| have.contains(c))
+            .or_else(|| have.first().copied())
+    };
+    let run = move |_| {
+        let (Some(name), Some(chunker)) = (s.bundle().get_untracked(), chosen()) else {
+            searched.set(Searched::Failed(
+                "choose a bundle with chunkings first".into(),
+            ));
+            return;
+        };
+        let query = s.query().get_untracked().unwrap_or_default();
+        if query.trim().is_empty() {
+            searched.set(Searched::Failed("type a question first".into()));
+            return;
+        }
+        let cap = s.chunk_cap().get_untracked();
+        searched.set(Searched::Running(format!(
+            "{name}: loading the {} chunking",
+            chunker.name()
+        )));
+        spawn_local(async move {
+            let found = chunk_search(app, &name, chunker, &query, cap, searched).await;
+            searched.set(match found {
+                Ok((hits, ms)) => Searched::Found { chunker, hits, ms },
+                Err(err) => Searched::Failed(err.to_string()),
+            });
+        });
+    };
+    let options = move || {
+        let have = chunkings.get().and_then(|r| r.ok()).unwrap_or_default();
+        let current = chosen();
+        have.into_iter()
+            .map(|c| {
+                view! {
+                    <option value=c.name() selected=Some(c) == current>{c.name()}</option>
+                }
+            })
+            .collect_view()
+    };
+    let results = move || match searched.get() {
+        Searched::Idle => ().into_any(),
+        Searched::Running(line) => {
+            view! { <p class="progress" data-testid="chunks-search-progress">{line}</p> }.into_any()
+        }
+        Searched::Failed(err) => {
+            view! { <p class="error" data-testid="chunks-search-error">{err}</p> }.into_any()
+        }
+        Searched::Found { chunker, hits, ms } => hits_table(chunker, hits, ms, open).into_any(),
+    };
+    view! {
+        <div class="controls">
+            <label class="control wide">
+                "question "
+                <input
+                    type="text"
+                    size="50"
+                    data-testid="chunks-query"
+                    prop:value=move || s.query().get().unwrap_or_default()
+                    on:change=move |ev| {
+                        let text = event_target_value(&ev);
+                        s.query().set((!text.trim().is_empty()).then_some(text));
+                    }
+                />
+            </label>
+            <label class="control">
+                "chunking "
+                <select
+                    data-testid="chunks-chunker"
+                    on:change=move |ev| s.chunk_chunker().set(Chunker::from_name(&event_target_value(&ev)))
+                >
+                    {options}
+                </select>
+            </label>
+            <label class="control">
+                "per-file cap "
+                <input
+                    type="text"
+                    size="4"
+                    data-testid="chunks-cap"
+                    prop:value=move || s.chunk_cap().get().map(|c| c.to_string()).unwrap_or_default()
+                    on:change=move |ev| {
+                        s.chunk_cap().set(event_target_value(&ev).trim().parse::<usize>().ok().filter(|&c| c >= 1))
+                    }
+                />
+            </label>
+            <button
+                data-testid="chunks-search"
+                disabled=move || matches!(searched.get(), Searched::Running(_))
+                on:click=run
+            >
+                "Search chunks"
+            </button>
+        </div>
+        {results}
+    }
+}
+
+/// Loads the chunking into the worker (once) and searches it.
+async fn chunk_search(
+    app: AppState,
+    name: &str,
+    chunker: Chunker,
+    query: &str,
+    cap: Option<usize>,
+    searched: RwSignal<Searched>,
+) -> Result<(Vec<ChunkResult>, f64)> {
+    let entry = app.bundles.find(name).await?;
+    let files = app.bundles.open(&entry, |_| {}).await?;
+    let load = load_call(&entry, &files.manifest_sha256, false, false, &[chunker]);
+    let progress = move |line| searched.set(Searched::Running(line));
+    match live::call(load, progress).await? {
+        AnswerBody::Loaded { .. } => {}
+        other => return Err(live::unexpected(&other)),
+    }
+    let body = CallBody::ChunkSearch {
+        bundle: name.to_string(),
+        chunker,
+        query: query.to_string(),
+        k: CHUNK_HITS,
+        cap,
+    };
+    match live::call(body, |_| {}).await? {
+        AnswerBody::ChunkHits { hits, ms } => Ok((hits, ms)),
+        other => Err(live::unexpected(&other)),
+    }
+}
+
+fn hits_table(
+    chunker: Chunker,
+    hits: Vec<ChunkResult>,
+    ms: f64,
+    open: impl Fn(String) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let caption = format!(
+        "chunk bm25 over {} chunks: {} result{} in {ms:.3} ms",
+        chunker.name(),
+        hits.len(),
+        if hits.len() == 1 { "" } else { "s" }
+    );
+    let rows = hits
+        .into_iter()
+        .enumerate()
+        .map(|(rank, hit)| {
+            let file = hit.path.clone();
+            view! {
+                <tr
+                    data-testid="chunk-hit"
+                    data-path=hit.path.clone()
+                    data-start=hit.start_line
+                    data-end=hit.end_line
+                    data-name=hit.name.clone()
+                >
+                    <td class="num">{rank + 1}</td>
+                    <td class="num">{format!("{:.4}", hit.score)}</td>
+                    <td>
+                        <button class="link" on:click=move |_| open(file.clone())>
+                            {hit.path.clone()}
+                        </button>
+                    </td>
+                    <td>{format!("{}-{}", hit.start_line, hit.end_line)}</td>
+                    <td>{hit.kind.clone()}</td>
+                    <td>{hit.name.clone()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table data-testid="chunks-hits">
+            <caption data-testid="chunks-search-caption">{caption}</caption>
+            <thead>
+                <tr>
+                    <th>"rank"</th>
+                    <th>"score"</th>
+                    <th>"path"</th>
+                    <th>"lines"</th>
+                    <th>"kind"</th>
+                    <th>"name"</th>
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
     }
 }
 

@@ -8,6 +8,7 @@
 
 mod chunks;
 mod context;
+mod evaluate;
 mod home;
 mod route;
 mod scores;
@@ -16,6 +17,7 @@ mod study;
 
 pub use chunks::ChunksView;
 pub use context::ContextView;
+pub use evaluate::EvaluateView;
 pub use home::HomeView;
 pub use route::RouteView;
 pub use scores::ScoresView;

@@ -196,20 +196,25 @@ impl Manifest {
         Ok(())
     }
 
+    /// The manifest's entry of `chunker`'s chunk index (an error names a chunking without one).
+    pub fn chunk_index_entry(&self, chunker: Chunker) -> Result<&IndexEntry> {
+        let chunking = self.chunking_or_error(chunker)?;
+        chunking.index.as_ref().ok_or_else(|| {
+            Error::field(
+                MANIFEST_FILE,
+                "chunkings",
+                format!("the {} chunking has no chunk index", chunker.name()),
+            )
+        })
+    }
+
     /// Verifies the stored bytes of `chunker`'s chunk index and decompresses them.
     pub fn open_chunk_index(
         &self,
         chunker: Chunker,
         stored: &[u8],
     ) -> Result<(&IndexEntry, Vec<u8>)> {
-        let chunking = self.chunking_or_error(chunker)?;
-        let entry = chunking.index.as_ref().ok_or_else(|| {
-            Error::field(
-                MANIFEST_FILE,
-                "chunkings",
-                format!("the {} chunking has no chunk index", chunker.name()),
-            )
-        })?;
+        let entry = self.chunk_index_entry(chunker)?;
         super::decode::verify_hash(&entry.file, &entry.sha256, stored)?;
         let raw = entry.raw_bytes.unwrap_or(stored.len() as u64);
         Ok((entry, decompress(&entry.file, stored, raw as usize)?))

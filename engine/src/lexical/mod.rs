@@ -21,6 +21,8 @@
 mod basename;
 #[cfg(feature = "lexical")]
 pub mod chunk_index;
+#[cfg(feature = "lexical")]
+pub mod chunkings;
 mod corpus;
 #[cfg(feature = "lexical")]
 pub mod fts;

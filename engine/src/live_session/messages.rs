@@ -10,8 +10,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::code_chunks::Chunker;
 use crate::context::{ContextReport, ContextSettings, RecomputedLines};
 use crate::error::Error;
+use crate::evaluate::{GridReport, GridSettings};
 use crate::lexical::issue_run::ArmRun;
 use crate::lexical::timing::ArmTiming;
 use crate::lexical::ArmOutput;
@@ -69,6 +71,9 @@ pub enum CallBody {
         index: bool,
         /// Load every chunk (every file's text).
         texts: bool,
+        /// Load these chunkings (each table and chunk index), for chunk search and the grid.
+        #[serde(default)]
+        chunkings: Vec<Chunker>,
     },
     /// Fetches the cl100k_base rank table at `url` and builds the counter, once per session.
     LoadCounter {
@@ -133,6 +138,30 @@ pub enum CallBody {
     },
     /// Times select + pack over the engine's benchmark corpus ([`crate::synthetic`]).
     PackBench,
+    /// Chunk BM25 over one loaded chunking, optionally capped per file.
+    ChunkSearch {
+        /// The bundle searched.
+        bundle: String,
+        /// The chunking.
+        chunker: Chunker,
+        /// The question.
+        query: String,
+        /// Results.
+        k: usize,
+        /// At most this many chunks of a file at the head.
+        cap: Option<usize>,
+    },
+    /// The CodeAtlas grid ([`crate::evaluate::GridRun`]) of the question set at `questions`
+    /// over the bundle's loaded chunkings, with progress; cancellable. A set that pins its
+    /// corpus is checked against the bundle first.
+    Evaluate {
+        /// The bundle evaluated.
+        bundle: String,
+        /// The question set's absolute URL (fetched by the worker, named in errors).
+        questions: String,
+        /// What the grid runs.
+        settings: GridSettings,
+    },
     /// Stops the running call `call` at its next step; it answers with what it has.
     Cancel {
         /// The id of the call to stop.
@@ -227,6 +256,24 @@ pub enum AnswerBody {
         /// Tokens packed.
         tokens: usize,
     },
+    /// [`CallBody::ChunkSearch`]'s chunks, best first.
+    ChunkHits {
+        /// The chunks with their scores.
+        hits: Vec<ChunkResult>,
+        /// The query's time in ms.
+        ms: f64,
+    },
+    /// [`CallBody::Evaluate`]'s report (none when cancelled).
+    Evaluated {
+        /// The grid's report.
+        report: Option<Box<GridReport>>,
+        /// Steps done.
+        done: usize,
+        /// Steps in all.
+        total: usize,
+        /// The whole call's time in ms, fetching the questions included.
+        ms: f64,
+    },
     /// The call failed.
     Failed {
         /// Why, naming the file, bundle or arm.
@@ -271,6 +318,23 @@ impl WireRun {
             ms: self.ms,
         }
     }
+}
+
+/// One chunk a chunk search found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChunkResult {
+    /// Its file.
+    pub path: String,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, inclusive.
+    pub end_line: u32,
+    /// Its kind (`function`, `window`, …).
+    pub kind: String,
+    /// Its qualified name.
+    pub name: String,
+    /// Its BM25 score.
+    pub score: f32,
 }
 
 /// One ranking's pack.

@@ -1,6 +1,7 @@
 //! The live arms' heavy half as one session: a bundle's search index, every file's text and the
 //! cl100k_base counter, each loaded once, and the work the Search and Context views ask of them
-//! (every arm over an issue, packs, line recall over many issues, timed calls, the pack bench).
+//! (every arm over an issue, packs, line recall over many issues, timed calls, the pack bench),
+//! and a bundle's chunkings for chunk search and the CodeAtlas grid.
 //!
 //! The browser runs it in a Web Worker (`worker/`) so that the page that shows studies never
 //! loads tantivy or the tokenizer, and long work runs off the page's thread. The messages
@@ -13,7 +14,8 @@ pub mod messages;
 mod session;
 
 pub use messages::{
-    Answer, AnswerBody, BundleUrls, Call, CallBody, LineJob, PackAnswer, PackedReport, WireRun,
+    Answer, AnswerBody, BundleUrls, Call, CallBody, ChunkResult, LineJob, PackAnswer, PackedReport,
+    WireRun,
 };
 #[cfg(feature = "lexical")]
 pub use session::LiveSession;

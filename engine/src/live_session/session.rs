@@ -2,13 +2,17 @@
 
 use std::collections::BTreeMap;
 
-use super::messages::{LineJob, PackAnswer, PackedReport, WireRun};
+use super::messages::{ChunkResult, LineJob, PackAnswer, PackedReport, WireRun};
 use crate::archive::sha256_hex;
 use crate::bundle::{decode_manifest, Manifest, MANIFEST_FILE};
+use crate::code_chunks::Chunker;
 use crate::context::{build_context, ContextSettings, RecomputedLines};
 use crate::error::{Error, Result};
+use crate::evaluate::{ChunkRankings, GridRun, GridSettings, GridStep};
+use crate::lexical::chunkings::OpenChunkings;
 use crate::lexical::issue_run::run_issue;
 use crate::lexical::{run_arm, FtsIndex, LexicalArm, Sources, TextCorpus};
+use crate::question_set::{parse_question_set, verify_corpus};
 use crate::study::GoldSpan;
 #[cfg(doc)]
 use crate::synthetic::pack_bench_corpus;
@@ -29,6 +33,7 @@ struct LoadedBundle {
     paths: Vec<String>,
     index: Option<FtsIndex>,
     texts: Option<Texts>,
+    chunkings: OpenChunkings,
 }
 
 /// Every file's text, by path, and the literal arms' corpus over them.
@@ -81,6 +86,7 @@ impl LiveSession {
                 manifest,
                 index: None,
                 texts: None,
+                chunkings: OpenChunkings::new(),
             });
         }
         Ok(&self.bundle_named(name)?.manifest)
@@ -132,6 +138,82 @@ impl LiveSession {
         let files = by_path.len();
         bundle.texts = Some(Texts { by_path, corpus });
         Ok(files)
+    }
+
+    /// Whether the open bundle `name` has `chunker`'s chunking loaded.
+    pub fn has_chunking(&self, name: &str, chunker: Chunker) -> bool {
+        self.bundle_named(name)
+            .is_ok_and(|b| b.chunkings.has(chunker))
+    }
+
+    /// Loads `chunker`'s chunking of bundle `name` from the stored bytes of its table and its
+    /// chunk index (both verified against the manifest).
+    pub fn load_chunking(
+        &mut self,
+        name: &str,
+        chunker: Chunker,
+        table: &[u8],
+        index: &[u8],
+    ) -> Result<()> {
+        let bundle = self.bundle_named_mut(name)?;
+        bundle
+            .chunkings
+            .open_stored(&bundle.manifest, chunker, table, index)
+    }
+
+    /// Chunk BM25 over bundle `name`'s loaded `chunker` chunking (capped per file when `cap`
+    /// is set), with the query's time by `clock` (ms).
+    pub fn chunk_search(
+        &self,
+        name: &str,
+        chunker: Chunker,
+        query: &str,
+        (k, cap): (usize, Option<usize>),
+        clock: &mut dyn FnMut() -> f64,
+    ) -> Result<(Vec<ChunkResult>, f64)> {
+        let chunkings = &self.bundle_named(name)?.chunkings;
+        let started = clock();
+        let hits = chunkings.search(chunker, query, k, cap)?;
+        let ms = clock() - started;
+        let table = chunkings.table(chunker)?;
+        let results = hits
+            .iter()
+            .map(|hit| {
+                let c = &table[hit.chunk];
+                ChunkResult {
+                    path: c.path.clone(),
+                    start_line: c.start_line,
+                    end_line: c.end_line,
+                    kind: c.kind.clone(),
+                    name: c.name.clone(),
+                    score: hit.score,
+                }
+            })
+            .collect();
+        Ok((results, ms))
+    }
+
+    /// A grid of `settings` over the question set `text` (from `file`) on bundle `name`: the
+    /// set parsed, its corpus pin (if any) checked against the manifest.
+    pub fn grid(
+        &self,
+        name: &str,
+        file: &str,
+        text: &str,
+        settings: GridSettings,
+    ) -> Result<GridRun> {
+        let manifest = &self.bundle_named(name)?.manifest;
+        let set = parse_question_set(file, text)?;
+        if let Some(pinned) = &set.corpus {
+            verify_corpus(pinned, manifest, name)?;
+        }
+        let available: Vec<Chunker> = manifest.chunkings.iter().map(|c| c.chunker).collect();
+        GridRun::new(file, set, settings, &available)
+    }
+
+    /// One step of `run` over bundle `name`'s loaded chunkings.
+    pub fn grid_step(&self, name: &str, run: &mut GridRun) -> Result<GridStep> {
+        run.step(&self.bundle_named(name)?.chunkings)
     }
 
     /// Builds the counter from the cl100k_base rank table's bytes.

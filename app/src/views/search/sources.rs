@@ -20,7 +20,7 @@ pub(super) async fn load(s: SearchState, texts: bool) -> Result<bool> {
         .open
         .get_untracked()
         .ok_or_else(|| Error::refused("no bundle is open"))?;
-    let call = load_call(&open.entry, &open.manifest_sha256, true, texts);
+    let call = load_call(&open.entry, &open.manifest_sha256, true, texts, &[]);
     match live::call(call, move |line| s.progress.set(Some(line))).await? {
         AnswerBody::Loaded {
             chunks,

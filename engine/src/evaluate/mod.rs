@@ -14,17 +14,28 @@
 //!   of the questions it misses against those it hits — the share of documentation and the share
 //!   from another project than the gold's — each a difference of means (misses − hits) with a 95%
 //!   percentile bootstrap interval that resamples each group's questions.
+//! - **The grid** ([`GridRun`]): all of the above for one question set and one set of
+//!   [`GridSettings`], as a run of steps the CLI drives to the end and the browser's worker
+//!   drives between frames.
+
+mod failures;
+mod grid;
+
+pub use failures::{counted, failure_analysis, is_documentation, FailureAnalysis, ShareDifference};
+pub use grid::{
+    grid_tables, ChunkRankings, GridReport, GridRun, GridSettings, GridSplit, GridStep, SplitChoice,
+};
 
 use crate::chunk_search::{cap_per_file, ranking_units};
 use crate::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};
 use crate::lexical::live::Question;
-use crate::stats::{BootstrapConfig, PyRandom};
 use crate::study::{Arm, ArmOrigin, Case, Study};
 use crate::unit_metrics::{case_value, Metric, Relevance};
 
 /// The ranker over a chunking's chunks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Retriever {
     /// Chunk BM25 (`lexical::chunk_index`).
     Bm25,
@@ -198,189 +209,10 @@ pub fn choose_on_dev(
     best.ok_or_else(|| Error::setting("candidates", "none", "at least one configuration"))
 }
 
-/// One share compared between the missed and the hit questions.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct ShareDifference {
-    /// `documentation share` or `wrong-project share`.
-    pub share: String,
-    /// Its mean over the missed questions.
-    pub misses_mean: f64,
-    /// Its mean over the hit questions.
-    pub hits_mean: f64,
-    /// misses − hits.
-    pub difference: f64,
-    /// 2.5th percentile of the resampled differences.
-    pub ci_low: f64,
-    /// 97.5th percentile.
-    pub ci_high: f64,
-    /// The comparison in words.
-    pub sentence: String,
-}
-
-/// What fills the top k of a configuration's misses, against its hits.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct FailureAnalysis {
-    /// The configuration (arm).
-    pub arm: String,
-    /// The cut-off.
-    pub k: usize,
-    /// Questions with no relevant chunk in the top k.
-    pub misses: usize,
-    /// Questions with one.
-    pub hits: usize,
-    /// The documentation share and the wrong-project share.
-    pub shares: Vec<ShareDifference>,
-}
-
-/// Whether a path is documentation: Markdown or reStructuredText, or under a `docs`/`doc`
-/// directory.
-pub fn is_documentation(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    [".md", ".markdown", ".rst"]
-        .iter()
-        .any(|ext| lower.ends_with(ext))
-        || lower
-            .split('/')
-            .rev()
-            .skip(1)
-            .any(|dir| dir == "docs" || dir == "doc")
-}
-
-/// The failure analysis of `arm` at `k` (see the module docs); the bootstrap draws with
-/// `bootstrap`'s seed, the misses' questions first, then the hits', in each resample.
-pub fn failure_analysis(
-    study: &Study,
-    arm: &str,
-    k: usize,
-    relevance: Relevance,
-    project_of: &dyn Fn(&str) -> String,
-    bootstrap: BootstrapConfig,
-) -> Result<FailureAnalysis> {
-    let bootstrap = bootstrap.validated()?;
-    let index = study.arm_index(arm)?;
-    let arm_ref = &study.arms[index];
-    let (mut misses, mut hits): (Vec<[f64; 2]>, Vec<[f64; 2]>) = (Vec::new(), Vec::new());
-    for (at, case) in study.cases.iter().enumerate() {
-        let hit = case_value(arm_ref, at, case, Metric::Hit(k), relevance)? > 0.0;
-        let units = arm_ref.units.get(at).map(Vec::as_slice).unwrap_or_default();
-        let top = &units[..k.min(units.len())];
-        let shares = if top.is_empty() {
-            [0.0, 0.0]
-        } else {
-            let docs = top.iter().filter(|u| is_documentation(&u.path)).count();
-            let elsewhere = top
-                .iter()
-                .filter(|u| project_of(&u.path) != case.repo)
-                .count();
-            [
-                docs as f64 / top.len() as f64,
-                elsewhere as f64 / top.len() as f64,
-            ]
-        };
-        if hit {
-            hits.push(shares);
-        } else {
-            misses.push(shares);
-        }
-    }
-    let mut shares = Vec::new();
-    for (which, share) in ["documentation share", "wrong-project share"]
-        .iter()
-        .enumerate()
-    {
-        let m: Vec<f64> = misses.iter().map(|s| s[which]).collect();
-        let h: Vec<f64> = hits.iter().map(|s| s[which]).collect();
-        shares.push(difference(share, &m, &h, bootstrap));
-    }
-    Ok(FailureAnalysis {
-        arm: arm.to_string(),
-        k,
-        misses: misses.len(),
-        hits: hits.len(),
-        shares,
-    })
-}
-
-/// `1 miss`, `2 misses`.
-pub fn counted(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-fn mean(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        0.0
-    } else {
-        values.iter().sum::<f64>() / values.len() as f64
-    }
-}
-
-/// misses − hits with the two-sample percentile bootstrap (each group resampled within itself).
-fn difference(
-    share: &str,
-    misses: &[f64],
-    hits: &[f64],
-    bootstrap: BootstrapConfig,
-) -> ShareDifference {
-    let (misses_mean, hits_mean) = (mean(misses), mean(hits));
-    let observed = misses_mean - hits_mean;
-    let (ci_low, ci_high, sentence) = if misses.is_empty() || hits.is_empty() {
-        (
-            f64::NAN,
-            f64::NAN,
-            format!(
-                "{share}: no interval, with {} and {}",
-                counted(misses.len(), "miss", "misses"),
-                counted(hits.len(), "hit", "hits")
-            ),
-        )
-    } else {
-        let mut rng = PyRandom::new(bootstrap.seed);
-        let mut draws: Vec<f64> = (0..bootstrap.resamples)
-            .map(|_| {
-                let m: f64 = (0..misses.len())
-                    .map(|_| misses[rng.choice_index(misses.len())])
-                    .sum::<f64>()
-                    / misses.len() as f64;
-                let h: f64 = (0..hits.len())
-                    .map(|_| hits[rng.choice_index(hits.len())])
-                    .sum::<f64>()
-                    / hits.len() as f64;
-                m - h
-            })
-            .collect();
-        draws.sort_by(f64::total_cmp);
-        let r = draws.len() as f64;
-        let (low, high) = (draws[(0.025 * r) as usize], draws[(0.975 * r) as usize - 1]);
-        let verdict = if low > 0.0 || high < 0.0 {
-            "the interval excludes zero"
-        } else {
-            "the interval includes zero, so this is within noise at this sample size"
-        };
-        (
-            low,
-            high,
-            format!(
-                "{share} {observed:+.2} among misses against hits ({misses_mean:.2} over {}, \
-                 {hits_mean:.2} over {}; 95% interval {low:+.2} to {high:+.2}); {verdict}.",
-                counted(misses.len(), "miss", "misses"),
-                counted(hits.len(), "hit", "hits")
-            ),
-        )
-    };
-    ShareDifference {
-        share: share.to_string(),
-        misses_mean,
-        hits_mean,
-        difference: observed,
-        ci_low,
-        ci_high,
-        sentence,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::BootstrapConfig;
     use crate::study::GoldSpan;
 
     fn chunk(path: &str, start: u32) -> CodeChunk {
@@ -528,7 +360,7 @@ mod tests {
             (1.0, 0.5, 0.5)
         );
         assert!(
-            wrong.ci_low > 0.0 && wrong.sentence.contains("excludes zero"),
+            wrong.ci_low.is_some_and(|low| low > 0.0) && wrong.sentence.contains("excludes zero"),
             "{wrong:?}"
         );
         let docs = &analysis.shares[0];

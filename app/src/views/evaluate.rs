@@ -1,0 +1,439 @@
+//! The Evaluate view: the CodeAtlas grid (the engine's `evaluate::GridRun`) over a bundle's
+//! chunkings and its question set, run in the live worker a step at a time — progress, Cancel —
+//! and shown as the engine's own tables (`evaluate::grid_tables`, each with its CSV): every
+//! configuration's every metric with its interval, the pairs as sentences, the caps the dev half
+//! chose, and what fills the misses' top k. `routelens evaluate` prints the same report. Every
+//! setting is in the permalink.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use routelens_engine::code_chunks::Chunker;
+use routelens_engine::evaluate::{grid_tables, GridReport, GridSettings};
+use routelens_engine::live_session::{AnswerBody, CallBody};
+use routelens_engine::unit_metrics::Clustering;
+
+use crate::bundles::load_call;
+use crate::components::{bundle_select, NumberInput, TableView};
+use crate::error::{Error, Result};
+use crate::state::{AppState, GridSetupStoreFields, SettingsStoreFields};
+use crate::{live, site};
+
+/// Where the run is.
+#[derive(Debug, Clone, PartialEq)]
+enum GridState {
+    Idle,
+    /// The worker's progress line.
+    Running(String),
+    Done {
+        report: Box<GridReport>,
+        ms: f64,
+    },
+    Cancelled {
+        done: usize,
+        total: usize,
+    },
+    Failed(String),
+}
+
+/// The grid call in flight.
+#[derive(Debug, Clone, Copy, Default)]
+struct Call {
+    id: Option<u64>,
+    cancelled: bool,
+}
+
+/// The Evaluate view.
+#[component]
+pub fn EvaluateView() -> impl IntoView {
+    let app = AppState::get();
+    let s = app.settings;
+    let grid = s.grid();
+    let bundles = LocalResource::new(move || app.bundles.list());
+    // The chosen bundle's chunkings, for the checkboxes.
+    let chunkings = LocalResource::new(move || {
+        let name = s.bundle().get();
+        async move {
+            let Some(name) = name else {
+                return Ok(Vec::new());
+            };
+            let entry = app.bundles.find(&name).await?;
+            let files = app.bundles.open(&entry, |_| {}).await?;
+            Ok::<_, Error>(
+                files
+                    .manifest
+                    .chunkings
+                    .iter()
+                    .map(|c| c.chunker)
+                    .collect::<Vec<Chunker>>(),
+            )
+        }
+    });
+    let state = RwSignal::new(GridState::Idle);
+    let call = StoredValue::new(Call::default());
+    let start = move |_| {
+        if matches!(state.get_untracked(), GridState::Running(_)) {
+            return;
+        }
+        let Some(name) = s.bundle().get_untracked() else {
+            state.set(GridState::Failed("choose a bundle first".into()));
+            return;
+        };
+        let settings = grid
+            .get_untracked()
+            .settings(s.resamples().get_untracked(), s.seed().get_untracked());
+        call.set_value(Call::default());
+        spawn_local(run_grid(app, name, settings, state, call));
+    };
+    let picker = move || {
+        let chosen = s.bundle().get_untracked().unwrap_or_default();
+        bundle_select(
+            bundles.get(),
+            chosen,
+            "evaluate-bundle-select",
+            "bundles-absent",
+            move |entry| s.bundle().set(Some(entry.name)),
+        )
+    };
+    let chunker_boxes = move || match chunkings.get() {
+        None => ().into_any(),
+        Some(Err(err)) => {
+            view! { <p class="error" data-testid="evaluate-error">{err.to_string()}</p> }.into_any()
+        }
+        Some(Ok(have)) => have
+            .iter()
+            .map(|&chunker| {
+                let have = have.clone();
+                let checked = move || {
+                    grid.chunkers()
+                        .with(|chosen| chosen.is_empty() || chosen.contains(&chunker))
+                };
+                let toggle = move |on: bool| {
+                    grid.chunkers().update(|chosen| {
+                        if chosen.is_empty() {
+                            *chosen = have.clone();
+                        }
+                        chosen.retain(|c| *c != chunker);
+                        if on {
+                            chosen.push(chunker);
+                        }
+                        // In the bundle's order; every one (the default) is written as none.
+                        chosen.sort_by_key(|c| have.iter().position(|h| h == c));
+                        if *chosen == have {
+                            chosen.clear();
+                        }
+                    })
+                };
+                view! {
+                    <label class="control">
+                        <input
+                            type="checkbox"
+                            data-testid=format!("evaluate-chunker-{}", chunker.name())
+                            prop:checked=checked
+                            on:change=move |ev| toggle(event_target_checked(&ev))
+                        />
+                        {chunker.name()}
+                    </label>
+                }
+            })
+            .collect_view()
+            .into_any(),
+    };
+    view! {
+        <section>
+            <div class="controls">
+                {picker}
+                {chunker_boxes}
+            </div>
+            <div class="controls">
+                <NumbersInput
+                    label="per-file caps "
+                    testid="evaluate-caps"
+                    value=Signal::derive(move || grid.caps().get())
+                    set=Callback::new(move |caps| grid.caps().set(caps))
+                    empty_ok=true
+                />
+                <NumbersInput
+                    label="k "
+                    testid="evaluate-k"
+                    value=Signal::derive(move || grid.k().get())
+                    set=Callback::new(move |k| grid.k().set(k))
+                    empty_ok=false
+                />
+                <label class="control">
+                    "caps chosen by "
+                    <input
+                        type="text"
+                        size="10"
+                        data-testid="evaluate-select"
+                        prop:value=move || grid.select_by().get()
+                        on:change=move |ev| grid.select_by().set(event_target_value(&ev))
+                    />
+                </label>
+                <NumberInput
+                    value=Signal::derive(move || grid.depth().get())
+                    set=Callback::new(move |n: usize| grid.depth().set(n.max(1)))
+                    label="depth"
+                    testid="evaluate-depth"
+                />
+                <label class="control">
+                    "intervals by "
+                    <select
+                        data-testid="evaluate-cluster"
+                        on:change=move |ev| {
+                            grid.cluster().set(if event_target_value(&ev) == "project" {
+                                Clustering::Repo
+                            } else {
+                                Clustering::Case
+                            })
+                        }
+                    >
+                        <option value="case" selected=move || grid.cluster().get() == Clustering::Case>
+                            "question (CodeAtlas)"
+                        </option>
+                        <option value="project" selected=move || grid.cluster().get() == Clustering::Repo>
+                            "project"
+                        </option>
+                    </select>
+                </label>
+                <NumberInput
+                    value=Signal::derive(move || s.resamples().get())
+                    set=Callback::new(move |n: usize| s.resamples().set(n.clamp(2, 1_000_000)))
+                    label="resamples"
+                    testid="evaluate-resamples"
+                />
+                <NumberInput
+                    value=Signal::derive(move || s.seed().get())
+                    set=Callback::new(move |n: u64| s.seed().set(n))
+                    label="seed"
+                    testid="evaluate-seed"
+                />
+            </div>
+            <div class="controls">
+                <button
+                    data-testid="evaluate-run"
+                    disabled=move || matches!(state.get(), GridState::Running(_))
+                    on:click=start
+                >
+                    "Run the grid"
+                </button>
+                <button
+                    data-testid="evaluate-cancel"
+                    disabled=move || !matches!(state.get(), GridState::Running(_))
+                    on:click=move |_| {
+                        call.update_value(|c| c.cancelled = true);
+                        if let Some(id) = call.get_value().id {
+                            live::cancel(id);
+                        }
+                    }
+                >
+                    "Cancel"
+                </button>
+            </div>
+            <p class="note">
+                "Every chunking × retriever × cap is a configuration, ranked over the bundle's \
+                 question set in this browser (the live worker: each chunking's BM25 index from \
+                 the bundle). Relevance is by file unless every question has gold spans. With \
+                 caps, the questions split 50/50 by the SHA-256 of their id; the dev half chooses \
+                 each chunking's cap, reported on all questions. The same report as "
+                <code>"routelens evaluate"</code>
+                "."
+            </p>
+            {move || shown(state.get())}
+        </section>
+    }
+}
+
+/// Loads the chunkings the grid reads into the worker, then runs it there.
+async fn run_grid(
+    app: AppState,
+    name: String,
+    settings: GridSettings,
+    state: RwSignal<GridState>,
+    call: StoredValue<Call>,
+) {
+    state.set(GridState::Running(format!("{name}: opening the bundle")));
+    let progress = move |line: String| state.set(GridState::Running(line));
+    let answer = async {
+        let entry = app.bundles.find(&name).await?;
+        let files = app.bundles.open(&entry, progress).await?;
+        let questions = entry.questions.clone().ok_or_else(|| {
+            Error::refused(format!("bundle {name} has no question set to evaluate"))
+        })?;
+        let chunkers: Vec<Chunker> = if settings.chunkers.is_empty() {
+            files.manifest.chunkings.iter().map(|c| c.chunker).collect()
+        } else {
+            settings.chunkers.clone()
+        };
+        if chunkers.is_empty() {
+            return Err(Error::refused(format!(
+                "bundle {name} has no chunkings (format {}); rebuild it with `routelens bundle`",
+                files.manifest.format_version
+            )));
+        }
+        let load = load_call(&entry, &files.manifest_sha256, false, false, &chunkers);
+        match live::call(load, progress).await? {
+            AnswerBody::Loaded { .. } => {}
+            other => return Err(live::unexpected(&other)),
+        }
+        let body = CallBody::Evaluate {
+            bundle: name.clone(),
+            questions: site::absolute(&questions),
+            settings,
+        };
+        let running = live::start(body, progress)?;
+        call.update_value(|c| c.id = Some(running.id));
+        if call.get_value().cancelled {
+            live::cancel(running.id);
+        }
+        running.answer().await
+    };
+    let answer: Result<AnswerBody> = answer.await;
+    call.update_value(|c| c.id = None);
+    state.set(match answer {
+        Ok(AnswerBody::Evaluated {
+            report: Some(report),
+            ms,
+            ..
+        }) => GridState::Done { report, ms },
+        Ok(AnswerBody::Evaluated { done, total, .. }) => GridState::Cancelled { done, total },
+        Ok(other) => GridState::Failed(live::unexpected(&other).to_string()),
+        Err(err) => GridState::Failed(err.to_string()),
+    });
+}
+
+/// The progress line, the error, or the report.
+fn shown(state: GridState) -> AnyView {
+    match state {
+        GridState::Idle => ().into_any(),
+        GridState::Running(line) => {
+            view! { <p class="progress" data-testid="evaluate-progress">{line}</p> }.into_any()
+        }
+        GridState::Failed(err) => {
+            view! { <p class="error" data-testid="evaluate-error">{err}</p> }.into_any()
+        }
+        GridState::Cancelled { done, total } => view! {
+            <p class="muted" data-testid="evaluate-cancelled">
+                {format!("Cancelled after {done} of {total} steps; nothing is reported from a \
+                          partial grid.")}
+            </p>
+        }
+        .into_any(),
+        GridState::Done { report, ms } => report_view(&report, ms).into_any(),
+    }
+}
+
+fn report_view(report: &GridReport, ms: f64) -> impl IntoView {
+    let mut tables = grid_tables(report).into_iter();
+    let grid = tables.next();
+    let paired = tables.next();
+    let split = report.split.as_ref().and(tables.next());
+    let failures = tables.next();
+    let summary = format!(
+        "{} questions, {} configurations; {} relevance, intervals by {} ({} resamples, seed {}), \
+         rankings cut at {}; the grid ran in {:.0} ms in this browser.",
+        report.questions,
+        report.configurations.len(),
+        report.relevance,
+        report.cluster,
+        report.resamples,
+        report.seed,
+        report.depth,
+        ms
+    );
+    let sentences = report
+        .paired
+        .iter()
+        .filter(|p| p.metric == report.selection_metric)
+        .map(|p| {
+            view! {
+                <li data-left=p.left.clone() data-right=p.right.clone()>{p.sentence.clone()}</li>
+            }
+        })
+        .collect_view();
+    let failure_sentences = report
+        .failures
+        .iter()
+        .flat_map(|f| {
+            f.shares.iter().map(move |share| {
+                view! {
+                    <li data-config=f.arm.clone() data-share=share.share.clone()>
+                        {format!("{} at {}: {}", f.arm, f.k, share.sentence)}
+                    </li>
+                }
+            })
+        })
+        .collect_view();
+    view! {
+        <div data-testid="evaluate-result">
+            <p data-testid="evaluate-summary">{summary}</p>
+            {grid.map(|table| view! { <TableView table testid="evaluate-grid" /> })}
+            <h3>{format!("Pairs on {} (every metric's in the table below)", report.selection_metric)}</h3>
+            <ul data-testid="evaluate-pairs">{sentences}</ul>
+            {paired.map(|table| view! {
+                <details>
+                    <summary>"Every pair on every metric"</summary>
+                    <TableView table testid="evaluate-paired" />
+                </details>
+            })}
+            {split.map(|table| view! { <TableView table testid="evaluate-split" /> })}
+            <h3>"Failure analysis"</h3>
+            <ul data-testid="evaluate-failures">{failure_sentences}</ul>
+            {failures.map(|table| view! { <TableView table testid="evaluate-failure-table" /> })}
+        </div>
+    }
+}
+
+/// A comma-separated list of whole numbers (caps, cut-offs); a bad entry is named and the
+/// setting kept.
+#[component]
+fn NumbersInput(
+    label: &'static str,
+    testid: &'static str,
+    value: Signal<Vec<usize>>,
+    set: Callback<Vec<usize>>,
+    empty_ok: bool,
+) -> impl IntoView {
+    let error = RwSignal::new(None::<String>);
+    let text = move || {
+        value
+            .get()
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let change = move |raw: String| {
+        let parsed: std::result::Result<Vec<usize>, String> = raw
+            .split(',')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+            .map(|item| match item.parse::<usize>() {
+                Ok(n) if n >= 1 => Ok(n),
+                _ => Err(format!("{item:?} is not a whole number of at least 1")),
+            })
+            .collect();
+        match parsed {
+            Ok(numbers) if numbers.is_empty() && !empty_ok => {
+                error.set(Some("at least one is needed".into()))
+            }
+            Ok(numbers) => {
+                error.set(None);
+                set.run(numbers);
+            }
+            Err(why) => error.set(Some(why)),
+        }
+    };
+    view! {
+        <label class="control">
+            {label}
+            <input
+                type="text"
+                size="10"
+                data-testid=testid
+                prop:value=text
+                on:change=move |ev| change(event_target_value(&ev))
+            />
+            {move || error.get().map(|why| view! { <span class="error">{why}</span> })}
+        </label>
+    }
+}

@@ -1,0 +1,919 @@
+//! The whole CodeAtlas grid as one run in steps, so `routelens evaluate` runs it to the end and
+//! the browser's worker runs it a step at a time, showing progress and hearing a cancel between
+//! steps — the same numbers either way.
+//!
+//! A [`GridRun`] is built from a question set and [`GridSettings`] (checked then: every name,
+//! cut-off and count), and stepped over a [`ChunkRankings`] (each chunking's table and its BM25
+//! ranker): one step per question per chunking, one to build the study, one per metric for the
+//! intervals, one per metric for the pairs, one for the dev/test split, one per analysed
+//! configuration. [`GridRun::report`] then gives the [`GridReport`], which serialises whole (the
+//! CLI's `--format json`, the worker's answer) and renders through [`grid_tables`].
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    choose_on_dev, dev_test_split, evaluation_study, failure_analysis, mean_over, relevance_of,
+    Configuration, FailureAnalysis, Retriever,
+};
+use crate::code_chunks::{Chunker, CodeChunk};
+use crate::error::{Error, Result};
+use crate::metric_tables::{clustering_name, relevance_name};
+use crate::paired::PairedComparison;
+use crate::question_set::QuestionSet;
+use crate::stats::BootstrapConfig;
+use crate::study::Study;
+use crate::table::{Cell, Table};
+use crate::tables::paired_table;
+use crate::unit_metrics::{
+    compare_metric_pairs, summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
+};
+
+/// What the grid runs. Empty lists mean the defaults: every chunking the bundle has, every
+/// retriever, no caps, the default metrics for `k` and the relevance, the default pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GridSettings {
+    /// The chunkings, in grid order.
+    pub chunkers: Vec<Chunker>,
+    /// The rankers.
+    pub retrievers: Vec<Retriever>,
+    /// Per-file caps beside each uncapped ranking; with caps the dev half chooses one.
+    pub caps: Vec<usize>,
+    /// Cut-offs of the default metrics (hit@k and file_recall@k each, then mrr and ndcg@10).
+    pub k: Vec<usize>,
+    /// Metric names (`hit@5`, `mrr`, …), replacing the defaults.
+    pub metrics: Vec<String>,
+    /// Configuration pairs (left − right), replacing the defaults.
+    pub pairs: Vec<(String, String)>,
+    /// The metric the dev half chooses caps by.
+    pub select_by: String,
+    /// The one configuration whose misses are analysed (default every one), at the largest k.
+    pub failures: Option<String>,
+    /// What intervals resample: questions (CodeAtlas) or projects.
+    pub clustering: Clustering,
+    /// How many chunks of each ranking are scored.
+    pub depth: usize,
+    /// Bootstrap resamples.
+    pub resamples: usize,
+    /// Bootstrap seed.
+    pub seed: u64,
+}
+
+impl Default for GridSettings {
+    fn default() -> Self {
+        GridSettings {
+            chunkers: Vec::new(),
+            retrievers: Vec::new(),
+            caps: Vec::new(),
+            k: vec![1, 5, 10],
+            metrics: Vec::new(),
+            pairs: Vec::new(),
+            select_by: "ndcg@10".into(),
+            failures: None,
+            clustering: Clustering::Case,
+            depth: 100,
+            resamples: 10_000,
+            seed: 0,
+        }
+    }
+}
+
+/// What the grid reads: each chunking's chunk table and a ranker over it.
+pub trait ChunkRankings {
+    /// The chunkings it holds, in the bundle's order.
+    fn chunkers(&self) -> Vec<Chunker>;
+    /// The chunk table of `chunker`.
+    fn table(&self, chunker: Chunker) -> Result<&[CodeChunk]>;
+    /// The chunks matching `query` under `chunker`, best first, at most `depth`, as positions in
+    /// its table.
+    fn rank(&self, chunker: Chunker, query: &str, depth: usize) -> Result<Vec<usize>>;
+}
+
+/// The cap chosen on the dev half for one chunker and retriever.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SplitChoice {
+    /// The configuration without a cap.
+    pub base: String,
+    /// The configuration chosen (possibly the uncapped one).
+    pub chosen: String,
+    /// Its dev mean of the selection metric.
+    pub dev_mean: f64,
+    /// Its mean on the test half.
+    pub test_mean: f64,
+    /// Its mean on all questions, with the interval.
+    pub all: Option<MetricSummary>,
+}
+
+/// The dev/test split and what it chose.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GridSplit {
+    /// The dev half's question ids.
+    pub dev: Vec<String>,
+    /// The test half's.
+    pub test: Vec<String>,
+    /// The metric the choice maximises on dev.
+    pub selection_metric: String,
+    /// One choice per uncapped configuration.
+    pub chosen: Vec<SplitChoice>,
+}
+
+/// Everything the grid found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GridReport {
+    /// Questions (cases).
+    pub questions: usize,
+    /// `file` or `span`.
+    pub relevance: String,
+    /// `case` or `project`.
+    pub cluster: String,
+    /// Bootstrap resamples.
+    pub resamples: usize,
+    /// Bootstrap seed.
+    pub seed: u64,
+    /// Chunks scored per ranking.
+    pub depth: usize,
+    /// The dev half's metric (the text output's pairs are on it).
+    pub selection_metric: String,
+    /// The configurations, in grid order.
+    pub configurations: Vec<String>,
+    /// The metrics, in the order asked.
+    pub metric_names: Vec<String>,
+    /// Every configuration's every metric with its interval, configuration by configuration.
+    pub metrics: Vec<MetricSummary>,
+    /// Every pair on every metric, with its sentence.
+    pub paired: Vec<PairedComparison>,
+    /// The split, when there are caps to choose.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub split: Option<GridSplit>,
+    /// The failure analyses.
+    pub failures: Vec<FailureAnalysis>,
+}
+
+/// What one step did: the run is working (`done` of `total` steps, the next one named) or done.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GridStep {
+    /// More to do.
+    Working {
+        /// Steps done.
+        done: usize,
+        /// Steps in all.
+        total: usize,
+        /// What the next step does.
+        next: String,
+    },
+    /// Every step is done: [`GridRun::report`] has the report.
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stage {
+    Rank { chunker: usize, question: usize },
+    Study,
+    Summary(usize),
+    Pairs(usize),
+    Split,
+    Failures(usize),
+    Done,
+}
+
+/// The grid in progress (see the module docs).
+#[derive(Debug)]
+pub struct GridRun {
+    set: QuestionSet,
+    settings: GridSettings,
+    chunkers: Vec<Chunker>,
+    configs: Vec<Configuration>,
+    metrics: Vec<Metric>,
+    pairs: Vec<(String, String)>,
+    select_by: Metric,
+    relevance: Relevance,
+    bootstrap: BootstrapConfig,
+    pool: usize,
+    analysed: Vec<String>,
+    rankings: BTreeMap<Chunker, Vec<Vec<usize>>>,
+    study: Option<Study>,
+    summaries: Vec<MetricSummary>,
+    paired: Vec<PairedComparison>,
+    split: Option<GridSplit>,
+    failures: Vec<FailureAnalysis>,
+    stage: Stage,
+    done: usize,
+}
+
+impl GridRun {
+    /// A run of `settings` over the questions of `set` (named `file` in errors) on a bundle
+    /// with the chunkings `available`; every setting is checked here.
+    pub fn new(
+        file: &str,
+        set: QuestionSet,
+        settings: GridSettings,
+        available: &[Chunker],
+    ) -> Result<GridRun> {
+        let bootstrap = BootstrapConfig {
+            resamples: settings.resamples,
+            seed: settings.seed,
+        }
+        .validated()?;
+        if set.questions.is_empty() {
+            return Err(Error::field(file, "questions", "no questions"));
+        }
+        if settings.depth == 0 {
+            return Err(Error::setting("depth", 0, "at least 1"));
+        }
+        if let Some(&cap) = settings.caps.iter().find(|&&c| c == 0) {
+            return Err(Error::setting("cap", cap, "at least 1"));
+        }
+        if available.is_empty() {
+            return Err(Error::setting(
+                "chunker",
+                "(none)",
+                "a bundle with chunkings: rebuild it with `routelens bundle`",
+            ));
+        }
+        let chunkers = if settings.chunkers.is_empty() {
+            available.to_vec()
+        } else {
+            settings.chunkers.clone()
+        };
+        if let Some(missing) = chunkers.iter().find(|c| !available.contains(c)) {
+            let names: Vec<&str> = available.iter().map(|c| c.name()).collect();
+            return Err(Error::setting(
+                "chunker",
+                missing.name(),
+                &format!("a chunking of the bundle: {}", names.join(", ")),
+            ));
+        }
+        let retrievers = if settings.retrievers.is_empty() {
+            Retriever::ALL.to_vec()
+        } else {
+            settings.retrievers.clone()
+        };
+        let mut configs = Vec::new();
+        for &chunker in &chunkers {
+            for &retriever in &retrievers {
+                for cap in std::iter::once(None).chain(settings.caps.iter().map(|&c| Some(c))) {
+                    configs.push(Configuration {
+                        chunker,
+                        retriever,
+                        cap,
+                    });
+                }
+            }
+        }
+        let relevance = relevance_of(&set.questions);
+        let metrics = metrics_of(&settings, relevance)?;
+        let select_by = Metric::parse(&settings.select_by)?;
+        let names: Vec<String> = configs.iter().map(Configuration::name).collect();
+        let known = |name: &str, setting: &str| {
+            if names.iter().any(|n| n == name) {
+                Ok(())
+            } else {
+                Err(Error::setting(
+                    setting,
+                    name,
+                    &format!("a configuration of the grid: {}", names.join(", ")),
+                ))
+            }
+        };
+        let pairs = if settings.pairs.is_empty() {
+            default_pairs(&configs)
+        } else {
+            settings.pairs.clone()
+        };
+        for (left, right) in &pairs {
+            known(left, "pair")?;
+            known(right, "pair")?;
+        }
+        let analysed = match &settings.failures {
+            Some(name) => {
+                known(name, "failures")?;
+                vec![name.clone()]
+            }
+            None => names,
+        };
+        // A cap moves chunks up from below any cut, so capped grids rank every match.
+        let pool = if settings.caps.is_empty() {
+            settings.depth
+        } else {
+            usize::MAX
+        };
+        Ok(GridRun {
+            set,
+            chunkers,
+            configs,
+            metrics,
+            pairs,
+            select_by,
+            relevance,
+            bootstrap,
+            pool,
+            analysed,
+            rankings: BTreeMap::new(),
+            study: None,
+            summaries: Vec::new(),
+            paired: Vec::new(),
+            split: None,
+            failures: Vec::new(),
+            stage: Stage::Rank {
+                chunker: 0,
+                question: 0,
+            },
+            done: 0,
+            settings,
+        })
+    }
+
+    /// The chunkings the grid reads, in its order (the ones to load).
+    pub fn chunkers(&self) -> &[Chunker] {
+        &self.chunkers
+    }
+
+    /// Steps in all.
+    pub fn total(&self) -> usize {
+        self.chunkers.len() * self.set.questions.len()
+            + 1
+            + 2 * self.metrics.len()
+            + 1
+            + self.analysed.len()
+    }
+
+    /// Does the next step over `source`.
+    pub fn step(&mut self, source: &dyn ChunkRankings) -> Result<GridStep> {
+        self.stage = match self.stage {
+            Stage::Rank { chunker, question } => {
+                let which = self.chunkers[chunker];
+                let q = &self.set.questions[question];
+                let ranking = source.rank(which, &q.question, self.pool)?;
+                self.rankings.entry(which).or_default().push(ranking);
+                if question + 1 < self.set.questions.len() {
+                    Stage::Rank {
+                        chunker,
+                        question: question + 1,
+                    }
+                } else if chunker + 1 < self.chunkers.len() {
+                    Stage::Rank {
+                        chunker: chunker + 1,
+                        question: 0,
+                    }
+                } else {
+                    Stage::Study
+                }
+            }
+            Stage::Study => {
+                self.study = Some(self.build_study(source)?);
+                Stage::Summary(0)
+            }
+            Stage::Summary(at) => {
+                let study = self.study()?;
+                let metric = self.metrics[at];
+                let rows = summarize_metrics(
+                    study,
+                    &[metric],
+                    self.settings.clustering,
+                    self.relevance,
+                    self.bootstrap,
+                )?;
+                self.summaries.extend(rows);
+                next_or(at, self.metrics.len(), Stage::Summary, Stage::Pairs(0))
+            }
+            Stage::Pairs(at) => {
+                let study = self.study()?;
+                let all: Vec<usize> = (0..study.cases.len()).collect();
+                let rows = compare_metric_pairs(
+                    study,
+                    &self.pairs,
+                    self.metrics[at],
+                    (self.settings.clustering, self.relevance),
+                    &all,
+                    self.bootstrap,
+                )?;
+                self.paired.extend(rows);
+                next_or(at, self.metrics.len(), Stage::Pairs, Stage::Split)
+            }
+            Stage::Split => {
+                self.split = self.choose_caps()?;
+                if self.analysed.is_empty() {
+                    Stage::Done
+                } else {
+                    Stage::Failures(0)
+                }
+            }
+            Stage::Failures(at) => {
+                let study = self.study()?;
+                let k = self.settings.k.iter().copied().max().unwrap_or(10);
+                let set = &self.set;
+                let analysis = failure_analysis(
+                    study,
+                    &self.analysed[at],
+                    k,
+                    self.relevance,
+                    &|path| set.project_of(path),
+                    self.bootstrap,
+                )?;
+                self.failures.push(analysis);
+                next_or(at, self.analysed.len(), Stage::Failures, Stage::Done)
+            }
+            Stage::Done => return Ok(GridStep::Done),
+        };
+        self.done += 1;
+        Ok(match self.stage {
+            Stage::Done => GridStep::Done,
+            next => GridStep::Working {
+                done: self.done,
+                total: self.total(),
+                next: self.describe(next),
+            },
+        })
+    }
+
+    /// Steps until done.
+    pub fn run(mut self, source: &dyn ChunkRankings) -> Result<GridReport> {
+        while self.step(source)? != GridStep::Done {}
+        self.report()
+    }
+
+    /// The report of a finished run (an unfinished one is refused).
+    pub fn report(self) -> Result<GridReport> {
+        if self.stage != Stage::Done {
+            return Err(Error::setting(
+                "grid",
+                "unfinished",
+                "a run stepped until done",
+            ));
+        }
+        // Configuration by configuration, each in the metrics' order (the steps went metric
+        // by metric).
+        let mut metrics = Vec::with_capacity(self.summaries.len());
+        for config in &self.configs {
+            let name = config.name();
+            for metric in &self.metrics {
+                let metric = metric.name();
+                if let Some(row) = self
+                    .summaries
+                    .iter()
+                    .find(|s| s.arm == name && s.metric == metric)
+                {
+                    metrics.push(row.clone());
+                }
+            }
+        }
+        Ok(GridReport {
+            questions: self.set.questions.len(),
+            relevance: match self.relevance {
+                Relevance::File => "file",
+                Relevance::Span => "span",
+            }
+            .into(),
+            cluster: match self.settings.clustering {
+                Clustering::Case => "case",
+                Clustering::Repo => "project",
+            }
+            .into(),
+            resamples: self.bootstrap.resamples,
+            seed: self.bootstrap.seed,
+            depth: self.settings.depth,
+            selection_metric: self.select_by.name(),
+            configurations: self.configs.iter().map(Configuration::name).collect(),
+            metric_names: self.metrics.iter().map(Metric::name).collect(),
+            metrics,
+            paired: self.paired,
+            split: self.split,
+            failures: self.failures,
+        })
+    }
+
+    fn study(&self) -> Result<&Study> {
+        self.study
+            .as_ref()
+            .ok_or_else(|| Error::setting("grid", "no study", "a run past its ranking steps"))
+    }
+
+    fn describe(&self, stage: Stage) -> String {
+        match stage {
+            Stage::Rank { chunker, question } => format!(
+                "ranking question {}/{} under {}",
+                question + 1,
+                self.set.questions.len(),
+                self.chunkers[chunker].name()
+            ),
+            Stage::Study => "scoring every configuration".into(),
+            Stage::Summary(at) => format!(
+                "intervals of {} ({} resamples)",
+                self.metrics[at].name(),
+                self.bootstrap.resamples
+            ),
+            Stage::Pairs(at) => format!("pairs on {}", self.metrics[at].name()),
+            Stage::Split => "the dev/test split".into(),
+            Stage::Failures(at) => format!("failure analysis of {}", self.analysed[at]),
+            Stage::Done => "done".into(),
+        }
+    }
+
+    fn build_study(&self, source: &dyn ChunkRankings) -> Result<Study> {
+        let mut tables = BTreeMap::new();
+        for &chunker in &self.chunkers {
+            tables.insert(chunker, source.table(chunker)?);
+        }
+        let empty = Vec::new();
+        let ranked: Vec<super::Ranked> = self
+            .configs
+            .iter()
+            .map(|config| {
+                let rankings = self.rankings.get(&config.chunker).unwrap_or(&empty);
+                (*config, tables[&config.chunker], rankings.as_slice())
+            })
+            .collect();
+        let set = &self.set;
+        evaluation_study(
+            &set.questions,
+            &|path| set.project_of(path),
+            &ranked,
+            self.settings.depth,
+        )
+    }
+
+    /// With caps: each uncapped configuration's best of itself and its capped variants on the
+    /// dev half, reported on test and on all questions.
+    fn choose_caps(&self) -> Result<Option<GridSplit>> {
+        if self.settings.caps.is_empty() {
+            return Ok(None);
+        }
+        let study = self.study()?;
+        let (dev, test) = dev_test_split(study);
+        let selected = if self.metrics.contains(&self.select_by) {
+            self.summaries.clone()
+        } else {
+            summarize_metrics(
+                study,
+                &[self.select_by],
+                self.settings.clustering,
+                self.relevance,
+                self.bootstrap,
+            )?
+        };
+        let metric = self.select_by.name();
+        let mut chosen = Vec::new();
+        for config in self.configs.iter().filter(|c| c.cap.is_none()) {
+            let candidates: Vec<String> = self
+                .configs
+                .iter()
+                .filter(|c| c.uncapped() == *config)
+                .map(Configuration::name)
+                .collect();
+            let (best, dev_mean) =
+                choose_on_dev(study, &candidates, self.select_by, self.relevance, &dev)?;
+            let test_mean = mean_over(study, &best, self.select_by, self.relevance, &test)?;
+            let all = selected
+                .iter()
+                .find(|s| s.arm == best && s.metric == metric)
+                .cloned();
+            chosen.push(SplitChoice {
+                base: config.name(),
+                chosen: best,
+                dev_mean,
+                test_mean,
+                all,
+            });
+        }
+        let ids = |cases: &[usize]| cases.iter().map(|&c| study.cases[c].id.clone()).collect();
+        Ok(Some(GridSplit {
+            dev: ids(&dev),
+            test: ids(&test),
+            selection_metric: metric,
+            chosen,
+        }))
+    }
+}
+
+fn next_or(at: usize, len: usize, more: fn(usize) -> Stage, then: Stage) -> Stage {
+    if at + 1 < len {
+        more(at + 1)
+    } else {
+        then
+    }
+}
+
+/// The metrics asked for, or the defaults for `k` and the relevance.
+fn metrics_of(settings: &GridSettings, relevance: Relevance) -> Result<Vec<Metric>> {
+    if !settings.metrics.is_empty() {
+        return settings.metrics.iter().map(|n| Metric::parse(n)).collect();
+    }
+    if settings.k.is_empty() {
+        return Err(Error::setting("k", "(none)", "at least one cut-off"));
+    }
+    let mut metrics = Vec::new();
+    for &k in &settings.k {
+        Metric::parse(&format!("hit@{k}"))?;
+        metrics.extend([Metric::Hit(k), Metric::FileRecall(k)]);
+    }
+    metrics.extend([Metric::Mrr, Metric::Ndcg(10)]);
+    if relevance == Relevance::Span {
+        let k = settings.k.iter().copied().max().unwrap_or(10);
+        metrics.extend([Metric::SpanRecall(k), Metric::SpanMrr]);
+    }
+    metrics.dedup();
+    Ok(metrics)
+}
+
+/// For each retriever and cap, structural against window and against structural-unmerged; and
+/// each capped configuration against its uncapped one.
+fn default_pairs(configs: &[Configuration]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for config in configs.iter().filter(|c| c.chunker == Chunker::Structural) {
+        for other in [Chunker::Window, Chunker::StructuralUnmerged] {
+            let right = Configuration {
+                chunker: other,
+                ..*config
+            };
+            if configs.contains(&right) {
+                out.push((config.name(), right.name()));
+            }
+        }
+    }
+    for config in configs.iter().filter(|c| c.cap.is_some()) {
+        out.push((config.name(), config.uncapped().name()));
+    }
+    out
+}
+
+/// The report as tables: the grid (every configuration's every metric with its interval), the
+/// pairs, the split (when there are caps) and the failure analysis — what the page shows and
+/// what `--format csv` writes.
+pub fn grid_tables(report: &GridReport) -> Vec<Table> {
+    let mut grid = Table {
+        title: format!(
+            "Metrics with 95% intervals ({} questions, by {}, {} relevance)",
+            report.questions,
+            clustering_name(match report.cluster.as_str() {
+                "project" => Clustering::Repo,
+                _ => Clustering::Case,
+            }),
+            relevance_name(match report.relevance.as_str() {
+                "span" => Relevance::Span,
+                _ => Relevance::File,
+            })
+        ),
+        headers: std::iter::once("configuration".to_string())
+            .chain(report.metric_names.iter().cloned())
+            .collect(),
+        rows: Vec::new(),
+    };
+    for config in &report.configurations {
+        let mut row = vec![Cell::text(config)];
+        for metric in &report.metric_names {
+            let cell = report
+                .metrics
+                .iter()
+                .find(|s| &s.arm == config && &s.metric == metric)
+                .map_or_else(Cell::missing, |s| {
+                    Cell::estimate(s.mean, s.ci_low, s.ci_high, 3)
+                });
+            row.push(cell);
+        }
+        grid.rows.push(row);
+    }
+    let mut pairs = paired_table(&report.paired);
+    pairs.title = "Paired differences (left − right)".into();
+    let mut tables = vec![grid, pairs];
+    if let Some(split) = &report.split {
+        let mut table = Table::new(
+            &format!(
+                "Caps chosen on the dev half ({} dev, {} test questions) by {}",
+                split.dev.len(),
+                split.test.len(),
+                split.selection_metric
+            ),
+            &["configuration", "chosen", "dev", "test", "all questions"],
+        );
+        for c in &split.chosen {
+            table.rows.push(vec![
+                Cell::text(&c.base),
+                Cell::text(&c.chosen),
+                Cell::number(c.dev_mean, 3),
+                Cell::number(c.test_mean, 3),
+                c.all.as_ref().map_or_else(Cell::missing, |s| {
+                    Cell::estimate(s.mean, s.ci_low, s.ci_high, 3)
+                }),
+            ]);
+        }
+        tables.push(table);
+    }
+    let mut failures = Table::new(
+        "Failure analysis: what fills the top k of the misses, against the hits",
+        &[
+            "configuration",
+            "k",
+            "misses",
+            "hits",
+            "share",
+            "misses mean",
+            "hits mean",
+            "difference",
+        ],
+    );
+    for f in &report.failures {
+        for share in &f.shares {
+            failures.rows.push(vec![
+                Cell::text(&f.arm),
+                Cell::count(f.k),
+                Cell::count(f.misses),
+                Cell::count(f.hits),
+                Cell::text(&share.share),
+                Cell::number(share.misses_mean, 3),
+                Cell::number(share.hits_mean, 3),
+                match (share.ci_low, share.ci_high) {
+                    (Some(low), Some(high)) => Cell::estimate(share.difference, low, high, 3),
+                    _ => Cell::signed(share.difference, 3),
+                },
+            ]);
+        }
+    }
+    tables.push(failures);
+    tables
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexical::live::Question;
+
+    /// Two chunkings of the same two files; each question's ranking names the file it wants
+    /// first under `structural` and second under `window`.
+    struct Fixed {
+        table: Vec<CodeChunk>,
+    }
+
+    impl ChunkRankings for Fixed {
+        fn chunkers(&self) -> Vec<Chunker> {
+            vec![Chunker::Structural, Chunker::Window]
+        }
+        fn table(&self, _: Chunker) -> Result<&[CodeChunk]> {
+            Ok(&self.table)
+        }
+        fn rank(&self, chunker: Chunker, query: &str, depth: usize) -> Result<Vec<usize>> {
+            let wanted = usize::from(query.contains("beta"));
+            let mut ranking = match chunker {
+                Chunker::Window => vec![1 - wanted, wanted],
+                _ => vec![wanted, 1 - wanted],
+            };
+            ranking.truncate(depth);
+            Ok(ranking)
+        }
+    }
+
+    fn fixed() -> Fixed {
+        let chunk = |path: &str| CodeChunk {
+            path: path.into(),
+            start_line: 1,
+            end_line: 3,
+            kind: "function".into(),
+            name: String::new(),
+            tokens: 4,
+        };
+        Fixed {
+            table: vec![chunk("a/alpha.rs"), chunk("b/beta.rs")],
+        }
+    }
+
+    fn set() -> QuestionSet {
+        let question = |id: &str, text: &str, gold: &str| Question {
+            id: id.into(),
+            question: text.into(),
+            gold: vec![gold.into()],
+            gold_lines: Vec::new(),
+        };
+        QuestionSet {
+            questions: vec![
+                question("q1", "alpha", "a/alpha.rs"),
+                question("q2", "beta", "b/beta.rs"),
+                question("q3", "alpha again", "a/alpha.rs"),
+            ],
+            ..QuestionSet::default()
+        }
+    }
+
+    fn settings() -> GridSettings {
+        GridSettings {
+            resamples: 50,
+            caps: vec![1],
+            ..GridSettings::default()
+        }
+    }
+
+    #[test]
+    fn stepping_reports_progress_and_ends_where_running_does() {
+        let source = fixed();
+        let available = source.chunkers();
+        let mut run = GridRun::new("q.jsonl", set(), settings(), &available).unwrap();
+        let total = run.total();
+        let mut seen = 0;
+        while let GridStep::Working { done, total: t, .. } = run.step(&source).unwrap() {
+            assert_eq!(t, total);
+            seen = done;
+        }
+        assert_eq!(seen + 1, total, "one Working per step but the last");
+        let stepped = run.report().unwrap();
+        let whole = GridRun::new("q.jsonl", set(), settings(), &available)
+            .unwrap()
+            .run(&source)
+            .unwrap();
+        assert_eq!(stepped, whole);
+        assert_eq!(
+            whole.configurations,
+            [
+                "structural/bm25",
+                "structural/bm25/cap1",
+                "window/bm25",
+                "window/bm25/cap1"
+            ]
+        );
+        let hit1 = |arm: &str| {
+            whole
+                .metrics
+                .iter()
+                .find(|s| s.arm == arm && s.metric == "hit@1")
+                .unwrap()
+                .mean
+        };
+        assert_eq!(hit1("structural/bm25"), 1.0);
+        assert_eq!(hit1("window/bm25"), 0.0);
+        let split = whole.split.as_ref().unwrap();
+        assert_eq!(split.dev.len() + split.test.len(), 3);
+        assert_eq!(whole.failures.len(), 4);
+        assert!(whole
+            .paired
+            .iter()
+            .any(|p| p.left == "structural/bm25" && p.right == "window/bm25"));
+    }
+
+    #[test]
+    fn the_report_round_trips_through_json_and_renders_every_table() {
+        let source = fixed();
+        let report = GridRun::new("q.jsonl", set(), settings(), &source.chunkers())
+            .unwrap()
+            .run(&source)
+            .unwrap();
+        let json = serde_json::to_string(&report).unwrap();
+        let back: GridReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, report);
+        let tables = grid_tables(&report);
+        assert_eq!(tables.len(), 4, "grid, pairs, split, failures");
+        assert_eq!(tables[0].rows.len(), 4);
+        assert_eq!(tables[0].headers[0], "configuration");
+        assert_eq!(tables[0].headers.len(), 1 + report.metric_names.len());
+    }
+
+    #[test]
+    fn settings_naming_what_the_grid_lacks_are_refused_by_name() {
+        let available = [Chunker::Structural];
+        let refused = |settings: GridSettings| {
+            GridRun::new("q.jsonl", set(), settings, &available)
+                .unwrap_err()
+                .to_string()
+        };
+        let message = refused(GridSettings {
+            chunkers: vec![Chunker::Window],
+            ..GridSettings::default()
+        });
+        assert!(
+            message.contains("window") && message.contains("structural"),
+            "{message}"
+        );
+        let message = refused(GridSettings {
+            pairs: vec![("structural/bm25".into(), "window/bm25".into())],
+            ..GridSettings::default()
+        });
+        assert!(
+            message.contains("pair") && message.contains("window/bm25"),
+            "{message}"
+        );
+        let message = refused(GridSettings {
+            depth: 0,
+            ..GridSettings::default()
+        });
+        assert!(message.contains("depth"), "{message}");
+        let message = GridRun::new(
+            "q.jsonl",
+            QuestionSet::default(),
+            GridSettings::default(),
+            &available,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            message.contains("q.jsonl") && message.contains("no questions"),
+            "{message}"
+        );
+        assert!(GridRun::new("q.jsonl", set(), GridSettings::default(), &[]).is_err());
+    }
+
+    #[test]
+    fn an_unfinished_run_has_no_report() {
+        let source = fixed();
+        let mut run = GridRun::new("q.jsonl", set(), settings(), &source.chunkers()).unwrap();
+        run.step(&source).unwrap();
+        assert!(run.report().is_err());
+    }
+}
