@@ -90,6 +90,12 @@ pub fn repo_differences(
     Ok(by_repo)
 }
 
+/// Reads back what serde_json writes for NaN (null), so a comparison crosses to the page whole.
+fn null_as_nan<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<f64, D::Error> {
+    use serde::Deserialize;
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
 /// One paired comparison.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PairedComparison {
@@ -123,6 +129,7 @@ pub struct PairedComparison {
     pub sign_test_p: f64,
     /// Exact sign-flip test over the repository mean differences; NaN (null in JSON) when there
     /// are more clusters than the exact test enumerates.
+    #[serde(deserialize_with = "null_as_nan")]
     pub sign_flip_p: f64,
     /// The left arm's mean over the compared cases.
     pub left_mean: f64,

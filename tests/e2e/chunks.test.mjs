@@ -58,3 +58,33 @@ test("a file's chunks under each chunking, as the CLI lists them", { skip }, asy
   await again.close();
   await page.close();
 });
+
+test('chunk search finds what routelens search --unit chunk finds, and opens a file', { skip }, async () => {
+  const QUERY = 'rate limit filter allow';
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/?view=chunks&bundle=demo&chunker=structural&cap=1`);
+  await page.locator('[data-testid="chunks-chunker"] option[value="window"]').waitFor({ state: 'attached', timeout: 60000 });
+  assert.equal(await page.locator('[data-testid="chunks-chunker"]').inputValue(), 'structural');
+  assert.equal(await page.locator('[data-testid="chunks-cap"]').inputValue(), '1');
+  await page.locator('[data-testid="chunks-query"]').fill(QUERY);
+  await page.locator('[data-testid="chunks-query"]').dispatchEvent('change');
+  await page.locator('[data-testid="chunks-search"]').click();
+  await page.locator('[data-testid="chunks-hits"]').waitFor({ timeout: 60000 });
+  const hits = await page.$$eval('[data-testid="chunk-hit"]', (rows) => rows.map((r) =>
+    [r.dataset.path, Number(r.dataset.start), Number(r.dataset.end), r.dataset.name]));
+  const cli = JSON.parse(execFileSync(join(root, 'target/debug/routelens'),
+    ['search', demo, '--unit', 'chunk', '--chunker', 'structural', '--cap', '1', '--k', '10',
+      '--query', QUERY, '--format', 'json'], { encoding: 'utf8' }));
+  assert.deepEqual(hits, cli.results.map((r) => [r.path, r.start_line, r.end_line, r.name]));
+  // With a cap of 1, no file twice among the first results of distinct files.
+  const paths = hits.map((h) => h[0]);
+  assert.equal(new Set(paths).size, paths.length);
+  // A result opens its file with its chunk bands.
+  await page.locator('[data-testid="chunk-hit"] button').first().click();
+  const shown = page.locator('[data-testid="chunks-file"]');
+  await shown.waitFor({ timeout: 60000 });
+  assert.equal(await shown.getAttribute('data-path'), hits[0][0]);
+  const bands = await starts(page, 'structural');
+  assert.ok(bands.some(([start, end]) => start === hits[0][1] && end === hits[0][2]), JSON.stringify(bands));
+  await page.close();
+});

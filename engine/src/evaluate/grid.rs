@@ -17,6 +17,7 @@ use super::{
     choose_on_dev, dev_test_split, evaluation_study, failure_analysis, mean_over, relevance_of,
     Configuration, FailureAnalysis, Retriever,
 };
+use crate::chunk_search::prefix_for_caps;
 use crate::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};
 use crate::metric_tables::{clustering_name, relevance_name};
@@ -190,7 +191,6 @@ pub struct GridRun {
     select_by: Metric,
     relevance: Relevance,
     bootstrap: BootstrapConfig,
-    pool: usize,
     analysed: Vec<String>,
     rankings: BTreeMap<Chunker, Vec<Vec<usize>>>,
     study: Option<Study>,
@@ -293,12 +293,6 @@ impl GridRun {
             }
             None => names,
         };
-        // A cap moves chunks up from below any cut, so capped grids rank every match.
-        let pool = if settings.caps.is_empty() {
-            settings.depth
-        } else {
-            usize::MAX
-        };
         Ok(GridRun {
             set,
             chunkers,
@@ -308,7 +302,6 @@ impl GridRun {
             select_by,
             relevance,
             bootstrap,
-            pool,
             analysed,
             rankings: BTreeMap::new(),
             study: None,
@@ -345,7 +338,17 @@ impl GridRun {
             Stage::Rank { chunker, question } => {
                 let which = self.chunkers[chunker];
                 let q = &self.set.questions[question];
-                let ranking = source.rank(which, &q.question, self.pool)?;
+                let ranking = if self.settings.caps.is_empty() {
+                    source.rank(which, &q.question, self.settings.depth)?
+                } else {
+                    prefix_for_caps(
+                        |n| source.rank(which, &q.question, n),
+                        |&at| at,
+                        source.table(which)?,
+                        &self.settings.caps,
+                        self.settings.depth,
+                    )?
+                };
                 self.rankings.entry(which).or_default().push(ranking);
                 if question + 1 < self.set.questions.len() {
                     Stage::Rank {
@@ -863,6 +866,38 @@ mod tests {
         assert_eq!(tables[0].rows.len(), 4);
         assert_eq!(tables[0].headers[0], "configuration");
         assert_eq!(tables[0].headers.len(), 1 + report.metric_names.len());
+    }
+
+    #[test]
+    fn a_sign_flip_not_computed_for_many_questions_crosses_json_as_nan() {
+        let source = fixed();
+        let mut many = set();
+        many.questions = (0..30)
+            .map(|at| Question {
+                id: format!("q{at}"),
+                question: if at % 2 == 0 { "alpha" } else { "beta" }.into(),
+                gold: vec![if at % 3 == 0 {
+                    "a/alpha.rs"
+                } else {
+                    "b/beta.rs"
+                }
+                .into()],
+                gold_lines: Vec::new(),
+            })
+            .collect();
+        let report = GridRun::new("q.jsonl", many, settings(), &source.chunkers())
+            .unwrap()
+            .run(&source)
+            .unwrap();
+        assert!(report.paired.iter().all(|p| p.sign_flip_p.is_nan()));
+        let json = serde_json::to_string(&report).unwrap();
+        let back: GridReport = serde_json::from_str(&json).unwrap();
+        assert!(back.paired.iter().all(|p| p.sign_flip_p.is_nan()));
+        let same = back.paired.iter().zip(&report.paired).all(|(b, r)| {
+            b.sentence == r.sentence && (b.mean - r.mean).abs() < 1e-12 && b.wins == r.wins
+        });
+        assert!(same && back.paired.len() == report.paired.len());
+        assert_eq!(back.metrics.len(), report.metrics.len());
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //! The blob is [`super::fts::blob`]'s layout; its `paths_sha256` hashes the chunks' keys
 //! (`path#Lstart-Lend`, in table order), so an index opens only over the table it was built from.
 
+use std::cmp::Reverse;
+
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
@@ -18,7 +20,7 @@ use tantivy::tokenizer::{
     AsciiFoldingFilter, Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter,
     TextAnalyzer,
 };
-use tantivy::{ReloadPolicy, Searcher, Term};
+use tantivy::{DocId, ReloadPolicy, Score, Searcher, SegmentReader, Term};
 
 use super::fts::blob;
 use super::fts::code_tokenizer::CodeTokenizer;
@@ -224,37 +226,35 @@ impl ChunkIndex {
             })
             .collect();
         let query = BooleanQuery::new(clauses);
-        // The best depth + 1 by score; only when the last two tie, so that the cut could fall
-        // inside a tie, is every match collected, for ties to go by position.
+        // Ranked by (score, then table position) inside tantivy's collector: the best `depth`
+        // are exactly the first `depth` of the whole ranking, ties included. A sort key of our
+        // own also keeps tantivy from pruning (block-max WAND), whose summation order follows
+        // its threshold, so that a chunk's f32 score — and with it the order of two chunks
+        // whose scores agree to the last bits — would depend on how deep the search went.
         let err = |e: tantivy::TantivyError| index_error("chunk index", e);
-        let limit = depth.saturating_add(1).min(self.docs.max(1));
-        let mut found = self
+        let by_score_then_position = TopDocs::with_limit(depth.min(self.docs.max(1))).tweak_score(
+            |segment: &SegmentReader| {
+                let column = segment.fast_fields().u64(CHUNK).ok();
+                move |doc: DocId, score: Score| {
+                    let chunk = column.as_ref().and_then(|c| c.first(doc));
+                    (score, Reverse(chunk.unwrap_or(u64::MAX)))
+                }
+            },
+        );
+        let found = self
             .searcher
-            .search(&query, &TopDocs::with_limit(limit).order_by_score())
+            .search(&query, &by_score_then_position)
             .map_err(err)?;
-        if found.len() == limit && limit > depth && found[depth].0 == found[depth - 1].0 {
-            let count = self
-                .searcher
-                .search(&query, &tantivy::collector::Count)
-                .map_err(err)?;
-            found = self
-                .searcher
-                .search(&query, &TopDocs::with_limit(count.max(1)).order_by_score())
-                .map_err(err)?;
-        }
         let mut hits = Vec::with_capacity(found.len());
-        for (score, address) in found {
-            let segment = self.searcher.segment_reader(address.segment_ord);
-            let column = segment.fast_fields().u64(CHUNK).map_err(err)?;
-            let chunk = column
-                .first(address.doc_id)
-                .ok_or_else(|| index_error("chunk index", "a document without its chunk"))?;
+        for ((score, Reverse(chunk)), _) in found {
+            if chunk as usize >= self.docs {
+                return Err(index_error("chunk index", "a document without its chunk"));
+            }
             hits.push(ChunkHit {
                 chunk: chunk as usize,
                 score,
             });
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
         hits.truncate(depth);
         Ok(hits)
     }
@@ -330,5 +330,43 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("other chunks"), "{err}");
+    }
+
+    #[test]
+    fn a_shallow_search_is_a_prefix_of_a_deeper_one_ties_by_position() {
+        // Many chunks of a few texts, so that scores tie and many terms meet in each document.
+        let words = [
+            "rate", "limit", "filter", "cache", "route", "token", "parse", "retry",
+        ];
+        let chunks: Vec<CodeChunk> = (0..400)
+            .map(|at| chunk(&format!("f{}.py", at % 37), at + 1, at + 1, ""))
+            .collect();
+        let texts: Vec<String> = (0..400_usize)
+            .map(|at| {
+                (0..1 + at % 7)
+                    .map(|w| words[(at * 3 + w * 5) % words.len()])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let blob = build_chunk_index(&chunks, &texts).unwrap();
+        let index = ChunkIndex::open("idx", &blob, &chunks).unwrap();
+        let query = "rate limit filter cache route token parse retry";
+        let all = index.search(query, usize::MAX).unwrap();
+        assert!(all.len() > 300, "{}", all.len());
+        for pair in all.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            assert!(
+                a.score > b.score || (a.score == b.score && a.chunk < b.chunk),
+                "{pair:?}"
+            );
+        }
+        for depth in [1, 2, 7, 10, 64, 100, 299] {
+            assert_eq!(
+                index.search(query, depth).unwrap(),
+                all[..depth],
+                "depth {depth}"
+            );
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! search they all run (BM25, then the per-file cap when one is asked).
 
 use crate::bundle::Manifest;
-use crate::chunk_search::cap_per_file;
+use crate::chunk_search::{cap_per_file, prefix_for_caps};
 use crate::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};
 use crate::evaluate::ChunkRankings;
@@ -64,8 +64,8 @@ impl OpenChunkings {
     }
 
     /// The best `k` chunks for `query` under `chunker`, each with its BM25 score; with a cap,
-    /// at most `cap` of a file at the head, the rest below every survivor (so the whole ranking
-    /// is fetched first: a cap moves chunks up from below any cut).
+    /// at most `cap` of a file at the head, the rest below every survivor (so the ranking is
+    /// fetched as deep as the cap needs: [`prefix_for_caps`]).
     pub fn search(
         &self,
         chunker: Chunker,
@@ -74,9 +74,10 @@ impl OpenChunkings {
         cap: Option<usize>,
     ) -> Result<Vec<ChunkHit>> {
         let (table, index) = self.entry(chunker)?;
-        let depth = if cap.is_some() { index.len() } else { k };
-        let hits = index.search(query, depth)?;
-        let Some(cap) = cap else { return Ok(hits) };
+        let Some(cap) = cap else {
+            return index.search(query, k);
+        };
+        let hits = prefix_for_caps(|n| index.search(query, n), |h| h.chunk, table, &[cap], k)?;
         let ranking: Vec<usize> = hits.iter().map(|h| h.chunk).collect();
         let capped = cap_per_file(&ranking, table, cap)?;
         let score_of: std::collections::HashMap<usize, f32> =
