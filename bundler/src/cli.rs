@@ -36,6 +36,9 @@ pub enum Command {
     Chunks(ChunksArgs),
     /// Evaluate chunk retrieval configurations on a question set, as CodeAtlas does.
     Evaluate(EvaluateArgs),
+    /// Retrieve a candidate pool of chunks (BM25, planned grep or both), then rerank it, as
+    /// CodeNib does.
+    Rerank(RerankArgs),
     /// Select and pack a ranking's files of a bundle into the token budget, and score the
     /// delivered lines against gold spans.
     Pack(PackArgs),
@@ -497,6 +500,83 @@ pub struct EvaluateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+}
+
+/// Options of `routelens rerank`.
+#[derive(Debug, Args)]
+pub struct RerankArgs {
+    /// The bundle folder (with chunkings).
+    #[arg(value_name = "BUNDLE_DIR")]
+    pub bundle: PathBuf,
+
+    /// Where the question comes from.
+    #[command(flatten)]
+    pub input: RerankInput,
+
+    /// The pool: bm25, grep or union (repeatable; with --questions every route × reranker is
+    /// an arm).
+    #[arg(long = "route", value_name = "ROUTE", default_values_t = ["bm25".to_string()])]
+    pub routes: Vec<String>,
+
+    /// The grep plan, JSON (`{"actions": [{"pattern", "glob", "case_sensitive"}]}`), for one
+    /// question; without it the planner plans.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+
+    /// Who plans grep actions: offline (deterministic, from the issue's identifiers and rare
+    /// terms).
+    #[arg(long, value_name = "NAME", default_value = "offline")]
+    pub planner: String,
+
+    /// The reranker: none (the pool's order) or offline (a deterministic lexical judge)
+    /// (repeatable).
+    #[arg(long = "reranker", value_name = "NAME", default_values_t = ["offline".to_string()])]
+    pub rerankers: Vec<String>,
+
+    /// The chunking the pools are drawn from.
+    #[arg(long, value_name = "NAME", default_value = "structural-unmerged")]
+    pub chunker: String,
+
+    /// Candidates per pool (CodeNib: 100).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub pool: usize,
+
+    /// Results kept after reranking (CodeNib: 5).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
+
+    /// Candidates per judging batch (CodeNib: 10).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub batch: usize,
+
+    /// Bootstrap resamples for --questions.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub resamples: usize,
+
+    /// Bootstrap seed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
+/// Where `rerank` takes its question from: exactly one of these.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct RerankInput {
+    /// The issue text.
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
+
+    /// A file holding the issue text.
+    #[arg(long, value_name = "FILE")]
+    pub query_file: Option<PathBuf>,
+
+    /// A question set: every question is a case of one study whose arms are route × reranker.
+    #[arg(long, value_name = "FILE")]
+    pub questions: Option<PathBuf>,
 }
 
 /// Options of `routelens chunks`.

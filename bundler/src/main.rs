@@ -46,6 +46,7 @@ mod proxy;
 mod publish;
 mod render;
 mod replay_study;
+mod rerank;
 mod route;
 mod score;
 mod score_table;
@@ -89,6 +90,7 @@ fn run() -> ExitCode {
         Command::Search(args) => search::run(&args, &mut out),
         Command::Chunks(args) => chunk_query::chunks(&args, &mut out),
         Command::Evaluate(args) => evaluate::run(&args, &mut out),
+        Command::Rerank(args) => rerank::run(&args, &mut out),
         Command::Pack(args) => pack::run(&args, &mut out),
         Command::Demo(args) => demo::run(&args, &mut out),
         Command::Serve(args) => serve::run(&args, &mut out),

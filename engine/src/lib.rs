@@ -53,6 +53,7 @@ pub mod paired;
 pub mod policy;
 pub mod question_set;
 pub mod report;
+pub mod rerank;
 pub mod route;
 pub mod runfile;
 pub mod score_table;

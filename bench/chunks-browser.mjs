@@ -1,0 +1,74 @@
+// Scripted browser measurement of chunk retrieval in headless Chromium, through the app's views:
+//   - chunk search (the Chunks view): every question of the demo bundle's set searched RUNS
+//     times per chunking; a query's time is the worker's performance.now() around the engine
+//     call (cross-origin isolated under routelens serve: 5 µs); per chunking, the median of each
+//     question's runs, then p50/p95 over the questions — the method of `routelens search
+//     --unit chunk --queries`;
+//   - the Evaluate view's whole grid (every chunking, no cap and --cap 2, 10,000 resamples), its
+//     time as the page reports it (fetching the questions and every step), and the time until
+//     the report shows, chunkings' loading included.
+// Usage: node bench/chunks-browser.mjs [dist-folder] [bundles-folder] [runs]
+//   defaults: dist, target/bundles (holding `demo`), 3 runs
+// Build first: trunk build index.html --release; cargo build -p routelens;
+// routelens demo --out target/bundles/demo.
+import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { launchBrowser, root, startCli } from '../tests/e2e/lib/harness.mjs';
+
+const dist = resolve(process.argv[2] ?? 'dist');
+const bundles = resolve(process.argv[3] ?? resolve(root, 'target/bundles'));
+const runs = Number(process.argv[4] ?? '3');
+const questions = readFileSync(resolve(bundles, 'demo/questions.jsonl'), 'utf8')
+  .split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line))
+  .filter((q) => q.question).map((q) => q.question);
+
+const percentile = (values, q) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+};
+
+const server = await startCli(['serve', '--port', '0', '--dist', dist, '--bundles', bundles]);
+const browser = await launchBrowser();
+try {
+  const page = await browser.newPage();
+  for (const chunker of ['structural', 'structural-unmerged', 'window']) {
+    await page.goto(`${server.url}/?view=chunks&bundle=demo&chunker=${chunker}`);
+    await page.locator(`[data-testid="chunks-chunker"] option[value="${chunker}"]`)
+      .waitFor({ state: 'attached', timeout: 60000 });
+    const perQuestion = [];
+    for (const question of questions) {
+      const times = [];
+      for (let run = 0; run < runs; run++) {
+        await page.locator('[data-testid="chunks-query"]').fill(question);
+        await page.locator('[data-testid="chunks-query"]').dispatchEvent('change');
+        const previous = await page.locator('[data-testid="chunks-search-caption"]').textContent({ timeout: 50 }).catch(() => null);
+        await page.locator('[data-testid="chunks-search"]').click();
+        await page.waitForFunction((prev) => {
+          const c = document.querySelector('[data-testid="chunks-search-caption"]');
+          return c && !document.querySelector('[data-testid="chunks-search-progress"]') && c.textContent !== prev;
+        }, previous, { timeout: 120000 }).catch(() => {});
+        const caption = await page.locator('[data-testid="chunks-search-caption"]').textContent();
+        times.push(Number(caption.match(/in ([\d.]+) ms/)[1]));
+      }
+      perQuestion.push(percentile(times, 0.5));
+    }
+    console.log(`chunk_query ${chunker}: p50 ${percentile(perQuestion, 0.5).toFixed(3)} ms, `
+      + `p95 ${percentile(perQuestion, 0.95).toFixed(3)} ms over ${perQuestion.length} questions`);
+  }
+  for (const caps of ['', '&caps=2']) {
+    const fresh = await browser.newPage();
+    await fresh.goto(`${server.url}/?view=evaluate&bundle=demo${caps}`);
+    await fresh.locator('[data-testid="evaluate-chunker-window"]').waitFor({ timeout: 60000 });
+    const started = Date.now();
+    await fresh.locator('[data-testid="evaluate-run"]').click();
+    const summary = fresh.locator('[data-testid="evaluate-summary"]');
+    await summary.waitFor({ timeout: 600000 });
+    const text = await summary.textContent();
+    console.log(`grid${caps || ' (no cap)'}: ${text.match(/ran in (\d+) ms/)[1]} ms in the worker, `
+      + `${Date.now() - started} ms click to report (chunkings loaded on the first run); ${text.split(';')[0]}`);
+    await fresh.close();
+  }
+} finally {
+  await browser.close();
+  server.stop();
+}

@@ -1,0 +1,450 @@
+//! `routelens rerank`: CodeNib's two stages over a bundle's chunking (engine `rerank`). For each
+//! question, a pool per route — chunk BM25 over the issue (top `--pool`), the grep plan's
+//! matches mapped to their enclosing chunks, or both interleaved — then each reranker's order of
+//! it, the top `--top` printed. With `--questions`, every question is a case of one study whose
+//! arms are route × reranker, scored over the whole reranked pool (a candidate counts only
+//! inside its visible lines) with intervals.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use routelens_engine::code_chunks::CodeChunk;
+use routelens_engine::evaluate::relevance_of;
+use routelens_engine::lexical::live::{parse_questions, Question};
+use routelens_engine::rerank::grep_pool::{grep_pool, GrepLimits, GrepPool};
+use routelens_engine::rerank::plan::{parse_plan, Plan};
+use routelens_engine::rerank::planner::offline_plan;
+use routelens_engine::rerank::pools::{candidates, union_pool, Candidate, Route};
+use routelens_engine::rerank::reranker::{keep_order, rerank_in_batches, OfflineJudge, Reranked};
+use routelens_engine::unit_metrics::{
+    summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
+};
+use routelens_engine::{Arm, ArmOrigin, BootstrapConfig, Case, Cell, GoldSpan, Study, Table};
+
+use crate::cli::{parse_chunker, OutputFormat, RerankArgs};
+use crate::failure::Failure;
+use crate::folder::BundleFolder;
+use crate::input::read_text;
+use crate::render::text_table;
+
+/// Characters of a candidate a reranker sees (CodeNib: 3,000).
+const VISIBLE_CHARS: usize = 3_000;
+
+/// One result as printed.
+#[derive(Debug, serde::Serialize)]
+struct Result_ {
+    path: String,
+    start_line: u32,
+    end_line: u32,
+    name: String,
+    score: Option<f64>,
+    pool_rank: usize,
+}
+
+/// One action's outcome as printed.
+#[derive(Debug, serde::Serialize)]
+struct ActionShown {
+    pattern: String,
+    glob: String,
+    case_sensitive: bool,
+    lines: usize,
+    chunks: usize,
+    outside: usize,
+    truncated: bool,
+    error: Option<String>,
+}
+
+/// One route × reranker over one question.
+#[derive(Debug, serde::Serialize)]
+struct Arm_ {
+    route: &'static str,
+    reranker: String,
+    pool: usize,
+    results: Vec<Result_>,
+    failed_batches: Vec<(usize, String)>,
+    all_failed: bool,
+}
+
+/// One question's stages.
+#[derive(Debug, serde::Serialize)]
+struct Shown {
+    id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan: Option<Plan>,
+    actions: Vec<ActionShown>,
+    arms: Vec<Arm_>,
+}
+
+/// Which reranker.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum RerankerKind {
+    None,
+    Offline,
+}
+
+/// Runs `rerank`.
+pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    for (name, value) in [
+        ("--pool", args.pool),
+        ("--top", args.top),
+        ("--batch", args.batch),
+    ] {
+        if value == 0 {
+            return Err(Failure::Usage(format!("{name} must be at least 1")));
+        }
+    }
+    let routes = args
+        .routes
+        .iter()
+        .map(|n| {
+            Route::from_name(n).ok_or_else(|| {
+                Failure::Usage(format!(
+                    "--route: unknown route {n:?}; expected bm25, grep or union"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let rerankers = args
+        .rerankers
+        .iter()
+        .map(|n| match n.as_str() {
+            "none" => Ok(RerankerKind::None),
+            "offline" => Ok(RerankerKind::Offline),
+            other => Err(Failure::Usage(format!(
+                "--reranker: unknown reranker {other:?}; expected none or offline (the Jev Score \
+                 reranker over the decision API is not built yet)"
+            ))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if args.planner != "offline" {
+        return Err(Failure::Usage(format!(
+            "--planner: unknown planner {:?}; expected offline (a live planner is not built yet)",
+            args.planner
+        )));
+    }
+    let (questions, from_set) = questions(args)?;
+    let plan = match &args.plan {
+        Some(_) if questions.len() > 1 => {
+            return Err(Failure::Usage(
+                "--plan holds one question's plan; with --questions the planner plans".into(),
+            ))
+        }
+        Some(path) => Some(parse_plan(&path.display().to_string(), &read_text(path)?)?),
+        None => None,
+    };
+    let chunker = parse_chunker(&args.chunker)?;
+    let folder = BundleFolder::open(&args.bundle)?;
+    let open = folder.open_chunkings(&[chunker])?;
+    let table = routelens_engine::evaluate::ChunkRankings::table(&open, chunker)?;
+    let paths = folder.manifest.paths();
+    let texts = folder.read_files(paths.iter().map(String::as_str))?;
+    let lower: BTreeMap<&str, String> = texts
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.to_lowercase()))
+        .collect();
+    let files_holding = |term: &str| lower.values().filter(|t| t.contains(term)).count();
+    let limits = GrepLimits {
+        candidates: args.pool,
+        ..GrepLimits::default()
+    };
+    let mut shown = Vec::new();
+    // Per arm name, per question, the reranked pool as units.
+    let mut units: BTreeMap<String, Vec<Vec<GoldSpan>>> = BTreeMap::new();
+    for question in &questions {
+        let needs_grep = routes.iter().any(|r| *r != Route::Bm25);
+        let plan = match (&plan, needs_grep) {
+            (_, false) => None,
+            (Some(plan), true) => Some(plan.clone()),
+            (None, true) => offline_plan(&question.question, &files_holding),
+        };
+        let grep = plan.as_ref().map(|plan| {
+            grep_pool(
+                plan,
+                texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
+                table,
+                limits,
+            )
+        });
+        let bm25: Vec<usize> = open
+            .search(chunker, &question.question, args.pool, None)?
+            .into_iter()
+            .map(|h| h.chunk)
+            .collect();
+        let grep_ids = grep
+            .as_ref()
+            .map(|g| g.candidates.clone())
+            .unwrap_or_default();
+        let mut arms = Vec::new();
+        for &route in &routes {
+            let pool = match route {
+                Route::Bm25 => bm25.clone(),
+                Route::Grep => grep_ids.clone(),
+                Route::Union => union_pool(&bm25, &grep_ids, args.pool),
+            };
+            let seen = candidates(
+                &pool,
+                table,
+                |p| texts.get(p).map(String::as_str),
+                VISIBLE_CHARS,
+            )?;
+            for &kind in &rerankers {
+                let reranked = match kind {
+                    RerankerKind::None => keep_order(&seen),
+                    RerankerKind::Offline => {
+                        rerank_in_batches(&mut OfflineJudge, &question.question, &seen, args.batch)
+                    }
+                };
+                let name = format!("{}/{}", route.name(), reranked.reranker);
+                units
+                    .entry(name)
+                    .or_default()
+                    .push(reranked.order.iter().map(|&at| span(&seen[at])).collect());
+                arms.push(arm(route, &reranked, &seen, table, args.top));
+            }
+        }
+        shown.push(Shown {
+            id: question.id.clone(),
+            actions: match (&plan, &grep) {
+                (Some(plan), Some(grep)) => actions_shown(plan, grep),
+                _ => Vec::new(),
+            },
+            plan,
+            arms,
+        });
+    }
+    let metrics = if from_set {
+        Some(summaries(args, &questions, units)?)
+    } else {
+        None
+    };
+    let text = match args.format {
+        OutputFormat::Json => {
+            let value = match &metrics {
+                Some(metrics) => serde_json::json!({ "questions": shown, "metrics": metrics }),
+                None => serde_json::to_value(&shown[0]).unwrap_or_default(),
+            };
+            serde_json::to_string_pretty(&value).map_err(|e| Failure::Io {
+                context: "writing JSON".into(),
+                source: std::io::Error::other(e),
+            })? + "\n"
+        }
+        OutputFormat::Table => table_text(&shown, metrics.as_deref()),
+    };
+    out.write_all(text.as_bytes()).map_err(Failure::output)
+}
+
+/// The questions, and whether they came from a set.
+fn questions(args: &RerankArgs) -> Result<(Vec<Question>, bool), Failure> {
+    let one = |text: String| Question {
+        id: "query".into(),
+        question: text,
+        gold: Vec::new(),
+        gold_lines: Vec::new(),
+    };
+    if let Some(text) = &args.input.query {
+        return Ok((vec![one(text.clone())], false));
+    }
+    if let Some(path) = &args.input.query_file {
+        return Ok((vec![one(read_text(path)?)], false));
+    }
+    let path = args.input.questions.as_ref().ok_or_else(|| {
+        Failure::Usage("one of --query, --query-file or --questions is needed".into())
+    })?;
+    let set = parse_questions(&path.display().to_string(), &read_text(path)?)?;
+    if set.is_empty() {
+        return Err(Failure::Usage(format!("{}: no questions", path.display())));
+    }
+    Ok((set, true))
+}
+
+/// A candidate as a ranked unit: its visible lines.
+fn span(c: &Candidate) -> GoldSpan {
+    GoldSpan {
+        path: c.file.clone(),
+        start_line: c.start_line,
+        end_line: c.end_line,
+    }
+}
+
+fn arm(
+    route: Route,
+    reranked: &Reranked,
+    seen: &[Candidate],
+    table: &[CodeChunk],
+    top: usize,
+) -> Arm_ {
+    Arm_ {
+        route: route.name(),
+        reranker: reranked.reranker.clone(),
+        pool: seen.len(),
+        results: reranked
+            .order
+            .iter()
+            .take(top)
+            .map(|&at| {
+                let c = &seen[at];
+                Result_ {
+                    path: c.file.clone(),
+                    start_line: c.start_line,
+                    end_line: c.end_line,
+                    name: table[c.chunk].name.clone(),
+                    score: reranked.judged[at].score,
+                    pool_rank: at + 1,
+                }
+            })
+            .collect(),
+        failed_batches: reranked.failed_batches.clone(),
+        all_failed: reranked.all_failed,
+    }
+}
+
+fn actions_shown(plan: &Plan, pool: &GrepPool) -> Vec<ActionShown> {
+    plan.actions
+        .iter()
+        .zip(&pool.actions)
+        .map(|(action, a)| ActionShown {
+            pattern: action.pattern.clone(),
+            glob: action.glob.clone(),
+            case_sensitive: action.case_sensitive,
+            lines: a.lines.len(),
+            chunks: a.chunks.len(),
+            outside: a.outside,
+            truncated: a.truncated,
+            error: a.error.clone(),
+        })
+        .collect()
+}
+
+/// Every arm's metrics over the questions: span recall@1/5/10, file recall@5 and span MRR with
+/// gold spans, else file recall@1/5/10 and MRR; intervals resample questions.
+fn summaries(
+    args: &RerankArgs,
+    questions: &[Question],
+    units: BTreeMap<String, Vec<Vec<GoldSpan>>>,
+) -> Result<Vec<MetricSummary>, Failure> {
+    let bootstrap = BootstrapConfig {
+        resamples: args.resamples,
+        seed: args.seed,
+    }
+    .validated()?;
+    let cases = questions
+        .iter()
+        .map(|q| {
+            let mut case = Case::from_spans(q.id.clone(), q.id.clone(), q.gold_lines.clone());
+            let mut gold = q.gold.clone();
+            gold.sort();
+            gold.dedup();
+            case.gold_files = gold;
+            case
+        })
+        .collect();
+    let mut study = Study {
+        title: "retrieve, then rerank".into(),
+        cases,
+        arms: Vec::new(),
+        policy: None,
+    };
+    for (name, ranked) in units {
+        study.add_arm(Arm::of_units(&name, &name, ArmOrigin::Archived, ranked))?;
+    }
+    let relevance = relevance_of(questions);
+    let metrics = match relevance {
+        Relevance::Span => vec![
+            Metric::SpanRecall(1),
+            Metric::SpanRecall(5),
+            Metric::SpanRecall(10),
+            Metric::FileRecall(5),
+            Metric::SpanMrr,
+        ],
+        Relevance::File => vec![
+            Metric::FileRecall(1),
+            Metric::FileRecall(5),
+            Metric::FileRecall(10),
+            Metric::Mrr,
+        ],
+    };
+    Ok(summarize_metrics(
+        &study,
+        &metrics,
+        Clustering::Case,
+        relevance,
+        bootstrap,
+    )?)
+}
+
+fn table_text(shown: &[Shown], metrics: Option<&[MetricSummary]>) -> String {
+    let mut text = String::new();
+    for question in shown {
+        if shown.len() > 1 {
+            text += &format!("== {}\n", question.id);
+        }
+        if !question.actions.is_empty() {
+            text += "Plan:\n";
+            for found in &question.actions {
+                let outcome = match &found.error {
+                    Some(why) => format!("failed: {why}"),
+                    None => format!(
+                        "{} lines, {} chunks{}",
+                        found.lines,
+                        found.chunks,
+                        if found.truncated {
+                            " (cut at a limit)"
+                        } else {
+                            ""
+                        }
+                    ),
+                };
+                text += &format!(
+                    "  /{}/{} in {}: {outcome}\n",
+                    found.pattern,
+                    if found.case_sensitive { "" } else { "i" },
+                    found.glob
+                );
+            }
+        }
+        for arm in &question.arms {
+            let mut table = Table::new(
+                &format!(
+                    "{} pool of {}, reranked by {}{}",
+                    arm.route,
+                    arm.pool,
+                    arm.reranker,
+                    if arm.all_failed {
+                        " (every batch failed: the pool's order)"
+                    } else {
+                        ""
+                    }
+                ),
+                &["rank", "score", "path", "lines", "name", "pool rank"],
+            );
+            for (rank, r) in arm.results.iter().enumerate() {
+                table.rows.push(vec![
+                    Cell::count(rank + 1),
+                    r.score.map_or_else(Cell::missing, |s| Cell::number(s, 3)),
+                    Cell::text(&r.path),
+                    Cell::text(format!("{}-{}", r.start_line, r.end_line)),
+                    Cell::text(&r.name),
+                    Cell::count(r.pool_rank),
+                ]);
+            }
+            text += &text_table(&table);
+        }
+    }
+    if let Some(metrics) = metrics {
+        let mut table = Table::new(
+            "Metrics with 95% intervals over the questions",
+            &["arm", "metric", "mean", "interval"],
+        );
+        for m in metrics {
+            table.rows.push(vec![
+                Cell::text(&m.arm),
+                Cell::text(&m.metric),
+                Cell::number(m.mean, 3),
+                Cell::text(format!("[{:.3}, {:.3}]", m.ci_low, m.ci_high)),
+            ]);
+        }
+        text += "\n";
+        text += &text_table(&table);
+    }
+    text
+}

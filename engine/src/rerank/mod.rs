@@ -1,0 +1,22 @@
+//! Retrieve, then rerank — CodeNib's two stages (`../shared/seeds/003_*.txt`) over a chunking of
+//! a bundle: a **candidate pool** of chunks (chunk BM25 over the issue, model-planned grep
+//! actions mapped to their enclosing chunks, or both interleaved), then a **reranker** that
+//! judges each candidate and keeps the best few.
+//!
+//! - [`plan`]: a grep plan (1–6 actions: a Rust regex, a glob, case sensitivity), read from JSON
+//!   and checked action by action.
+//! - [`planner`]: the offline planner, a deterministic plan from the issue's identifiers and rare
+//!   terms, so a pool forms with no key.
+//! - [`grep_pool`]: a plan run over the bundle's texts with CodeNib's limits, each matched line
+//!   mapped to the smallest chunk holding it, the actions merged round-robin.
+//! - [`pools`]: the BM25 pool, the union of two pools, and what of a candidate a reranker sees.
+//! - [`reranker`]: the reranker interface, with the pool's own order ("no reranker") and an
+//!   offline lexical judge as implementations.
+//!
+//! No I/O: texts, chunk tables and rankings come in; pools and orders go out.
+
+pub mod grep_pool;
+pub mod plan;
+pub mod planner;
+pub mod pools;
+pub mod reranker;

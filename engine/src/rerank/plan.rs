@@ -1,0 +1,143 @@
+//! A grep plan: what a planner (a model, the offline planner, a file) asks the grep stage to
+//! search. CodeNib's planner returns 1–6 independent actions, each a ripgrep-style Rust regex,
+//! a repository-relative glob (`**/*` for every file) and whether the match is case-sensitive.
+
+use regex::{Regex, RegexBuilder};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// The most actions a plan may hold (CodeNib's planner schema: 1–6).
+pub const MAX_ACTIONS: usize = 6;
+
+/// One grep action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrepAction {
+    /// A Rust regex, matched line by line.
+    pub pattern: String,
+    /// Which files: a glob over repository-relative paths (`**/*` for all).
+    #[serde(default = "every_file")]
+    pub glob: String,
+    /// Case-sensitive matching.
+    #[serde(default)]
+    pub case_sensitive: bool,
+}
+
+fn every_file() -> String {
+    "**/*".into()
+}
+
+/// A plan: its actions in priority order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    /// The actions, first the most important.
+    pub actions: Vec<GrepAction>,
+}
+
+impl GrepAction {
+    /// The compiled pattern (an invalid one is the action's own failure, not the plan's).
+    pub fn regex(&self) -> std::result::Result<Regex, String> {
+        RegexBuilder::new(&self.pattern)
+            .case_insensitive(!self.case_sensitive)
+            .size_limit(1 << 22)
+            .build()
+            // The regex crate's message spans lines (the pattern, a caret); its last says why.
+            .map_err(|e| {
+                let message = e.to_string();
+                let why = message.lines().last().unwrap_or_default().trim();
+                format!("pattern {:?} does not compile: {why}", self.pattern)
+            })
+    }
+
+    /// The compiled glob.
+    pub fn matcher(&self) -> std::result::Result<globset::GlobMatcher, String> {
+        globset::GlobBuilder::new(&self.glob)
+            .literal_separator(true)
+            .build()
+            .map(|g| g.compile_matcher())
+            .map_err(|e| format!("glob {:?}: {e}", self.glob))
+    }
+}
+
+/// Reads a plan from JSON (`{"actions": [...]}` or the bare list), `file` naming it in errors:
+/// 1–6 actions, each with a non-empty pattern and a glob that compiles. A pattern that does not
+/// compile is kept: running it fails that action alone, as in CodeNib.
+pub fn parse_plan(file: &str, text: &str) -> Result<Plan> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::Parse {
+        file: file.to_string(),
+        message: e.to_string(),
+    })?;
+    let plan: Plan = if value.is_array() {
+        serde_json::from_value(serde_json::json!({ "actions": value }))
+    } else {
+        serde_json::from_value(value)
+    }
+    .map_err(|e| Error::Parse {
+        file: file.to_string(),
+        message: e.to_string(),
+    })?;
+    check_plan(file, &plan)?;
+    Ok(plan)
+}
+
+/// Checks a plan's shape (see [`parse_plan`]).
+pub fn check_plan(file: &str, plan: &Plan) -> Result<()> {
+    if plan.actions.is_empty() || plan.actions.len() > MAX_ACTIONS {
+        return Err(Error::field(
+            file,
+            "actions",
+            format!(
+                "{} actions; a plan holds 1 to {MAX_ACTIONS}",
+                plan.actions.len()
+            ),
+        ));
+    }
+    for (at, action) in plan.actions.iter().enumerate() {
+        if action.pattern.is_empty() {
+            return Err(Error::field(
+                file,
+                format!("actions[{at}].pattern"),
+                "empty",
+            ));
+        }
+        action
+            .matcher()
+            .map_err(|why| Error::field(file, format!("actions[{at}].glob"), why))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_reads_as_an_object_or_a_list_with_defaults() {
+        let plan = parse_plan("p.json", r#"[{"pattern": "RateLimit\\w+"}]"#).unwrap();
+        assert_eq!(plan.actions[0].glob, "**/*");
+        assert!(!plan.actions[0].case_sensitive);
+        let same = parse_plan(
+            "p.json",
+            r#"{"actions": [{"pattern": "RateLimit\\w+", "glob": "**/*", "case_sensitive": false}]}"#,
+        )
+        .unwrap();
+        assert_eq!(plan, same);
+    }
+
+    #[test]
+    fn bad_plans_are_refused_naming_the_field() {
+        let refused = |text: &str| parse_plan("p.json", text).unwrap_err().to_string();
+        assert!(refused("[]").contains("actions"));
+        let seven = format!("[{}]", [r#"{"pattern":"a"}"#; 7].join(","));
+        assert!(refused(&seven).contains("7 actions"));
+        assert!(refused(r#"[{"pattern":""}]"#).contains("actions[0].pattern"));
+        assert!(refused(r#"[{"pattern":"a","glob":"src/[x"}]"#).contains("actions[0].glob"));
+        assert!(refused(r#"[{"pattern":"a","extra":1}]"#).contains("extra"));
+        assert!(refused("{").contains("p.json"));
+        // An invalid pattern is the action's failure when it runs, not the plan's.
+        let plan = parse_plan("p.json", r#"[{"pattern":"(unclosed"}]"#).unwrap();
+        assert!(plan.actions[0].regex().unwrap_err().contains("(unclosed"));
+    }
+}
