@@ -159,6 +159,7 @@ fn bundle_tabs(state: AppState) -> impl IntoView {
             View::Route,
             View::Chunks,
             View::Evaluate,
+            View::Rerank,
         ],
     )
 }
@@ -207,6 +208,7 @@ fn SearchPage() -> impl IntoView {
         View::Route => view! { <views::RouteView /> }.into_any(),
         View::Chunks => view! { <views::ChunksView /> }.into_any(),
         View::Evaluate => view! { <views::EvaluateView /> }.into_any(),
+        View::Rerank => view! { <views::RerankView /> }.into_any(),
         _ => view! { <views::SearchView /> }.into_any(),
     };
     view! {
@@ -332,6 +334,7 @@ fn StudyPage() -> impl IntoView {
         View::Route => view! { <views::RouteView /> }.into_any(),
         View::Chunks => view! { <views::ChunksView /> }.into_any(),
         View::Evaluate => view! { <views::EvaluateView /> }.into_any(),
+        View::Rerank => view! { <views::RerankView /> }.into_any(),
     };
     view! {
         <section class="study-head">

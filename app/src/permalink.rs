@@ -22,7 +22,9 @@
 //! chunk search's `chunker=<name>` and `cap=N` (its question is `q`); the Evaluate view's
 //! `chunkers=structural,window`, `caps=1,2`, `eks=1,5,10`, `select=ndcg@10`, `edepth=100` and
 //! `ecluster=case|project` (written only when not the default; its bootstrap is `resamples` and
-//! `seed`). The API key is never in the link.
+//! `seed`); the Rerank view's `pool=bm25|grep|union` and `reranker=none|offline` (its question
+//! `q`, its chunking `chunker`; the plan it runs is typed in the page, not linked). The API key
+//! is never in the link.
 //!
 //! Arm names never contain spaces or `+` except as the fusion separator, so `+` is read literally
 //! here (not as a space, as form encoding would), which keeps `fuse=tree+fts5` readable.
@@ -31,6 +33,8 @@ use routelens_engine::{BootstrapConfig, PairedMetric, RrfConfig, Study, Subset};
 
 use routelens_engine::code_chunks::Chunker;
 use routelens_engine::metric_tables::relevance_name;
+use routelens_engine::rerank::pools::Route;
+use routelens_engine::rerank::settings::RerankerChoice;
 use routelens_engine::route::Strategy;
 use routelens_engine::unit_metrics::{Clustering, Metric, Relevance};
 
@@ -170,6 +174,12 @@ pub fn to_query(settings: &Settings) -> String {
     }
     if let Some(cap) = settings.chunk_cap {
         pairs.push(("cap", cap.to_string()));
+    }
+    if settings.rerank_route != Route::Bm25 {
+        pairs.push(("pool", settings.rerank_route.name().into()));
+    }
+    if settings.reranker != RerankerChoice::Offline {
+        pairs.push(("reranker", settings.reranker.name().into()));
     }
     let (grid, defaults) = (&settings.grid, GridSetup::default());
     if grid.chunkers != defaults.chunkers {
@@ -400,6 +410,14 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
                 Ok(cap) => settings.chunk_cap = Some(cap),
                 Err(err) => refuse(err),
             },
+            "pool" => match Route::from_name(&value) {
+                Some(route) => settings.rerank_route = route,
+                None => refuse("expected bm25, grep or union".into()),
+            },
+            "reranker" => match RerankerChoice::from_name(&value) {
+                Some(choice) => settings.reranker = choice,
+                None => refuse("expected none or offline".into()),
+            },
             "chunkers" => match list(&value)
                 .iter()
                 .map(|name| Chunker::from_name(name).ok_or(name))
@@ -575,6 +593,8 @@ mod tests {
                 depth: 50,
                 cluster: Clustering::Repo,
             },
+            rerank_route: Route::Union,
+            reranker: RerankerChoice::None,
         };
         let query = to_query(&settings);
         assert!(query.contains("fuse=tree+fts5,rg+fts5+basename"), "{query}");

@@ -15,6 +15,8 @@ use reactive_stores::Store;
 use routelens_engine::code_chunks::Chunker;
 use routelens_engine::evaluate::GridSettings;
 use routelens_engine::metric_tables::{self, MetricSetup};
+use routelens_engine::rerank::pools::Route;
+use routelens_engine::rerank::settings::RerankerChoice;
 use routelens_engine::route::{RouteSettings, Strategy};
 use routelens_engine::score_table::ScoreTable;
 use routelens_engine::unit_metrics::{Clustering, Metric, Relevance};
@@ -80,11 +82,13 @@ pub enum View {
     Chunks,
     /// The CodeAtlas grid over a bundle's chunkings and question set.
     Evaluate,
+    /// CodeNib's candidate pool and reranker for one question of a bundle.
+    Rerank,
 }
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 14] = [
+    pub const ALL: [View; 15] = [
         View::Table2,
         View::Fusion,
         View::Paired,
@@ -99,6 +103,7 @@ impl View {
         View::Route,
         View::Chunks,
         View::Evaluate,
+        View::Rerank,
     ];
 
     /// The name used in the permalink (`view=`) and in the tab's `data-testid` (`tab-<name>`).
@@ -118,6 +123,7 @@ impl View {
             View::Route => "route",
             View::Chunks => "chunks",
             View::Evaluate => "evaluate",
+            View::Rerank => "rerank",
         }
     }
 
@@ -138,6 +144,7 @@ impl View {
             View::Route => "Route a bundle",
             View::Chunks => "Chunks of a file",
             View::Evaluate => "Evaluate chunk retrieval",
+            View::Rerank => "Retrieve, then rerank",
         }
     }
 
@@ -150,7 +157,12 @@ impl View {
     pub fn needs_no_study(self) -> bool {
         matches!(
             self,
-            View::Search | View::Context | View::Route | View::Chunks | View::Evaluate
+            View::Search
+                | View::Context
+                | View::Route
+                | View::Chunks
+                | View::Evaluate
+                | View::Rerank
         )
     }
 }
@@ -310,6 +322,11 @@ pub struct Settings {
     pub chunk_cap: Option<usize>,
     /// The Evaluate view's grid; its bootstrap is `resamples` and `seed`.
     pub grid: GridSetup,
+    /// The Rerank view's pool (default bm25) and reranker (default offline); its question is
+    /// `query`, its chunking `chunk_chunker` (default structural-unmerged).
+    pub rerank_route: Route,
+    /// See `rerank_route`.
+    pub reranker: RerankerChoice,
 }
 
 /// The Evaluate view's grid settings (all in the permalink). Defaults are CodeAtlas's.
@@ -410,6 +427,8 @@ impl Default for Settings {
             chunk_chunker: None,
             chunk_cap: None,
             grid: GridSetup::default(),
+            rerank_route: Route::Bm25,
+            reranker: RerankerChoice::Offline,
         }
     }
 }

@@ -10,12 +10,14 @@ use std::io::Write;
 
 use routelens_engine::code_chunks::CodeChunk;
 use routelens_engine::evaluate::relevance_of;
+use routelens_engine::evaluate::ChunkRankings;
 use routelens_engine::lexical::live::{parse_questions, Question};
-use routelens_engine::rerank::grep_pool::{grep_pool, GrepLimits, GrepPool};
+use routelens_engine::rerank::grep_pool::GrepPool;
 use routelens_engine::rerank::plan::{parse_plan, Plan};
-use routelens_engine::rerank::planner::offline_plan;
-use routelens_engine::rerank::pools::{candidates, union_pool, Candidate, Route};
-use routelens_engine::rerank::reranker::{keep_order, rerank_in_batches, OfflineJudge, Reranked};
+use routelens_engine::rerank::pools::{Candidate, PoolSettings, Route};
+use routelens_engine::rerank::run::{
+    rerank_question, RerankArm, RerankSettings, RerankerChoice, TermFiles,
+};
 use routelens_engine::unit_metrics::{
     summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
 };
@@ -26,9 +28,6 @@ use crate::failure::Failure;
 use crate::folder::BundleFolder;
 use crate::input::read_text;
 use crate::render::text_table;
-
-/// Characters of a candidate a reranker sees (CodeNib: 3,000).
-const VISIBLE_CHARS: usize = 3_000;
 
 /// One result as printed.
 #[derive(Debug, serde::Serialize)]
@@ -75,15 +74,71 @@ struct Shown {
     arms: Vec<Arm_>,
 }
 
-/// Which reranker.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum RerankerKind {
-    None,
-    Offline,
-}
-
 /// Runs `rerank`.
 pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let settings = settings(args)?;
+    let (questions, from_set) = questions(args)?;
+    if settings.plan.is_some() && questions.len() > 1 {
+        return Err(Failure::Usage(
+            "--plan holds one question's plan; with --questions the planner plans".into(),
+        ));
+    }
+    let folder = BundleFolder::open(&args.bundle)?;
+    let open = folder.open_chunkings(&[settings.chunker])?;
+    let table = open.table(settings.chunker)?;
+    let paths = folder.manifest.paths();
+    let texts = folder.read_files(paths.iter().map(String::as_str))?;
+    let terms = TermFiles::new(texts.values().map(String::as_str));
+    let mut shown = Vec::new();
+    // Per arm name, per question, the reranked pool as units.
+    let mut units: BTreeMap<String, Vec<Vec<GoldSpan>>> = BTreeMap::new();
+    for question in &questions {
+        let run = rerank_question(
+            &question.question,
+            &open,
+            &texts,
+            &|term| terms.holding(term),
+            &settings,
+        )?;
+        for arm in &run.arms {
+            units
+                .entry(arm.name())
+                .or_default()
+                .push(arm.ordered().map(span).collect());
+        }
+        shown.push(Shown {
+            id: question.id.clone(),
+            actions: match (&run.plan, &run.grep) {
+                (Some(plan), Some(grep)) => actions_shown(plan, grep),
+                _ => Vec::new(),
+            },
+            arms: run.arms.iter().map(|a| arm(a, table, args.top)).collect(),
+            plan: run.plan,
+        });
+    }
+    let metrics = if from_set {
+        Some(summaries(args, &questions, units)?)
+    } else {
+        None
+    };
+    let text = match args.format {
+        OutputFormat::Json => {
+            let value = match &metrics {
+                Some(metrics) => serde_json::json!({ "questions": shown, "metrics": metrics }),
+                None => serde_json::to_value(&shown[0]).unwrap_or_default(),
+            };
+            serde_json::to_string_pretty(&value).map_err(|e| Failure::Io {
+                context: "writing JSON".into(),
+                source: std::io::Error::other(e),
+            })? + "\n"
+        }
+        OutputFormat::Table => table_text(&shown, metrics.as_deref()),
+    };
+    out.write_all(text.as_bytes()).map_err(Failure::output)
+}
+
+/// The engine's settings from the command line.
+fn settings(args: &RerankArgs) -> Result<RerankSettings, Failure> {
     for (name, value) in [
         ("--pool", args.pool),
         ("--top", args.top),
@@ -107,13 +162,13 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let rerankers = args
         .rerankers
         .iter()
-        .map(|n| match n.as_str() {
-            "none" => Ok(RerankerKind::None),
-            "offline" => Ok(RerankerKind::Offline),
-            other => Err(Failure::Usage(format!(
-                "--reranker: unknown reranker {other:?}; expected none or offline (the Jev Score \
-                 reranker over the decision API is not built yet)"
-            ))),
+        .map(|n| {
+            RerankerChoice::from_name(n).ok_or_else(|| {
+                Failure::Usage(format!(
+                    "--reranker: unknown reranker {n:?}; expected none or offline (the Jev Score \
+                     reranker over the decision API is not built yet)"
+                ))
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     if args.planner != "offline" {
@@ -122,115 +177,22 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
             args.planner
         )));
     }
-    let (questions, from_set) = questions(args)?;
     let plan = match &args.plan {
-        Some(_) if questions.len() > 1 => {
-            return Err(Failure::Usage(
-                "--plan holds one question's plan; with --questions the planner plans".into(),
-            ))
-        }
         Some(path) => Some(parse_plan(&path.display().to_string(), &read_text(path)?)?),
         None => None,
     };
-    let chunker = parse_chunker(&args.chunker)?;
-    let folder = BundleFolder::open(&args.bundle)?;
-    let open = folder.open_chunkings(&[chunker])?;
-    let table = routelens_engine::evaluate::ChunkRankings::table(&open, chunker)?;
-    let paths = folder.manifest.paths();
-    let texts = folder.read_files(paths.iter().map(String::as_str))?;
-    let lower: BTreeMap<&str, String> = texts
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.to_lowercase()))
-        .collect();
-    let files_holding = |term: &str| lower.values().filter(|t| t.contains(term)).count();
-    let limits = GrepLimits {
-        candidates: args.pool,
-        ..GrepLimits::default()
-    };
-    let mut shown = Vec::new();
-    // Per arm name, per question, the reranked pool as units.
-    let mut units: BTreeMap<String, Vec<Vec<GoldSpan>>> = BTreeMap::new();
-    for question in &questions {
-        let needs_grep = routes.iter().any(|r| *r != Route::Bm25);
-        let plan = match (&plan, needs_grep) {
-            (_, false) => None,
-            (Some(plan), true) => Some(plan.clone()),
-            (None, true) => offline_plan(&question.question, &files_holding),
-        };
-        let grep = plan.as_ref().map(|plan| {
-            grep_pool(
-                plan,
-                texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
-                table,
-                limits,
-            )
-        });
-        let bm25: Vec<usize> = open
-            .search(chunker, &question.question, args.pool, None)?
-            .into_iter()
-            .map(|h| h.chunk)
-            .collect();
-        let grep_ids = grep
-            .as_ref()
-            .map(|g| g.candidates.clone())
-            .unwrap_or_default();
-        let mut arms = Vec::new();
-        for &route in &routes {
-            let pool = match route {
-                Route::Bm25 => bm25.clone(),
-                Route::Grep => grep_ids.clone(),
-                Route::Union => union_pool(&bm25, &grep_ids, args.pool),
-            };
-            let seen = candidates(
-                &pool,
-                table,
-                |p| texts.get(p).map(String::as_str),
-                VISIBLE_CHARS,
-            )?;
-            for &kind in &rerankers {
-                let reranked = match kind {
-                    RerankerKind::None => keep_order(&seen),
-                    RerankerKind::Offline => {
-                        rerank_in_batches(&mut OfflineJudge, &question.question, &seen, args.batch)
-                    }
-                };
-                let name = format!("{}/{}", route.name(), reranked.reranker);
-                units
-                    .entry(name)
-                    .or_default()
-                    .push(reranked.order.iter().map(|&at| span(&seen[at])).collect());
-                arms.push(arm(route, &reranked, &seen, table, args.top));
-            }
-        }
-        shown.push(Shown {
-            id: question.id.clone(),
-            actions: match (&plan, &grep) {
-                (Some(plan), Some(grep)) => actions_shown(plan, grep),
-                _ => Vec::new(),
-            },
-            plan,
-            arms,
-        });
-    }
-    let metrics = if from_set {
-        Some(summaries(args, &questions, units)?)
-    } else {
-        None
-    };
-    let text = match args.format {
-        OutputFormat::Json => {
-            let value = match &metrics {
-                Some(metrics) => serde_json::json!({ "questions": shown, "metrics": metrics }),
-                None => serde_json::to_value(&shown[0]).unwrap_or_default(),
-            };
-            serde_json::to_string_pretty(&value).map_err(|e| Failure::Io {
-                context: "writing JSON".into(),
-                source: std::io::Error::other(e),
-            })? + "\n"
-        }
-        OutputFormat::Table => table_text(&shown, metrics.as_deref()),
-    };
-    out.write_all(text.as_bytes()).map_err(Failure::output)
+    Ok(RerankSettings {
+        chunker: parse_chunker(&args.chunker)?,
+        routes,
+        rerankers,
+        plan,
+        pool: PoolSettings {
+            depth: args.pool,
+            ..PoolSettings::default()
+        },
+        batch: args.batch,
+        ..RerankSettings::default()
+    })
 }
 
 /// The questions, and whether they came from a set.
@@ -266,15 +228,10 @@ fn span(c: &Candidate) -> GoldSpan {
     }
 }
 
-fn arm(
-    route: Route,
-    reranked: &Reranked,
-    seen: &[Candidate],
-    table: &[CodeChunk],
-    top: usize,
-) -> Arm_ {
+fn arm(run: &RerankArm, table: &[CodeChunk], top: usize) -> Arm_ {
+    let (reranked, seen) = (&run.reranked, &run.candidates);
     Arm_ {
-        route: route.name(),
+        route: run.route.name(),
         reranker: reranked.reranker.clone(),
         pool: seen.len(),
         results: reranked

@@ -84,6 +84,16 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             questions,
             settings,
         } => evaluate(p, &bundle, &questions, settings).await,
+        CallBody::Rerank {
+            bundle,
+            query,
+            settings,
+        } => session(|s| s.rerank(&bundle, &query, &settings, &mut now_ms)).map(|(run, ms)| {
+            AnswerBody::Reranked {
+                run: Box::new(run),
+                ms,
+            }
+        }),
         // Heard by the channel as it arrives; never queued.
         CallBody::Cancel { call } => Err(format!("cancel {call} reached the queue")),
     };

@@ -17,6 +17,7 @@ use crate::evaluate::{GridReport, GridSettings};
 use crate::lexical::issue_run::ArmRun;
 use crate::lexical::timing::ArmTiming;
 use crate::lexical::ArmOutput;
+use crate::rerank::settings::{QuestionRun, RerankSettings};
 use crate::study::GoldSpan;
 
 /// Where a bundle's files are: under one URL, or (a folder picked in the page) each at its own
@@ -151,6 +152,16 @@ pub enum CallBody {
         /// At most this many chunks of a file at the head.
         cap: Option<usize>,
     },
+    /// CodeNib's two stages for one question ([`crate::rerank::run`]) over a loaded chunking and
+    /// the bundle's texts.
+    Rerank {
+        /// The bundle searched.
+        bundle: String,
+        /// The question.
+        query: String,
+        /// Routes, rerankers, plan, pool.
+        settings: RerankSettings,
+    },
     /// The CodeAtlas grid ([`crate::evaluate::GridRun`]) of the question set at `questions`
     /// over the bundle's loaded chunkings, with progress; cancellable. A set that pins its
     /// corpus is checked against the bundle first.
@@ -261,6 +272,13 @@ pub enum AnswerBody {
         /// The chunks with their scores.
         hits: Vec<ChunkResult>,
         /// The query's time in ms.
+        ms: f64,
+    },
+    /// [`CallBody::Rerank`]'s run.
+    Reranked {
+        /// The plan, the grep pool, every route × reranker.
+        run: Box<QuestionRun>,
+        /// The run's time in ms.
         ms: f64,
     },
     /// [`CallBody::Evaluate`]'s report (none when cancelled).

@@ -13,6 +13,7 @@ use crate::lexical::chunkings::OpenChunkings;
 use crate::lexical::issue_run::run_issue;
 use crate::lexical::{run_arm, FtsIndex, LexicalArm, Sources, TextCorpus};
 use crate::question_set::{parse_question_set, verify_corpus};
+use crate::rerank::run::{rerank_question, QuestionRun, RerankSettings, TermFiles};
 use crate::study::GoldSpan;
 #[cfg(doc)]
 use crate::synthetic::pack_bench_corpus;
@@ -40,6 +41,8 @@ struct LoadedBundle {
 struct Texts {
     by_path: BTreeMap<String, String>,
     corpus: TextCorpus,
+    /// The offline planner's term counts, made on its first use.
+    term_files: std::cell::OnceCell<TermFiles>,
 }
 
 impl LiveSession {
@@ -136,7 +139,11 @@ impl LiveSession {
             bundle.manifest.read_all(chunks)?.into_iter().collect();
         let corpus = TextCorpus::new(by_path.iter().map(|(p, t)| (p.clone(), t.as_str())));
         let files = by_path.len();
-        bundle.texts = Some(Texts { by_path, corpus });
+        bundle.texts = Some(Texts {
+            by_path,
+            corpus,
+            term_files: std::cell::OnceCell::new(),
+        });
         Ok(files)
     }
 
@@ -209,6 +216,37 @@ impl LiveSession {
         }
         let available: Vec<Chunker> = manifest.chunkings.iter().map(|c| c.chunker).collect();
         GridRun::new(file, set, settings, &available)
+    }
+
+    /// Both of CodeNib's stages for `query` over bundle `name`'s loaded chunking and texts, with
+    /// the run's time by `clock` (ms).
+    pub fn rerank(
+        &self,
+        name: &str,
+        query: &str,
+        settings: &RerankSettings,
+        clock: &mut dyn FnMut() -> f64,
+    ) -> Result<(QuestionRun, f64)> {
+        let bundle = self.bundle_named(name)?;
+        let texts = bundle.texts.as_ref().ok_or_else(|| {
+            Error::setting(
+                "texts",
+                name,
+                "a bundle whose texts are loaded (grep reads them)",
+            )
+        })?;
+        let started = clock();
+        let terms = texts
+            .term_files
+            .get_or_init(|| TermFiles::new(texts.by_path.values().map(String::as_str)));
+        let run = rerank_question(
+            query,
+            &bundle.chunkings,
+            &texts.by_path,
+            &|term| terms.holding(term),
+            settings,
+        )?;
+        Ok((run, clock() - started))
     }
 
     /// One step of `run` over bundle `name`'s loaded chunkings.

@@ -12,6 +12,8 @@
 //! - [`pools`]: the BM25 pool, the union of two pools, and what of a candidate a reranker sees.
 //! - [`reranker`]: the reranker interface, with the pool's own order ("no reranker") and an
 //!   offline lexical judge as implementations.
+//! - `run` (feature `lexical`): both stages for one question over a bundle's opened chunking,
+//!   as the CLI and the browser's worker run them; [`settings`] what it is asked and gives.
 //!
 //! No I/O: texts, chunk tables and rankings come in; pools and orders go out.
 
@@ -20,3 +22,6 @@ pub mod plan;
 pub mod planner;
 pub mod pools;
 pub mod reranker;
+#[cfg(feature = "lexical")]
+pub mod run;
+pub mod settings;
