@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::time::Instant;
 
 use routelens_engine::code_chunks::CodeChunk;
 use routelens_engine::evaluate::relevance_of;
@@ -23,6 +24,7 @@ use routelens_engine::unit_metrics::{
 };
 use routelens_engine::{Arm, ArmOrigin, BootstrapConfig, Case, Cell, GoldSpan, Study, Table};
 
+use crate::bundle::elapsed_ms;
 use crate::cli::{parse_chunker, OutputFormat, RerankArgs};
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
@@ -72,6 +74,8 @@ struct Shown {
     plan: Option<Plan>,
     actions: Vec<ActionShown>,
     arms: Vec<Arm_>,
+    /// Both stages' time for this question, in ms (the bundle already open).
+    ms: f64,
 }
 
 /// Runs `rerank`.
@@ -93,6 +97,7 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
     // Per arm name, per question, the reranked pool as units.
     let mut units: BTreeMap<String, Vec<Vec<GoldSpan>>> = BTreeMap::new();
     for question in &questions {
+        let started = Instant::now();
         let run = rerank_question(
             &question.question,
             &open,
@@ -100,6 +105,7 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
             &|term| terms.holding(term),
             &settings,
         )?;
+        let ms = elapsed_ms(started);
         for arm in &run.arms {
             units
                 .entry(arm.name())
@@ -114,6 +120,7 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
             },
             arms: run.arms.iter().map(|a| arm(a, table, args.top)).collect(),
             plan: run.plan,
+            ms,
         });
     }
     let metrics = if from_set {

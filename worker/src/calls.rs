@@ -88,12 +88,13 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             bundle,
             query,
             settings,
-        } => session(|s| s.rerank(&bundle, &query, &settings, &mut now_ms)).map(|(run, ms)| {
-            AnswerBody::Reranked {
+            plan,
+        } => session(|s| s.rerank(&bundle, &query, (&settings, plan.as_deref()), &mut now_ms)).map(
+            |(run, ms)| AnswerBody::Reranked {
                 run: Box::new(run),
                 ms,
-            }
-        }),
+            },
+        ),
         // Heard by the channel as it arrives; never queued.
         CallBody::Cancel { call } => Err(format!("cancel {call} reached the queue")),
     };

@@ -8,7 +8,6 @@ use leptos::task::spawn_local;
 use routelens_engine::code_chunks::Chunker;
 use routelens_engine::lexical::live::Question;
 use routelens_engine::live_session::{AnswerBody, CallBody};
-use routelens_engine::rerank::plan::parse_plan;
 use routelens_engine::rerank::pools::Route;
 use routelens_engine::rerank::settings::{QuestionRun, RerankSettings, RerankerChoice};
 
@@ -90,16 +89,9 @@ pub fn RerankView() -> impl IntoView {
             ran.set(Ran::Failed("type or pick a question first".into()));
             return;
         }
-        let plan = match plan_text.get_untracked().trim() {
-            "" => None,
-            typed => match parse_plan("the plan", typed) {
-                Ok(plan) => Some(plan),
-                Err(err) => {
-                    ran.set(Ran::Failed(err.to_string()));
-                    return;
-                }
-            },
-        };
+        // Read and checked by the worker: the page carries no regex or glob compiler.
+        let typed = plan_text.get_untracked();
+        let plan = (!typed.trim().is_empty()).then_some(typed);
         let gold = questions
             .get_untracked()
             .and_then(|r| r.ok())
@@ -108,7 +100,6 @@ pub fn RerankView() -> impl IntoView {
             chunker,
             routes: vec![s.rerank_route().get_untracked()],
             rerankers: vec![s.reranker().get_untracked()],
-            plan,
             ..RerankSettings::default()
         };
         ran.set(Ran::Running(format!(
@@ -116,7 +107,7 @@ pub fn RerankView() -> impl IntoView {
             chunker.name()
         )));
         spawn_local(async move {
-            let result = rerank(app, &name, &query, settings, ran).await;
+            let result = rerank(app, &name, &query, (settings, plan), ran).await;
             ran.set(match result {
                 Ok((run, ms)) => {
                     if let Some(plan) = &run.plan {
@@ -265,7 +256,7 @@ async fn rerank(
     app: AppState,
     name: &str,
     query: &str,
-    settings: RerankSettings,
+    (settings, plan): (RerankSettings, Option<String>),
     ran: RwSignal<Ran>,
 ) -> Result<(Box<QuestionRun>, f64)> {
     let entry = app.bundles.find(name).await?;
@@ -285,6 +276,7 @@ async fn rerank(
         bundle: name.to_string(),
         query: query.to_string(),
         settings,
+        plan,
     };
     match live::call(body, |_| {}).await? {
         AnswerBody::Reranked { run, ms } => Ok((run, ms)),

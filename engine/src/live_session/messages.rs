@@ -159,8 +159,11 @@ pub enum CallBody {
         bundle: String,
         /// The question.
         query: String,
-        /// Routes, rerankers, plan, pool.
+        /// Routes, rerankers, pool (its `plan` is ignored: the plan comes as text).
         settings: RerankSettings,
+        /// The grep plan as typed (JSON), read and checked in the worker so that the page never
+        /// carries the regex and glob compilers; none: the offline planner plans.
+        plan: Option<String>,
     },
     /// The CodeAtlas grid ([`crate::evaluate::GridRun`]) of the question set at `questions`
     /// over the bundle's loaded chunkings, with progress; cancellable. A set that pins its

@@ -13,6 +13,7 @@ use crate::lexical::chunkings::OpenChunkings;
 use crate::lexical::issue_run::run_issue;
 use crate::lexical::{run_arm, FtsIndex, LexicalArm, Sources, TextCorpus};
 use crate::question_set::{parse_question_set, verify_corpus};
+use crate::rerank::plan::parse_plan;
 use crate::rerank::run::{rerank_question, QuestionRun, RerankSettings, TermFiles};
 use crate::study::GoldSpan;
 #[cfg(doc)]
@@ -219,14 +220,19 @@ impl LiveSession {
     }
 
     /// Both of CodeNib's stages for `query` over bundle `name`'s loaded chunking and texts, with
-    /// the run's time by `clock` (ms).
+    /// the run's time by `clock` (ms). `plan`, when given, is the plan's JSON text (named "the
+    /// plan" in errors) and replaces the settings' plan.
     pub fn rerank(
         &self,
         name: &str,
         query: &str,
-        settings: &RerankSettings,
+        (settings, plan): (&RerankSettings, Option<&str>),
         clock: &mut dyn FnMut() -> f64,
     ) -> Result<(QuestionRun, f64)> {
+        let mut settings = settings.clone();
+        if let Some(text) = plan {
+            settings.plan = Some(parse_plan("the plan", text)?);
+        }
         let bundle = self.bundle_named(name)?;
         let texts = bundle.texts.as_ref().ok_or_else(|| {
             Error::setting(
@@ -244,7 +250,7 @@ impl LiveSession {
             &bundle.chunkings,
             &texts.by_path,
             &|term| terms.holding(term),
-            settings,
+            &settings,
         )?;
         Ok((run, clock() - started))
     }
