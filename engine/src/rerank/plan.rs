@@ -39,8 +39,12 @@ pub struct Plan {
 impl GrepAction {
     /// The compiled pattern (an invalid one is the action's own failure, not the plan's).
     pub fn regex(&self) -> std::result::Result<Regex, String> {
+        // Multi-line with CRLF: `^` and `$` hold at line ends when a whole file is searched
+        // (`grep_pool` tests each found line alone as well).
         RegexBuilder::new(&self.pattern)
             .case_insensitive(!self.case_sensitive)
+            .multi_line(true)
+            .crlf(true)
             .size_limit(1 << 22)
             .build()
             // The regex crate's message spans lines (the pattern, a caret); its last says why.
