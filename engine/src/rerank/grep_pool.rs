@@ -133,8 +133,7 @@ pub fn grep_pool<'t>(
                 if !glob.is_match(path) {
                     continue;
                 }
-                let mut in_file = 0;
-                for (number, _) in matching_lines(&regex, text) {
+                for (in_file, (number, _)) in matching_lines(&regex, text).into_iter().enumerate() {
                     if in_file == limits.per_file {
                         found.truncated = true;
                         break;
@@ -143,7 +142,6 @@ pub fn grep_pool<'t>(
                         found.truncated = true;
                         break 'files;
                     }
-                    in_file += 1;
                     let number = number as u32 + 1;
                     found.lines.push((path.to_string(), number));
                     match enclosing.of(path, number) {
