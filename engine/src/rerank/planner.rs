@@ -2,9 +2,9 @@
 //! with no model and no key. Its actions, in priority order: the issue's code identifiers
 //! (`RateLimitFilter`, `parse_config`, `cache.evict` — a capital after a small letter, an
 //! underscore or a dot inside), matched case-sensitively as whole words, at most three; then
-//! its rarest other query terms in the corpus (fewest files holding them, at least one; ties by
-//! where they first appear in the issue, then by spelling), case-insensitively as whole words —
-//! up to six actions in all.
+//! its rarest other query terms in the corpus (fewest files with the term as a token, at least
+//! one; ties by where they first appear in the issue, then by spelling), case-insensitively as
+//! whole words — up to six actions in all.
 
 use std::collections::BTreeSet;
 
@@ -17,7 +17,7 @@ use crate::terms::extract_terms;
 const MAX_IDENTIFIERS: usize = 3;
 
 /// The offline plan for `issue`; `files_holding(term)` counts the corpus files that hold a
-/// (lower-case) term. `None` when the issue has neither identifiers nor terms found anywhere.
+/// (lower-case) term as a token. `None` when the issue has neither identifiers nor terms found anywhere.
 pub fn offline_plan(issue: &str, files_holding: &dyn Fn(&str) -> usize) -> Option<Plan> {
     let mut actions = Vec::new();
     let mut taken = BTreeSet::new();

@@ -2,7 +2,7 @@
 //! and the browser's worker run them: the plan (given, or the offline planner's), the grep pool
 //! when a route needs it, the BM25 pool, and for each route × reranker the reranked pool.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::grep_pool::{grep_pool, GrepLimits};
 use super::planner::offline_plan;
@@ -12,6 +12,7 @@ pub use super::settings::{QuestionRun, RerankArm, RerankSettings, RerankerChoice
 use crate::error::{Error, Result};
 use crate::evaluate::ChunkRankings;
 use crate::lexical::chunkings::OpenChunkings;
+use crate::terms::token_runs;
 
 /// Runs both stages for `query` (see the module docs). `texts` holds every file's text by path;
 /// `files_holding` counts the files holding a lower-case term, for the offline planner.
@@ -93,21 +94,29 @@ pub fn rerank_question(
     Ok(QuestionRun { plan, grep, arms })
 }
 
-/// A count of the files holding each term, over lower-cased texts (the offline planner's).
+/// How many files hold each token (the offline planner's rarity), counted once over the texts:
+/// a query term is a token (`terms::extract_terms`), so a file holds it when one of its tokens
+/// is the term — a lookup per term instead of a scan of every text.
 pub struct TermFiles {
-    lower: Vec<String>,
+    files: HashMap<String, usize>,
 }
 
 impl TermFiles {
-    /// Lower-cases every text once.
+    /// Counts the files of each lower-cased token of the texts.
     pub fn new<'t>(texts: impl IntoIterator<Item = &'t str>) -> Self {
-        TermFiles {
-            lower: texts.into_iter().map(str::to_lowercase).collect(),
+        let mut files: HashMap<String, usize> = HashMap::new();
+        for text in texts {
+            let lower = text.to_lowercase();
+            let tokens: HashSet<&str> = token_runs(&lower).collect();
+            for token in tokens {
+                *files.entry(token.to_string()).or_default() += 1;
+            }
         }
+        TermFiles { files }
     }
 
-    /// Files holding `term` (lower-case).
+    /// Files holding the token `term` (lower-case).
     pub fn holding(&self, term: &str) -> usize {
-        self.lower.iter().filter(|t| t.contains(term)).count()
+        self.files.get(term).copied().unwrap_or(0)
     }
 }
