@@ -7,13 +7,13 @@ use leptos::prelude::*;
 use routelens_engine::bundle::{decode_manifest, Manifest, MANIFEST_FILE};
 use routelens_engine::code_chunks::Chunker;
 use routelens_engine::lexical::live::{parse_questions, Question};
-use routelens_engine::live_session::{BundleUrls, CallBody};
+use routelens_engine::live_session::{AnswerBody, BundleUrls, CallBody};
 use routelens_engine::sha256_hex;
 use routelens_engine::site::SITE_FILE;
 
 use crate::api::{self, BundleEntry};
 use crate::error::{Error, Result};
-use crate::site;
+use crate::{live, site};
 
 /// A bundle's manifest and question set, as fetched and checked.
 #[derive(Debug)]
@@ -147,6 +147,36 @@ impl BundleStore {
             opened.insert(entry.name.clone(), files.clone());
         });
         Ok(files)
+    }
+}
+
+impl BundleStore {
+    /// The chunkings of bundle `name` (none without a bundle), from its manifest.
+    pub async fn chunkers(self, name: Option<String>) -> Result<Vec<Chunker>> {
+        let Some(name) = name else {
+            return Ok(Vec::new());
+        };
+        let entry = self.find(&name).await?;
+        let files = self.open(&entry, |_| {}).await?;
+        Ok(files.manifest.chunkings.iter().map(|c| c.chunker).collect())
+    }
+
+    /// Has the live worker load bundle `name`'s `chunkers` (each table and chunk index) and,
+    /// with `texts`, every file's text, progress said through `progress`.
+    pub async fn load_chunkings(
+        self,
+        name: &str,
+        texts: bool,
+        chunkers: &[Chunker],
+        progress: impl Fn(String) + 'static,
+    ) -> Result<()> {
+        let entry = self.find(name).await?;
+        let files = self.open(&entry, |_| {}).await?;
+        let call = load_call(&entry, &files.manifest_sha256, false, texts, chunkers);
+        match live::call(call, progress).await? {
+            AnswerBody::Loaded { .. } => Ok(()),
+            other => Err(live::unexpected(&other)),
+        }
     }
 }
 

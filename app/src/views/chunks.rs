@@ -11,7 +11,6 @@ use leptos::task::spawn_local;
 use routelens_engine::code_chunks::{Chunker, CodeChunk};
 use routelens_engine::live_session::{AnswerBody, CallBody, ChunkResult};
 
-use crate::bundles::load_call;
 use crate::components::bundle_select;
 use crate::error::{Error, Result};
 use crate::state::{AppState, SettingsStoreFields};
@@ -129,24 +128,7 @@ fn search_panel(
 ) -> impl IntoView {
     let s = app.settings;
     let searched = RwSignal::new(Searched::Idle);
-    let chunkings = LocalResource::new(move || {
-        let name = s.bundle().get();
-        async move {
-            let Some(name) = name else {
-                return Ok(Vec::new());
-            };
-            let entry = app.bundles.find(&name).await?;
-            let files = app.bundles.open(&entry, |_| {}).await?;
-            Ok::<_, Error>(
-                files
-                    .manifest
-                    .chunkings
-                    .iter()
-                    .map(|c| c.chunker)
-                    .collect::<Vec<Chunker>>(),
-            )
-        }
-    });
+    let chunkings = LocalResource::new(move || app.bundles.chunkers(s.bundle().get()));
     let chosen = move || {
         let have = chunkings.get().and_then(|r| r.ok()).unwrap_or_default();
         s.chunk_chunker()
@@ -257,14 +239,10 @@ async fn chunk_search(
     cap: Option<usize>,
     searched: RwSignal<Searched>,
 ) -> Result<(Vec<ChunkResult>, f64)> {
-    let entry = app.bundles.find(name).await?;
-    let files = app.bundles.open(&entry, |_| {}).await?;
-    let load = load_call(&entry, &files.manifest_sha256, false, false, &[chunker]);
     let progress = move |line| searched.set(Searched::Running(line));
-    match live::call(load, progress).await? {
-        AnswerBody::Loaded { .. } => {}
-        other => return Err(live::unexpected(&other)),
-    }
+    app.bundles
+        .load_chunkings(name, false, &[chunker], progress)
+        .await?;
     let body = CallBody::ChunkSearch {
         bundle: name.to_string(),
         chunker,

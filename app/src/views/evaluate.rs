@@ -12,7 +12,6 @@ use routelens_engine::evaluate::{grid_tables, GridReport, GridSettings};
 use routelens_engine::live_session::{AnswerBody, CallBody};
 use routelens_engine::unit_metrics::Clustering;
 
-use crate::bundles::load_call;
 use crate::components::{bundle_select, NumberInput, TableView};
 use crate::error::{Error, Result};
 use crate::state::{AppState, GridSetupStoreFields, SettingsStoreFields};
@@ -50,24 +49,7 @@ pub fn EvaluateView() -> impl IntoView {
     let grid = s.grid();
     let bundles = LocalResource::new(move || app.bundles.list());
     // The chosen bundle's chunkings, for the checkboxes.
-    let chunkings = LocalResource::new(move || {
-        let name = s.bundle().get();
-        async move {
-            let Some(name) = name else {
-                return Ok(Vec::new());
-            };
-            let entry = app.bundles.find(&name).await?;
-            let files = app.bundles.open(&entry, |_| {}).await?;
-            Ok::<_, Error>(
-                files
-                    .manifest
-                    .chunkings
-                    .iter()
-                    .map(|c| c.chunker)
-                    .collect::<Vec<Chunker>>(),
-            )
-        }
-    });
+    let chunkings = LocalResource::new(move || app.bundles.chunkers(s.bundle().get()));
     let state = RwSignal::new(GridState::Idle);
     let call = StoredValue::new(Call::default());
     let start = move |_| {
@@ -270,11 +252,9 @@ async fn run_grid(
                 files.manifest.format_version
             )));
         }
-        let load = load_call(&entry, &files.manifest_sha256, false, false, &chunkers);
-        match live::call(load, progress).await? {
-            AnswerBody::Loaded { .. } => {}
-            other => return Err(live::unexpected(&other)),
-        }
+        app.bundles
+            .load_chunkings(&name, false, &chunkers, progress)
+            .await?;
         let body = CallBody::Evaluate {
             bundle: name.clone(),
             questions: site::absolute(&questions),

@@ -11,7 +11,6 @@ use routelens_engine::live_session::{AnswerBody, CallBody};
 use routelens_engine::rerank::pools::Route;
 use routelens_engine::rerank::settings::{QuestionRun, RerankSettings, RerankerChoice};
 
-use crate::bundles::load_call;
 use crate::components::{bundle_select, question_select};
 use crate::error::{Error, Result};
 use crate::live;
@@ -259,19 +258,11 @@ async fn rerank(
     (settings, plan): (RerankSettings, Option<String>),
     ran: RwSignal<Ran>,
 ) -> Result<(Box<QuestionRun>, f64)> {
-    let entry = app.bundles.find(name).await?;
-    let files = app.bundles.open(&entry, |_| {}).await?;
-    let load = load_call(
-        &entry,
-        &files.manifest_sha256,
-        false,
-        true,
-        &[settings.chunker],
-    );
-    match live::call(load, move |line| ran.set(Ran::Running(line))).await? {
-        AnswerBody::Loaded { .. } => {}
-        other => return Err(live::unexpected(&other)),
-    }
+    app.bundles
+        .load_chunkings(name, true, &[settings.chunker], move |line| {
+            ran.set(Ran::Running(line))
+        })
+        .await?;
     let body = CallBody::Rerank {
         bundle: name.to_string(),
         query: query.to_string(),
