@@ -33,7 +33,7 @@ use crate::render::text_table;
 
 /// One result as printed.
 #[derive(Debug, serde::Serialize)]
-struct Result_ {
+struct ResultShown {
     path: String,
     start_line: u32,
     end_line: u32,
@@ -57,11 +57,11 @@ struct ActionShown {
 
 /// One route × reranker over one question.
 #[derive(Debug, serde::Serialize)]
-struct Arm_ {
+struct ArmShown {
     route: &'static str,
     reranker: String,
     pool: usize,
-    results: Vec<Result_>,
+    results: Vec<ResultShown>,
     failed_batches: Vec<(usize, String)>,
     all_failed: bool,
 }
@@ -73,7 +73,7 @@ struct Shown {
     #[serde(skip_serializing_if = "Option::is_none")]
     plan: Option<Plan>,
     actions: Vec<ActionShown>,
-    arms: Vec<Arm_>,
+    arms: Vec<ArmShown>,
     /// Both stages' time for this question, in ms (the bundle already open).
     ms: f64,
 }
@@ -235,9 +235,9 @@ fn span(c: &Candidate) -> GoldSpan {
     }
 }
 
-fn arm(run: &RerankArm, table: &[CodeChunk], top: usize) -> Arm_ {
+fn arm(run: &RerankArm, table: &[CodeChunk], top: usize) -> ArmShown {
     let (reranked, seen) = (&run.reranked, &run.candidates);
-    Arm_ {
+    ArmShown {
         route: run.route.name(),
         reranker: reranked.reranker.clone(),
         pool: seen.len(),
@@ -247,7 +247,7 @@ fn arm(run: &RerankArm, table: &[CodeChunk], top: usize) -> Arm_ {
             .take(top)
             .map(|&at| {
                 let c = &seen[at];
-                Result_ {
+                ResultShown {
                     path: c.file.clone(),
                     start_line: c.start_line,
                     end_line: c.end_line,

@@ -7,7 +7,8 @@
 //! ranker): one step per question per chunking, one to build the study, one per metric for the
 //! intervals, one per metric for the pairs, one for the dev/test split, one per analysed
 //! configuration. [`GridRun::report`] then gives the [`GridReport`], which serialises whole (the
-//! CLI's `--format json`, the worker's answer) and renders through [`grid_tables`].
+//! CLI's `--format json`, the worker's answer) and renders through
+//! [`crate::evaluate::grid_tables`].
 
 use std::collections::BTreeMap;
 
@@ -20,13 +21,10 @@ use super::{
 use crate::chunk_search::prefix_for_caps;
 use crate::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};
-use crate::metric_tables::{clustering_name, relevance_name};
 use crate::paired::PairedComparison;
 use crate::question_set::QuestionSet;
 use crate::stats::BootstrapConfig;
 use crate::study::Study;
-use crate::table::{Cell, Table};
-use crate::tables::paired_table;
 use crate::unit_metrics::{
     compare_metric_pairs, summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
 };
@@ -641,102 +639,6 @@ fn default_pairs(configs: &[Configuration]) -> Vec<(String, String)> {
     out
 }
 
-/// The report as tables: the grid (every configuration's every metric with its interval), the
-/// pairs, the split (when there are caps) and the failure analysis — what the page shows and
-/// what `--format csv` writes.
-pub fn grid_tables(report: &GridReport) -> Vec<Table> {
-    let mut grid = Table {
-        title: format!(
-            "Metrics with 95% intervals ({} questions, by {}, {} relevance)",
-            report.questions,
-            clustering_name(match report.cluster.as_str() {
-                "project" => Clustering::Repo,
-                _ => Clustering::Case,
-            }),
-            relevance_name(match report.relevance.as_str() {
-                "span" => Relevance::Span,
-                _ => Relevance::File,
-            })
-        ),
-        headers: std::iter::once("configuration".to_string())
-            .chain(report.metric_names.iter().cloned())
-            .collect(),
-        rows: Vec::new(),
-    };
-    for config in &report.configurations {
-        let mut row = vec![Cell::text(config)];
-        for metric in &report.metric_names {
-            let cell = report
-                .metrics
-                .iter()
-                .find(|s| &s.arm == config && &s.metric == metric)
-                .map_or_else(Cell::missing, |s| {
-                    Cell::estimate(s.mean, s.ci_low, s.ci_high, 3)
-                });
-            row.push(cell);
-        }
-        grid.rows.push(row);
-    }
-    let mut pairs = paired_table(&report.paired);
-    pairs.title = "Paired differences (left − right)".into();
-    let mut tables = vec![grid, pairs];
-    if let Some(split) = &report.split {
-        let mut table = Table::new(
-            &format!(
-                "Caps chosen on the dev half ({} dev, {} test questions) by {}",
-                split.dev.len(),
-                split.test.len(),
-                split.selection_metric
-            ),
-            &["configuration", "chosen", "dev", "test", "all questions"],
-        );
-        for c in &split.chosen {
-            table.rows.push(vec![
-                Cell::text(&c.base),
-                Cell::text(&c.chosen),
-                Cell::number(c.dev_mean, 3),
-                Cell::number(c.test_mean, 3),
-                c.all.as_ref().map_or_else(Cell::missing, |s| {
-                    Cell::estimate(s.mean, s.ci_low, s.ci_high, 3)
-                }),
-            ]);
-        }
-        tables.push(table);
-    }
-    let mut failures = Table::new(
-        "Failure analysis: what fills the top k of the misses, against the hits",
-        &[
-            "configuration",
-            "k",
-            "misses",
-            "hits",
-            "share",
-            "misses mean",
-            "hits mean",
-            "difference",
-        ],
-    );
-    for f in &report.failures {
-        for share in &f.shares {
-            failures.rows.push(vec![
-                Cell::text(&f.arm),
-                Cell::count(f.k),
-                Cell::count(f.misses),
-                Cell::count(f.hits),
-                Cell::text(&share.share),
-                Cell::number(share.misses_mean, 3),
-                Cell::number(share.hits_mean, 3),
-                match (share.ci_low, share.ci_high) {
-                    (Some(low), Some(high)) => Cell::estimate(share.difference, low, high, 3),
-                    _ => Cell::signed(share.difference, 3),
-                },
-            ]);
-        }
-    }
-    tables.push(failures);
-    tables
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -861,7 +763,7 @@ mod tests {
         let json = serde_json::to_string(&report).unwrap();
         let back: GridReport = serde_json::from_str(&json).unwrap();
         assert_eq!(back, report);
-        let tables = grid_tables(&report);
+        let tables = crate::evaluate::grid_tables(&report);
         assert_eq!(tables.len(), 4, "grid, pairs, split, failures");
         assert_eq!(tables[0].rows.len(), 4);
         assert_eq!(tables[0].headers[0], "configuration");

@@ -20,11 +20,13 @@
 
 mod failures;
 mod grid;
+mod report_tables;
 
 pub use failures::{counted, failure_analysis, is_documentation, FailureAnalysis, ShareDifference};
 pub use grid::{
-    grid_tables, ChunkRankings, GridReport, GridRun, GridSettings, GridSplit, GridStep, SplitChoice,
+    ChunkRankings, GridReport, GridRun, GridSettings, GridSplit, GridStep, SplitChoice,
 };
+pub use report_tables::grid_tables;
 
 use crate::chunk_search::{cap_per_file, ranking_units};
 use crate::code_chunks::{Chunker, CodeChunk};
