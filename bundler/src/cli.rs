@@ -524,14 +524,50 @@ pub struct RerankArgs {
     pub plan: Option<PathBuf>,
 
     /// Who plans grep actions: offline (deterministic, from the identifiers and rare
-    /// terms).
+    /// terms), http (a model through an OpenAI-compatible chat-completions endpoint, the key
+    /// from OPENROUTER_API_KEY) or replay:FILE (a rerank run file's recorded planning).
     #[arg(long, value_name = "NAME", default_value = "offline")]
     pub planner: String,
 
-    /// The reranker: none (the pool's order) or offline (a deterministic lexical judge)
-    /// (repeatable).
+    /// The reranker: none (the pool's order), offline (a deterministic lexical judge), http
+    /// (the Jev Score judge over the decision API, the key from TYPESAFE_API_KEY) or
+    /// replay:FILE (a rerank run file's recorded judgments) (repeatable).
     #[arg(long = "reranker", value_name = "NAME", default_values_t = ["offline".to_string()])]
     pub rerankers: Vec<String>,
+
+    /// Write every planning and judging exchange to this rerank run file (rewritten after
+    /// every judged pool, marked partial until the run ends).
+    #[arg(long, value_name = "RUN.json")]
+    pub record: Option<PathBuf>,
+
+    /// The decision API's base URL for the Jev judge.
+    #[arg(long, value_name = "URL", default_value = routelens_engine::route::protocol::DEFAULT_BASE)]
+    pub base: String,
+
+    /// The Jev judge's model (CodeNib: jev-1.13).
+    #[arg(long, value_name = "NAME", default_value = routelens_engine::rerank::jev::DEFAULT_JEV_MODEL)]
+    pub jev_model: String,
+
+    /// The live planner's base URL (its path gets /chat/completions).
+    #[arg(long, value_name = "URL", default_value = routelens_engine::rerank::chat_planner::DEFAULT_PLANNER_BASE)]
+    pub planner_base: String,
+
+    /// The live planner's model (CodeNib: anthropic/claude-sonnet-4.6).
+    #[arg(long, value_name = "NAME", default_value = routelens_engine::rerank::chat_planner::DEFAULT_PLANNER_MODEL)]
+    pub planner_model: String,
+
+    /// The live planner waits at least this × 2^attempt ms before retrying a 429 (CodeNib:
+    /// 30,000), or the server's Retry-After when longer.
+    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    pub planner_retry_ms: u64,
+
+    /// The repository's name in the planner's prompt (default: the bundle's).
+    #[arg(long, value_name = "NAME")]
+    pub repo: Option<String>,
+
+    /// Per-request timeout for the planner and the judge, in ms.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub timeout_ms: u64,
 
     /// The chunking the pools are drawn from.
     #[arg(long, value_name = "NAME", default_value = "structural-unmerged")]

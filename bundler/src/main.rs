@@ -47,6 +47,7 @@ mod publish;
 mod render;
 mod replay_study;
 mod rerank;
+mod rerank_calls;
 mod route;
 mod score;
 mod score_table;

@@ -7,15 +7,21 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use routelens_engine::code_chunks::CodeChunk;
 use routelens_engine::evaluate::relevance_of;
 use routelens_engine::evaluate::ChunkRankings;
+use routelens_engine::lexical::chunkings::OpenChunkings;
 use routelens_engine::lexical::live::{parse_questions, Question};
+use routelens_engine::rerank::chat_planner::{
+    overview, PlannerAccounting, PlannerSettings, OVERVIEW_CHARS,
+};
 use routelens_engine::rerank::grep_pool::GrepPool;
+use routelens_engine::rerank::jev::JevSettings;
 use routelens_engine::rerank::plan::{parse_plan, Plan};
 use routelens_engine::rerank::pools::{Candidate, PoolSettings, Route};
+use routelens_engine::rerank::reranker::JudgeAccounting;
 use routelens_engine::rerank::run::{
     rerank_question, RerankArm, RerankSettings, RerankerChoice, TermFiles,
 };
@@ -30,6 +36,7 @@ use crate::failure::Failure;
 use crate::folder::BundleFolder;
 use crate::input::read_text;
 use crate::render::text_table;
+use crate::rerank_calls::Remote;
 
 /// One result as printed.
 #[derive(Debug, serde::Serialize)]
@@ -64,6 +71,9 @@ struct ArmShown {
     results: Vec<ResultShown>,
     failed_batches: Vec<(usize, String)>,
     all_failed: bool,
+    /// The Jev judge's calls, tokens, cost and time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accounting: Option<JudgeAccounting>,
 }
 
 /// One question's stages.
@@ -72,6 +82,12 @@ struct Shown {
     id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     plan: Option<Plan>,
+    /// Why the live planner gave no plan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan_error: Option<String>,
+    /// What the live planner's calls cost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    planner: Option<PlannerAccounting>,
     actions: Vec<ActionShown>,
     arms: Vec<ArmShown>,
     /// Both stages' time for this question, in ms (the bundle already open).
@@ -80,7 +96,12 @@ struct Shown {
 
 /// Runs `rerank`.
 pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
-    let settings = settings(args)?;
+    let (mut settings, judge) = settings(args)?;
+    if args.planner != "offline" && settings.plan.is_some() {
+        return Err(Failure::Usage(
+            "--plan and a live or replayed --planner both give the plan: choose one".into(),
+        ));
+    }
     let (questions, from_set) = questions(args)?;
     if settings.plan.is_some() && questions.len() > 1 {
         return Err(Failure::Usage(
@@ -93,36 +114,47 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let paths = folder.manifest.paths();
     let texts = folder.read_files(paths.iter().map(String::as_str))?;
     let terms = TermFiles::new(texts.values().map(String::as_str));
-    let mut shown = Vec::new();
-    // Per arm name, per question, the reranked pool as units.
-    let mut units: BTreeMap<String, Vec<Vec<GoldSpan>>> = BTreeMap::new();
-    for question in &questions {
-        let started = Instant::now();
-        let run = rerank_question(
-            &question.question,
-            &open,
-            &texts,
-            &|term| terms.holding(term),
-            &settings,
-        )?;
-        let ms = elapsed_ms(started);
-        for arm in &run.arms {
-            units
-                .entry(arm.name())
-                .or_default()
-                .push(arm.ordered().map(span).collect());
-        }
-        shown.push(Shown {
-            id: question.id.clone(),
-            actions: match (&run.plan, &run.grep) {
-                (Some(plan), Some(grep)) => actions_shown(plan, grep),
-                _ => Vec::new(),
+    let mut remote = Remote::new(
+        judge.as_deref(),
+        &args.planner,
+        (
+            &args.base,
+            JevSettings {
+                model: args.jev_model.clone(),
+                ..JevSettings::default()
             },
-            arms: run.arms.iter().map(|a| arm(a, table, args.top)).collect(),
-            plan: run.plan,
-            ms,
-        });
-    }
+        ),
+        PlannerSettings {
+            base: args.planner_base.clone(),
+            model: args.planner_model.clone(),
+            retry_base_ms: args.planner_retry_ms,
+            ..PlannerSettings::default()
+        },
+        settings.batch,
+        Duration::from_millis(args.timeout_ms.max(1)),
+        args.record.clone(),
+    )?;
+    settings.batch = remote.batch();
+    let repo = args
+        .repo
+        .clone()
+        .unwrap_or_else(|| repo_name(&folder.manifest.source));
+    let needs_grep = settings.routes.iter().any(|r| *r != Route::Bm25);
+    let result = run_questions(
+        (&questions, &mut settings, &mut remote),
+        (&open, table, &texts, &terms),
+        (&repo, &paths, needs_grep, args.top),
+    );
+    let (shown, units) = match result {
+        Ok(done) => {
+            remote.save(false, None)?;
+            done
+        }
+        Err(failure) => {
+            remote.save(true, Some(failure.to_string()))?;
+            return Err(failure);
+        }
+    };
     let metrics = if from_set {
         Some(summaries(args, &questions, units)?)
     } else {
@@ -144,8 +176,84 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
     out.write_all(text.as_bytes()).map_err(Failure::output)
 }
 
+/// Per arm name, per question, the reranked pool as units.
+type Units = BTreeMap<String, Vec<Vec<GoldSpan>>>;
+
+/// Both stages for every question: the plan (the live or replayed planner's, when one plans),
+/// the pools and rerankers, the Jev judge's pending pools.
+fn run_questions(
+    (questions, settings, remote): (&[Question], &mut RerankSettings, &mut Remote),
+    (open, table, texts, terms): (
+        &OpenChunkings,
+        &[CodeChunk],
+        &BTreeMap<String, String>,
+        &TermFiles,
+    ),
+    (repo, paths, needs_grep, top): (&str, &[String], bool, usize),
+) -> Result<(Vec<Shown>, Units), Failure> {
+    let mut shown = Vec::new();
+    let mut units: Units = BTreeMap::new();
+    for question in questions {
+        let (mut planner, mut plan_error) = (None, None);
+        if needs_grep {
+            let planned = remote.plan(&question.id, &question.question, || {
+                overview(
+                    repo,
+                    &question.question,
+                    paths.iter().map(String::as_str),
+                    OVERVIEW_CHARS,
+                )
+            })?;
+            if let Some((plan, error, accounting)) = planned {
+                settings.plan = Some(plan);
+                plan_error = error;
+                planner = Some(accounting);
+            }
+        }
+        let started = Instant::now();
+        let mut run = rerank_question(
+            &question.question,
+            open,
+            texts,
+            &|term| terms.holding(term),
+            settings,
+        )?;
+        let ms = elapsed_ms(started);
+        remote.judge(&question.id, &question.question, &mut run.arms)?;
+        for arm in &run.arms {
+            units
+                .entry(arm.name())
+                .or_default()
+                .push(arm.ordered().map(span).collect());
+        }
+        shown.push(Shown {
+            id: question.id.clone(),
+            actions: match (&run.plan, &run.grep) {
+                (Some(plan), Some(grep)) => actions_shown(plan, grep),
+                _ => Vec::new(),
+            },
+            arms: run.arms.iter().map(|a| arm(a, table, top)).collect(),
+            plan: run.plan,
+            plan_error,
+            planner,
+            ms,
+        });
+    }
+    Ok((shown, units))
+}
+
+/// The repository's name for the planner: the bundle's source, its last path component.
+fn repo_name(source: &str) -> String {
+    source
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(source)
+        .to_string()
+}
+
 /// The engine's settings from the command line.
-fn settings(args: &RerankArgs) -> Result<RerankSettings, Failure> {
+fn settings(args: &RerankArgs) -> Result<(RerankSettings, Option<String>), Failure> {
     for (name, value) in [
         ("--pool", args.pool),
         ("--top", args.top),
@@ -166,29 +274,39 @@ fn settings(args: &RerankArgs) -> Result<RerankSettings, Failure> {
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let rerankers = args
-        .rerankers
-        .iter()
-        .map(|n| {
-            RerankerChoice::from_name(n).ok_or_else(|| {
-                Failure::Usage(format!(
-                    "--reranker: unknown reranker {n:?}; expected none or offline (the Jev Score \
-                     reranker over the decision API is not built yet)"
-                ))
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    if args.planner != "offline" {
-        return Err(Failure::Usage(format!(
-            "--planner: unknown planner {:?}; expected offline (a live planner is not built yet)",
-            args.planner
-        )));
+    // http and replay:FILE are the Jev judge, over the API or from a run file: one of them.
+    let mut judge: Option<String> = None;
+    let mut rerankers = Vec::new();
+    for name in &args.rerankers {
+        let choice = match name.as_str() {
+            "http" => RerankerChoice::Jev,
+            other if other.starts_with("replay:") => RerankerChoice::Jev,
+            other => RerankerChoice::from_name(other)
+                .filter(|c| *c != RerankerChoice::Jev)
+                .ok_or_else(|| {
+                    Failure::Usage(format!(
+                        "--reranker: unknown reranker {other:?}; expected none, offline, http \
+                         or replay:FILE"
+                    ))
+                })?,
+        };
+        if choice == RerankerChoice::Jev {
+            if judge.as_ref().is_some_and(|j| j != name) {
+                return Err(Failure::Usage(
+                    "--reranker: one Jev judge per run (http or one replay:FILE)".into(),
+                ));
+            }
+            judge = Some(name.clone());
+        }
+        if !rerankers.contains(&choice) {
+            rerankers.push(choice);
+        }
     }
     let plan = match &args.plan {
         Some(path) => Some(parse_plan(&path.display().to_string(), &read_text(path)?)?),
         None => None,
     };
-    Ok(RerankSettings {
+    let settings = RerankSettings {
         chunker: parse_chunker(&args.chunker)?,
         routes,
         rerankers,
@@ -199,7 +317,8 @@ fn settings(args: &RerankArgs) -> Result<RerankSettings, Failure> {
         },
         batch: args.batch,
         ..RerankSettings::default()
-    })
+    };
+    Ok((settings, judge))
 }
 
 /// The questions, and whether they came from a set.
@@ -259,6 +378,7 @@ fn arm(run: &RerankArm, table: &[CodeChunk], top: usize) -> ArmShown {
             .collect(),
         failed_batches: reranked.failed_batches.clone(),
         all_failed: reranked.all_failed,
+        accounting: reranked.accounting.clone(),
     }
 }
 
@@ -342,6 +462,15 @@ fn table_text(shown: &[Shown], metrics: Option<&[MetricSummary]>) -> String {
         if shown.len() > 1 {
             text += &format!("== {}\n", question.id);
         }
+        if let Some(p) = &question.planner {
+            text += &format!(
+                "planner {}: {} request(s), {} retries, {} input and {} output tokens, ${:.6}, {} ms\n",
+                p.model, p.requests, p.retries, p.input_tokens, p.output_tokens, p.cost_usd, p.latency_ms
+            );
+        }
+        if let Some(why) = &question.plan_error {
+            text += &format!("the planner gave no plan (the grep pool is empty): {why}\n");
+        }
         if !question.actions.is_empty() {
             text += "Plan:\n";
             for found in &question.actions {
@@ -392,6 +521,18 @@ fn table_text(shown: &[Shown], metrics: Option<&[MetricSummary]>) -> String {
                 ]);
             }
             text += &text_table(&table);
+            if let Some(a) = &arm.accounting {
+                text += &format!(
+                    "judge {}: {} call(s), {} retries, {} input and {} output tokens, ${:.6}, {} ms\n",
+                    a.model, a.calls, a.retries, a.input_tokens, a.output_tokens, a.cost_usd, a.decider_ms
+                );
+            }
+            for (batch, why) in &arm.failed_batches {
+                text += &format!(
+                    "batch {} failed (its candidates follow every scored one): {why}\n",
+                    batch + 1
+                );
+            }
         }
     }
     if let Some(metrics) = metrics {

@@ -1,5 +1,5 @@
-//! The native HTTP decider: System One over a blocking `ureq` agent, and the wall clock the
-//! driver sleeps on between retries.
+//! The native HTTP clients: the decider (System One over a blocking `ureq` agent), the live
+//! planner's chat completions, and the wall clock the drivers sleep on between retries.
 //!
 //! The key comes from `TYPESAFE_API_KEY` and lives only in this struct and the request header it
 //! becomes: it is never printed, logged or recorded (a run file holds request bodies, which have
@@ -9,6 +9,7 @@
 
 use std::time::{Duration, Instant};
 
+use routelens_engine::rerank::chat_planner::{ChatOutcome, CHAT_PATH};
 use routelens_engine::route::protocol::{decode_reply, SYSTEMONE_PATH};
 use routelens_engine::route::{Clock, Decider, DecisionError, Request, Response};
 
@@ -122,6 +123,76 @@ impl Clock for WallClock {
     fn sleep_ms(&mut self, ms: u64) {
         if self.sleeps {
             std::thread::sleep(Duration::from_millis(ms));
+        }
+    }
+}
+
+/// The live planner's native client: chat completions over a blocking `ureq` agent. The key
+/// (from `OPENROUTER_API_KEY`) lives here and in the header it becomes, nowhere else.
+pub struct ChatClient {
+    agent: ureq::Agent,
+    url: String,
+    key: Option<String>,
+}
+
+impl std::fmt::Debug for ChatClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatClient")
+            .field("url", &self.url)
+            .field("key", &self.key.as_ref().map(|_| "<set>"))
+            .finish()
+    }
+}
+
+impl ChatClient {
+    /// A client of `{base}/chat/completions`.
+    pub fn new(base: &str, key: Option<String>, timeout: Duration) -> ChatClient {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(timeout))
+            .user_agent(concat!("routelens/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        ChatClient {
+            agent,
+            url: format!("{}{CHAT_PATH}", base.trim_end_matches('/')),
+            key: key.filter(|key| !key.trim().is_empty()),
+        }
+    }
+
+    /// POSTs one planning request; any reply (whatever its status) is an outcome.
+    pub fn send(&self, body: &serde_json::Value) -> ChatOutcome {
+        let mut call = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json");
+        if let Some(key) = &self.key {
+            call = call.header("Authorization", &format!("Bearer {}", key.trim()));
+        }
+        let mut response = match call.send(body.to_string().as_str()) {
+            Ok(response) => response,
+            Err(err) => return ChatOutcome::Transport(format!("POST {}: {err}", self.url)),
+        };
+        let status = response.status().as_u16();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string);
+        match response
+            .body_mut()
+            .with_config()
+            .limit(MAX_BODY_BYTES)
+            .read_to_string()
+        {
+            Ok(body) => ChatOutcome::Reply {
+                status,
+                retry_after,
+                body,
+            },
+            Err(err) => {
+                ChatOutcome::Transport(format!("POST {}: reading the reply: {err}", self.url))
+            }
         }
     }
 }

@@ -3,62 +3,20 @@
 //! through `routelens serve`'s decision proxy. Every server is a child process on a free
 //! loopback port, killed when its test ends.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::Value;
+
+mod common;
+use common::{start, stub};
 
 const BIN: &str = env!("CARGO_BIN_EXE_routelens");
 
 fn fixture_bundle() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repo.bundle")
-}
-
-/// A child server; killed on drop.
-struct Child_ {
-    child: Child,
-    base: String,
-    _stdout: BufReader<ChildStdout>,
-}
-
-impl Drop for Child_ {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts a server and reads `http://HOST:PORT` from the first line it prints that has one.
-fn start(args: &[&str], envs: &[(&str, &str)]) -> Child_ {
-    let mut command = Command::new(BIN);
-    command
-        .args(args)
-        .env_remove("TYPESAFE_API_KEY")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    for (name, value) in envs {
-        command.env(name, value);
-    }
-    let mut child = command.spawn().expect("the server starts");
-    let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
-    let mut line = String::new();
-    stdout.read_line(&mut line).expect("a first line");
-    let base = line
-        .split("http://")
-        .nth(1)
-        .map(|rest| format!("http://{}", rest.trim().trim_end_matches('/')))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"));
-    Child_ {
-        child,
-        base,
-        _stdout: stdout,
-    }
-}
-
-fn stub() -> Child_ {
-    start(&["typesafe-stub", "--addr", "127.0.0.1:0"], &[])
 }
 
 /// Runs `routelens route` on the fixture bundle with extra arguments and an optional key.

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use routelens_engine::rerank::pools::Candidate;
+use routelens_engine::rerank::reranker::{Judge, OfflineJudge};
 use routelens_engine::route::{lexical_response, Criteria, Question, Request};
 use routelens_engine::terms::{extract_terms, tokenize};
 use serde_json::{json, Map, Value};
@@ -61,7 +63,12 @@ impl Stub {
                             "a nonempty list is required",
                         );
                     };
-                    score(&state, levels)
+                    match value.get("state").and_then(|s| jev_candidate(s, name)) {
+                        Some((query, candidate)) if levels.len() == 4 => {
+                            jev_score(&query, candidate, levels)
+                        }
+                        _ => score(&state, levels),
+                    }
                 }
                 "noul" => json!({"type": "noul", "noul": 0.5}),
                 _ => {
@@ -110,7 +117,7 @@ impl Stub {
             })
             .collect();
         let request = Request {
-            state: state.to_string(),
+            state: state.into(),
             model: model.to_string(),
             questions: BTreeMap::from([(
                 name.to_string(),
@@ -127,6 +134,52 @@ impl Stub {
             .and_then(|answer| serde_json::to_value(answer).ok())
             .unwrap_or(Value::Null)
     }
+}
+
+/// The query and the candidate a Jev reranking state holds under the question's name.
+fn jev_candidate(state: &Value, name: &str) -> Option<(String, Candidate)> {
+    let query = state.get("query")?.as_str()?.to_string();
+    let node = state.get("candidates")?.get(name)?;
+    let text = |field: &str| {
+        node.get(field)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    Some((
+        query,
+        Candidate {
+            chunk: 0,
+            name: text("name"),
+            file: text("file"),
+            start_line: 0,
+            end_line: 0,
+            content: text("content"),
+        },
+    ))
+}
+
+/// A Jev candidate's score answer: the engine's offline judge of it against the query, so a
+/// reranking through the stub orders the pool as the offline reranker does.
+fn jev_score(query: &str, candidate: Candidate, levels: &[Value]) -> Value {
+    let judged = OfflineJudge
+        .judge(query, &[candidate])
+        .ok()
+        .and_then(|mut all| all.pop())
+        .unwrap_or([0.25; 4]);
+    let probabilities: Map<String, Value> = judged
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i.to_string(), json!(p)))
+        .collect();
+    let legend: Map<String, Value> = levels
+        .iter()
+        .enumerate()
+        .map(|(i, level)| (i.to_string(), level.clone()))
+        .collect();
+    let expected: f64 = judged.iter().enumerate().map(|(i, p)| i as f64 * p).sum();
+    let confidence = judged.iter().copied().fold(0.0, f64::max);
+    json!({"type": "score", "score": expected, "legend": legend, "probabilities": probabilities, "confidence": confidence})
 }
 
 /// A score answer: each level weighted 2^(issue terms its description shares).

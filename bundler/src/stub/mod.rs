@@ -4,7 +4,11 @@
 //! `POST …/v1/systemone` (any prefix, so it also stands behind a gateway path) answers every
 //! choice question with the engine's lexical probabilities ([`lexical_response`], seeded so ties
 //! break reproducibly), score questions with a lexical rubric, noul questions with 0.5. Usage is
-//! an estimate (a token per four characters). `GET …/v1/models` lists the model.
+//! an estimate (a token per four characters); a score question about a candidate of a Jev
+//! reranking state (`state.candidates.<name>`) is answered with the engine's offline judge of
+//! that candidate against `state.query`. `POST …/chat/completions` is the live planner's
+//! endpoint: it answers with the offline planner's plan of the issue in the user message, as
+//! the message content (`planning.rs`). `GET …/v1/models` lists the model.
 //!
 //! It checks what the real API checks first: a `Bearer` key (else 401), an uncompressed JSON
 //! body (else 415 for `Content-Encoding`), the request's shape (else 422 with FastAPI-style
@@ -29,6 +33,7 @@
 //! fails. The server prints its address on its first line and never prints a key.
 
 mod answers;
+mod planning;
 mod server;
 
 #[cfg(test)]
@@ -36,10 +41,13 @@ mod tests;
 
 pub use server::run;
 
+use planning::plan_reply;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use routelens_engine::rerank::chat_planner::CHAT_PATH;
 use routelens_engine::route::protocol::{DEFAULT_MODEL, SYSTEMONE_PATH};
 use serde_json::{json, Value};
 
@@ -170,7 +178,8 @@ impl Stub {
                 json!({"models": [{"name": DEFAULT_MODEL, "description": "routelens protocol stub", "release_date": "2026-09-15"}]}),
             );
         }
-        if !path.ends_with(SYSTEMONE_PATH) {
+        let chat = path.ends_with(CHAT_PATH);
+        if !chat && !path.ends_with(SYSTEMONE_PATH) {
             return error(404, "not found");
         }
         if request.method != "POST" {
@@ -236,8 +245,17 @@ impl Stub {
             }
             "missing-key" | "out-of-range" if fires(count) => {}
             "429" | "529" | "401" | "403" | "422" | "500" | "malformed" | "missing-key"
+            | "out-of-range"
+                if chat =>
+            {
+                return plan_reply(&request.body, 0)
+            }
+            "429" | "529" | "401" | "403" | "422" | "500" | "malformed" | "missing-key"
             | "out-of-range" => return self.decide(&request.body, None, 0),
             other => return error(400, &format!("unknown stub fault {other:?}")),
+        }
+        if chat {
+            return plan_reply(&request.body, delay_ms);
         }
         let damage =
             matches!(kind.as_str(), "missing-key" | "out-of-range").then_some(kind.as_str());

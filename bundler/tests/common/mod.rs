@@ -3,7 +3,9 @@
 #![allow(dead_code)] // Each test binary uses part of it.
 #![allow(clippy::print_stderr)] // A skipped test must say why on the test output.
 
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
+use std::process::{Child, ChildStdout, Command, Stdio};
 
 /// `$<var>`, else `../shared/data/<folder>` beside the checkout, when `<marker>` is a file in it.
 /// Otherwise the test skips, saying so, or fails under ROUTELENS_REQUIRE_FIXTURES=1 (the test
@@ -39,4 +41,51 @@ pub fn archive_dir() -> Option<PathBuf> {
 pub fn codenib_cases() -> Option<PathBuf> {
     const CASES: &str = "jev_candidates_cases.csv";
     shared_data("ROUTELENS_CODENIB", "codenib", CASES, "CodeNib's results").map(|d| d.join(CASES))
+}
+
+/// A child server; killed on drop.
+pub struct ChildServer {
+    child: Child,
+    /// `http://HOST:PORT`.
+    pub base: String,
+    _stdout: BufReader<ChildStdout>,
+}
+
+impl Drop for ChildServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts a server and reads `http://HOST:PORT` from the first line it prints that has one.
+pub fn start(args: &[&str], envs: &[(&str, &str)]) -> ChildServer {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_routelens"));
+    command
+        .args(args)
+        .env_remove("TYPESAFE_API_KEY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (name, value) in envs {
+        command.env(name, value);
+    }
+    let mut child = command.spawn().expect("the server starts");
+    let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("a first line");
+    let base = line
+        .split("http://")
+        .nth(1)
+        .map(|rest| format!("http://{}", rest.trim().trim_end_matches('/')))
+        .unwrap_or_else(|| panic!("no URL in {line:?}"));
+    ChildServer {
+        child,
+        base,
+        _stdout: stdout,
+    }
+}
+
+/// The protocol stub on a free loopback port.
+pub fn stub() -> ChildServer {
+    start(&["typesafe-stub", "--addr", "127.0.0.1:0"], &[])
 }

@@ -58,6 +58,29 @@ pub struct Reranked {
     pub failed_batches: Vec<(usize, String)>,
     /// Every batch failed: the order is the first stage's.
     pub all_failed: bool,
+    /// A remote judge's calls, tokens, cost and time (none for the offline ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accounting: Option<JudgeAccounting>,
+}
+
+/// What judging over the decision API cost, accounted as routing runs are.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JudgeAccounting {
+    /// The model asked.
+    pub model: String,
+    /// Calls answered successfully (retries not counted).
+    pub calls: usize,
+    /// Requests sent again after a 429 or 529.
+    pub retries: usize,
+    /// Input tokens the API reported.
+    pub input_tokens: u64,
+    /// Output tokens the API reported.
+    pub output_tokens: u64,
+    /// The estimated cost in dollars.
+    pub cost_usd: f64,
+    /// Time spent waiting for answers, as the driver measured it.
+    pub decider_ms: u64,
 }
 
 /// The pool's own order ("no reranker").
@@ -75,41 +98,75 @@ pub fn keep_order(pool: &[Candidate]) -> Reranked {
             .collect(),
         failed_batches: Vec::new(),
         all_failed: false,
+        accounting: None,
     }
 }
 
-/// Judges `pool` in batches of at most `batch` (see the module docs).
-pub fn rerank_in_batches(
-    judge: &mut dyn Judge,
-    query: &str,
-    pool: &[Candidate],
+/// Batches judged one after another, as a step machine: [`Judging::next_batch`] says which pool
+/// positions to judge, [`Judging::take`] takes their levels or why there are none. Judges that
+/// answer at once go through [`rerank_in_batches`]; the Jev Score reranker's calls go out through
+/// a driver (`super::jev`).
+#[derive(Debug, Clone)]
+pub struct Judging {
+    reranker: String,
+    pool_len: usize,
     batch: usize,
-) -> Reranked {
-    let batch = batch.max(1);
-    let mut judged = Vec::with_capacity(pool.len());
-    let mut failed = Vec::new();
-    for (number, part) in pool.chunks(batch).enumerate() {
-        let first = number * batch;
-        let levels = judge.judge(query, part).and_then(|levels| {
-            if levels.len() == part.len() {
+    judged: Vec<Judged>,
+    failed: Vec<(usize, String)>,
+}
+
+impl Judging {
+    /// Judging a pool of `pool_len` in batches of at most `batch` (at least 1).
+    pub fn new(reranker: &str, pool_len: usize, batch: usize) -> Judging {
+        Judging {
+            reranker: reranker.to_string(),
+            pool_len,
+            batch: batch.max(1),
+            judged: Vec::with_capacity(pool_len),
+            failed: Vec::new(),
+        }
+    }
+
+    /// The batch to judge next (its number and pool positions), or none when all are judged.
+    pub fn next_batch(&self) -> Option<(usize, std::ops::Range<usize>)> {
+        let first = self.judged.len();
+        (first < self.pool_len).then(|| {
+            (
+                first / self.batch,
+                first..(first + self.batch).min(self.pool_len),
+            )
+        })
+    }
+
+    /// The levels of the batch [`Judging::next_batch`] named, or why it has none.
+    pub fn take(&mut self, levels: std::result::Result<Vec<[f64; 4]>, String>) {
+        let Some((number, range)) = self.next_batch() else {
+            return;
+        };
+        let levels = levels.and_then(|levels| {
+            if levels.len() == range.len() {
                 Ok(levels)
             } else {
-                Err(crate::error::Error::Relayed {
-                    message: format!("{} judgments for {} candidates", levels.len(), part.len()),
-                })
+                Err(format!(
+                    "{} judgments for {} candidates",
+                    levels.len(),
+                    range.len()
+                ))
             }
         });
         match levels {
-            Ok(levels) => judged.extend(levels.into_iter().enumerate().map(|(at, l)| Judged {
-                pool_rank: first + at,
-                levels: Some(l),
-                score: Some(expected_level(&l) / 3.0),
-                batch: number,
-            })),
-            Err(error) => {
-                failed.push((number, error.to_string()));
-                judged.extend((0..part.len()).map(|at| Judged {
-                    pool_rank: first + at,
+            Ok(levels) => self
+                .judged
+                .extend(range.zip(levels).map(|(pool_rank, l)| Judged {
+                    pool_rank,
+                    levels: Some(l),
+                    score: Some(expected_level(&l) / 3.0),
+                    batch: number,
+                })),
+            Err(why) => {
+                self.failed.push((number, why));
+                self.judged.extend(range.map(|pool_rank| Judged {
+                    pool_rank,
                     levels: None,
                     score: None,
                     batch: number,
@@ -117,22 +174,59 @@ pub fn rerank_in_batches(
             }
         }
     }
-    let mut order: Vec<usize> = (0..pool.len()).collect();
-    // Scored first, by score (ties in pool order); then the failed batches' in pool order.
-    order.sort_by(|&a, &b| match (judged[a].score, judged[b].score) {
-        (Some(x), Some(y)) => y.total_cmp(&x).then(a.cmp(&b)),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.cmp(&b),
-    });
-    let batches = pool.len().div_ceil(batch);
-    Reranked {
-        reranker: judge.name(),
-        order,
-        judged,
-        all_failed: batches > 0 && failed.len() == batches,
-        failed_batches: failed,
+
+    /// The reranked pool. Batches never judged (the run stopped at an error or a cancel) count
+    /// as failed, so a partial run still has a whole order.
+    pub fn finish(mut self, accounting: Option<JudgeAccounting>) -> Reranked {
+        // A run stopped early (an error, a cancel) leaves batches unjudged: they keep the
+        // pool's order after every scored candidate, as a failed batch does.
+        while let Some((number, range)) = self.next_batch() {
+            self.failed
+                .push((number, "not judged: the run stopped".into()));
+            self.judged.extend(range.map(|pool_rank| Judged {
+                pool_rank,
+                levels: None,
+                score: None,
+                batch: number,
+            }));
+        }
+        let judged = self.judged;
+        let mut order: Vec<usize> = (0..self.pool_len).collect();
+        // Scored first, by score (ties in pool order); then the failed batches' in pool order.
+        order.sort_by(|&a, &b| match (judged[a].score, judged[b].score) {
+            (Some(x), Some(y)) => y.total_cmp(&x).then(a.cmp(&b)),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => a.cmp(&b),
+        });
+        let batches = self.pool_len.div_ceil(self.batch);
+        Reranked {
+            reranker: self.reranker,
+            order,
+            judged,
+            all_failed: batches > 0 && self.failed.len() == batches,
+            failed_batches: self.failed,
+            accounting,
+        }
     }
+}
+
+/// Judges `pool` in batches of at most `batch` with a judge that answers at once (see the
+/// module docs).
+pub fn rerank_in_batches(
+    judge: &mut dyn Judge,
+    query: &str,
+    pool: &[Candidate],
+    batch: usize,
+) -> Reranked {
+    let mut judging = Judging::new(&judge.name(), pool.len(), batch);
+    while let Some((_, range)) = judging.next_batch() {
+        let levels = judge
+            .judge(query, &pool[range])
+            .map_err(|error| error.to_string());
+        judging.take(levels);
+    }
+    judging.finish(None)
 }
 
 /// Σ level × probability (levels 0–3).

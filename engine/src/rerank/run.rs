@@ -83,11 +83,13 @@ pub fn rerank_question(
                 RerankerChoice::Offline => {
                     rerank_in_batches(&mut OfflineJudge, query, &seen, settings.batch)
                 }
+                RerankerChoice::Jev => keep_order(&seen),
             };
             arms.push(RerankArm {
                 route,
                 candidates: seen.clone(),
                 reranked,
+                judge_pending: choice == RerankerChoice::Jev,
             });
         }
     }

@@ -17,17 +17,25 @@ pub enum RerankerChoice {
     None,
     /// The offline lexical judge.
     Offline,
+    /// The Jev Score judge over the decision API: its calls go out through the caller's
+    /// transport (`super::jev`), so a run leaves its arms pending for the caller to judge.
+    Jev,
 }
 
 impl RerankerChoice {
     /// Every choice this build has.
-    pub const ALL: [RerankerChoice; 2] = [RerankerChoice::None, RerankerChoice::Offline];
+    pub const ALL: [RerankerChoice; 3] = [
+        RerankerChoice::None,
+        RerankerChoice::Offline,
+        RerankerChoice::Jev,
+    ];
 
-    /// Its name (`none`, `offline`).
+    /// Its name (`none`, `offline`, `jev`).
     pub fn name(self) -> &'static str {
         match self {
             RerankerChoice::None => "none",
             RerankerChoice::Offline => "offline",
+            RerankerChoice::Jev => "jev",
         }
     }
 
@@ -80,6 +88,9 @@ pub struct RerankArm {
     pub candidates: Vec<Candidate>,
     /// The reranker's order and judgments.
     pub reranked: Reranked,
+    /// The Jev judge has yet to judge this pool (its order is the pool's until it does).
+    #[serde(default)]
+    pub judge_pending: bool,
 }
 
 impl RerankArm {

@@ -126,7 +126,7 @@ const TERM_WEIGHT: f64 = 20.0;
 /// 0), none-of-these weight 1, and the weights are normalised. Usage is an estimate: a token per
 /// four characters of the request's JSON in, one token per question out.
 pub fn lexical_response(request: &Request, seed: u64, model: &str) -> Response {
-    let terms: BTreeSet<String> = extract_terms(&request.state).into_iter().collect();
+    let terms: BTreeSet<String> = extract_terms(&request.state_text()).into_iter().collect();
     let mut answers = BTreeMap::new();
     for (name, question) in &request.questions {
         if let Question::Choice { criteria, .. } = question {

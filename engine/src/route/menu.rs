@@ -153,7 +153,7 @@ pub fn choice_request(
         .collect();
     criteria.push((NONE_KEY.to_string(), settings.none_of_these.clone()));
     Request {
-        state: state.to_string(),
+        state: state.into(),
         model: settings.model.clone(),
         questions: [(
             ROUTE_QUESTION.to_string(),

@@ -165,6 +165,16 @@ impl Replayer {
         }
     }
 
+    /// Replays `exchanges` (another run file's, such as a rerank run's), recorded by
+    /// `recorded_by`.
+    pub fn from_exchanges(exchanges: Vec<Exchange>, recorded_by: &str) -> Replayer {
+        Replayer {
+            exchanges,
+            next: 0,
+            recorded_by: recorded_by.to_string(),
+        }
+    }
+
     /// How many recorded exchanges have not been used (0 after an exact replay).
     pub fn remaining(&self) -> usize {
         self.exchanges.len() - self.next

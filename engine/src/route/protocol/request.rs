@@ -7,13 +7,15 @@ use std::fmt;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
 
 /// A System One request body. It never holds the key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
-    /// What every question is about: for the router, `User question: ` and the start.
-    pub state: String,
+    /// What every question is about: for the router a string (`User question: ` and the
+    /// issue's start), for the Jev reranker an object (the query and the batch's candidates).
+    pub state: Value,
     /// The model name, e.g. `jev-1.13.0`.
     pub model: String,
     /// The questions by name; the router asks one, [`ROUTE_QUESTION`](super::ROUTE_QUESTION).
@@ -25,6 +27,14 @@ impl Request {
     pub fn to_json(&self) -> String {
         // Serialising these plain types cannot fail.
         serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The state as text: a string state itself, any other its JSON text.
+    pub fn state_text(&self) -> std::borrow::Cow<'_, str> {
+        match &self.state {
+            Value::String(text) => text.as_str().into(),
+            other => other.to_string().into(),
+        }
     }
 
     /// The request's size in characters of state and criteria, the measure menus are split by.
@@ -43,7 +53,7 @@ impl Request {
                 }
             })
             .sum();
-        self.state.chars().count() + criteria
+        self.state_text().chars().count() + criteria
     }
 }
 
