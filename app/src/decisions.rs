@@ -30,16 +30,22 @@ pub enum Transport {
 }
 
 impl Transport {
-    /// The transport for the view's settings; the error says what is missing.
+    /// The transport for the Route view's settings; the error says what is missing.
     pub fn for_setup(setup: &RouteSetup, key: &str) -> Result<Transport, Error> {
-        match setup.decider {
+        Transport::for_kind(setup.decider, &setup.base, key)
+    }
+
+    /// The transport of a kind, with the API's base URL for `http`; the error says what is
+    /// missing.
+    pub fn for_kind(kind: DeciderKind, base: &str, key: &str) -> Result<Transport, Error> {
+        match kind {
             DeciderKind::Offline => Ok(Transport::Offline(OfflineDecider::default())),
             DeciderKind::Proxy => Ok(Transport::Http {
                 url: PROXY_URL.into(),
                 key: None,
             }),
             DeciderKind::Http => {
-                let base = setup.base.trim().trim_end_matches('/');
+                let base = base.trim().trim_end_matches('/');
                 if !(base.starts_with("http://") || base.starts_with("https://")) {
                     return Err(Error::refused(format!(
                         "the base URL {base:?} is not an http:// or https:// URL"

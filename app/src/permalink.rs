@@ -22,9 +22,11 @@
 //! chunk search's `chunker=<name>` and `cap=N` (its question is `q`); the Evaluate view's
 //! `chunkers=structural,window`, `caps=1,2`, `eks=1,5,10`, `select=ndcg@10`, `edepth=100` and
 //! `ecluster=case|project` (written only when not the default; its bootstrap is `resamples` and
-//! `seed`); the Rerank view's `pool=bm25|grep|union` and `reranker=none|offline` (its question
-//! `q`, its chunking `chunker`; the plan it runs is typed in the page, not linked). The API key
-//! is never in the link.
+//! `seed`); the Rerank view's `pool=bm25|grep|union`, `reranker=none|offline|jev`, the Jev
+//! judge's `judge=http|proxy|replay` and `jmodel=`, and the planner's `planner=offline|http|replay`,
+//! `pbase=` and `pmodel=` (its question `q`, its chunking `chunker`, the judge's API base the
+//! Route view's `base`; the plan it runs is typed in the page, not linked). No API key is ever in
+//! the link.
 //!
 //! Arm names never contain spaces or `+` except as the fusion separator, so `+` is read literally
 //! here (not as a space, as form encoding would), which keeps `fuse=tree+fts5` readable.
@@ -38,7 +40,10 @@ use routelens_engine::rerank::settings::RerankerChoice;
 use routelens_engine::route::Strategy;
 use routelens_engine::unit_metrics::{Clustering, Metric, Relevance};
 
-use crate::state::{ClusterBy, DeciderKind, GridSetup, RouteSetup, Settings, StudyRef, View};
+use crate::state::{
+    ClusterBy, DeciderKind, GridSetup, PlannerKind, RerankRemote, RouteSetup, Settings, StudyRef,
+    View,
+};
 
 /// Bytes kept as they are in a query value; everything else is percent-encoded.
 fn keep(byte: u8) -> bool {
@@ -180,6 +185,22 @@ pub fn to_query(settings: &Settings) -> String {
     }
     if settings.reranker != RerankerChoice::Offline {
         pairs.push(("reranker", settings.reranker.name().into()));
+    }
+    let (remote, defaults) = (&settings.rerank_remote, RerankRemote::default());
+    if remote.judge != defaults.judge {
+        pairs.push(("judge", remote.judge.name().into()));
+    }
+    if remote.jev_model != defaults.jev_model {
+        pairs.push(("jmodel", remote.jev_model.clone()));
+    }
+    if remote.planner != defaults.planner {
+        pairs.push(("planner", remote.planner.name().into()));
+    }
+    if remote.planner_base != defaults.planner_base {
+        pairs.push(("pbase", remote.planner_base.clone()));
+    }
+    if remote.planner_model != defaults.planner_model {
+        pairs.push(("pmodel", remote.planner_model.clone()));
     }
     let (grid, defaults) = (&settings.grid, GridSetup::default());
     if grid.chunkers != defaults.chunkers {
@@ -416,8 +437,19 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
             },
             "reranker" => match RerankerChoice::from_name(&value) {
                 Some(choice) => settings.reranker = choice,
-                None => refuse("expected none or offline".into()),
+                None => refuse("expected none, offline or jev".into()),
             },
+            "judge" => match DeciderKind::from_name(&value) {
+                Some(kind) if kind != DeciderKind::Offline => settings.rerank_remote.judge = kind,
+                _ => refuse("expected http, proxy or replay".into()),
+            },
+            "jmodel" => settings.rerank_remote.jev_model = value.clone(),
+            "planner" => match PlannerKind::from_name(&value) {
+                Some(kind) => settings.rerank_remote.planner = kind,
+                None => refuse("expected offline, http or replay".into()),
+            },
+            "pbase" => settings.rerank_remote.planner_base = value.clone(),
+            "pmodel" => settings.rerank_remote.planner_model = value.clone(),
             "chunkers" => match list(&value)
                 .iter()
                 .map(|name| Chunker::from_name(name).ok_or(name))
@@ -594,7 +626,14 @@ mod tests {
                 cluster: Clustering::Repo,
             },
             rerank_route: Route::Union,
-            reranker: RerankerChoice::None,
+            reranker: RerankerChoice::Jev,
+            rerank_remote: RerankRemote {
+                judge: DeciderKind::Replay,
+                jev_model: "jev-2".into(),
+                planner: PlannerKind::Http,
+                planner_base: "http://127.0.0.1:9/v1".into(),
+                planner_model: "m/x".into(),
+            },
         };
         let query = to_query(&settings);
         assert!(query.contains("fuse=tree+fts5,rg+fts5+basename"), "{query}");

@@ -15,6 +15,8 @@ use reactive_stores::Store;
 use routelens_engine::code_chunks::Chunker;
 use routelens_engine::evaluate::GridSettings;
 use routelens_engine::metric_tables::{self, MetricSetup};
+use routelens_engine::rerank::chat_planner::{DEFAULT_PLANNER_BASE, DEFAULT_PLANNER_MODEL};
+use routelens_engine::rerank::jev::DEFAULT_JEV_MODEL;
 use routelens_engine::rerank::pools::Route;
 use routelens_engine::rerank::settings::RerankerChoice;
 use routelens_engine::route::{RouteSettings, Strategy};
@@ -327,6 +329,71 @@ pub struct Settings {
     pub rerank_route: Route,
     /// See `rerank_route`.
     pub reranker: RerankerChoice,
+    /// The Rerank view's live planner and Jev judge.
+    pub rerank_remote: RerankRemote,
+}
+
+/// Who plans in the Rerank view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PlannerKind {
+    /// The engine's offline planner (in the worker).
+    #[default]
+    Offline,
+    /// A model over an OpenAI-compatible chat-completions endpoint, with a key typed in.
+    Http,
+    /// A rerank run file's recorded planning.
+    Replay,
+}
+
+impl PlannerKind {
+    /// Every kind, in menu order.
+    pub const ALL: [PlannerKind; 3] =
+        [PlannerKind::Offline, PlannerKind::Http, PlannerKind::Replay];
+
+    /// The name used in the permalink (`planner=`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PlannerKind::Offline => "offline",
+            PlannerKind::Http => "http",
+            PlannerKind::Replay => "replay",
+        }
+    }
+
+    /// The kind with this name.
+    pub fn from_name(name: &str) -> Option<PlannerKind> {
+        PlannerKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == name)
+    }
+}
+
+/// The Rerank view's remote settings (all in the permalink; never a key). Defaults are
+/// CodeNib's.
+#[derive(Debug, Clone, PartialEq, Store)]
+pub struct RerankRemote {
+    /// Who answers the Jev judge's calls: http, proxy (default) or replay; its base URL is the
+    /// Route view's `base`.
+    pub judge: DeciderKind,
+    /// The judge's model (default `jev-1.13`).
+    pub jev_model: String,
+    /// Who plans (default offline).
+    pub planner: PlannerKind,
+    /// The live planner's base URL (default OpenRouter's).
+    pub planner_base: String,
+    /// The live planner's model (default `anthropic/claude-sonnet-4.6`).
+    pub planner_model: String,
+}
+
+impl Default for RerankRemote {
+    fn default() -> Self {
+        RerankRemote {
+            judge: DeciderKind::Proxy,
+            jev_model: DEFAULT_JEV_MODEL.into(),
+            planner: PlannerKind::Offline,
+            planner_base: DEFAULT_PLANNER_BASE.into(),
+            planner_model: DEFAULT_PLANNER_MODEL.into(),
+        }
+    }
 }
 
 /// The Evaluate view's grid settings (all in the permalink). Defaults are CodeAtlas's.
@@ -429,6 +496,7 @@ impl Default for Settings {
             grid: GridSetup::default(),
             rerank_route: Route::Bm25,
             reranker: RerankerChoice::Offline,
+            rerank_remote: RerankRemote::default(),
         }
     }
 }
