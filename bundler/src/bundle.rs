@@ -466,8 +466,14 @@ impl Summary {
             self.index_bytes
         ));
         for c in &self.chunkings {
+            // CodeNib's chunker cuts by lines, not tokens.
+            let unit = if c.chunker == "codenib" {
+                "lines"
+            } else {
+                "tokens"
+            };
             lines.push(format!(
-                "chunking  {}: {} chunks of at most {} tokens, table {} bytes, index {} bytes",
+                "chunking  {}: {} chunks of at most {} {unit}, table {} bytes, index {} bytes",
                 c.chunker, c.chunks, c.budget, c.table_bytes, c.index_bytes
             ));
         }

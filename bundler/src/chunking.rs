@@ -18,15 +18,19 @@ use crate::failure::Failure;
 pub struct ChunkingOptions {
     /// Tokens per chunk, prefix included (default 254, CodeAtlas's).
     pub budget: usize,
+    /// CodeNib's chunker: lines per chunk before a split (default 100) and whether the lines
+    /// before the first and after the last definition are chunks too (default no).
+    pub codenib: (usize, bool),
     /// Whether each of [`Chunker::ALL`] is built (default all).
-    pub chunkers: [bool; 3],
+    pub chunkers: [bool; Chunker::ALL.len()],
 }
 
 impl Default for ChunkingOptions {
     fn default() -> Self {
         ChunkingOptions {
             budget: routelens_engine::code_chunks::DEFAULT_BUDGET,
-            chunkers: [true; 3],
+            codenib: (routelens_engine::code_chunks::CODENIB_MAX_LINES, false),
+            chunkers: [true; Chunker::ALL.len()],
         }
     }
 }
@@ -34,10 +38,13 @@ impl Default for ChunkingOptions {
 impl ChunkingOptions {
     /// The options `--chunkers` and `--chunk-budget` ask for (`none`: no chunkings).
     pub fn from_args(args: &crate::cli::ChunkingArgs) -> Result<ChunkingOptions, Failure> {
-        Ok(ChunkingOptions::of(
-            &crate::cli::parse_chunkers(&args.chunkers)?,
-            args.chunk_budget,
-        ))
+        Ok(ChunkingOptions {
+            codenib: (args.codenib_max_lines, args.codenib_header_epilogue),
+            ..ChunkingOptions::of(
+                &crate::cli::parse_chunkers(&args.chunkers)?,
+                args.chunk_budget,
+            )
+        })
     }
 
     /// The options for exactly these chunkers.
@@ -45,7 +52,22 @@ impl ChunkingOptions {
         ChunkingOptions {
             budget,
             chunkers: Chunker::ALL.map(|c| chunkers.contains(&c)),
+            ..ChunkingOptions::default()
         }
+    }
+
+    /// What a chunking's manifest entry records as its budget: the token budget, or for
+    /// CodeNib's chunker (which has none) its line limit.
+    pub fn limit(&self, chunker: Chunker) -> usize {
+        match chunker {
+            Chunker::Codenib => self.codenib.0,
+            _ => self.budget,
+        }
+    }
+
+    /// Whether a chunking has CodeNib's header and epilogue chunks.
+    pub fn header_epilogue(&self, chunker: Chunker) -> bool {
+        chunker == Chunker::Codenib && self.codenib.1
     }
 
     /// The chunkers chosen, in [`Chunker::ALL`]'s order.
@@ -80,6 +102,8 @@ pub fn build_chunkings(
     let started = Instant::now();
     let config = ChunkConfig {
         budget: options.budget,
+        max_lines: options.codenib.0,
+        header_epilogue: options.codenib.1,
     }
     .validated()?;
     let chunkers = options.chosen();
@@ -95,7 +119,9 @@ pub fn build_chunkings(
         });
         let blob = build_chunk_index(chunks, &indexed)?;
         let index = StoredIndex::new(&blob, CHUNK_INDEX_FORMAT.to_string(), level);
-        let mut chunking = encode_chunking(files, (chunker, options.budget as u32), chunks, level)?;
+        let limit = options.limit(chunker) as u32;
+        let mut chunking = encode_chunking(files, (chunker, limit), chunks, level)?;
+        chunking.entry.header_epilogue = options.header_epilogue(chunker);
         chunking.entry.index = Some(index.entry);
         chunking.index_file = Some(index.file);
         Ok(chunking)
@@ -137,7 +163,13 @@ fn chunk_all(
         let mut notes = Vec::new();
         for (path, text) in part {
             let cut = chunk_file_all(path, text, chunkers, config, &mut counter)?;
-            if let Some(note) = cut.iter().find_map(|file| file.note.clone()) {
+            // Windows instead of structure; CodeNib's skipped files are its rule, not a fallback.
+            let fell_back = cut
+                .iter()
+                .zip(chunkers)
+                .filter(|(_, c)| **c != Chunker::Codenib)
+                .find_map(|(file, _)| file.note.clone());
+            if let Some(note) = fell_back {
                 notes.push(note);
             }
             for (list, file) in lists.iter_mut().zip(cut) {

@@ -276,14 +276,24 @@ pub struct BundleArgs {
 #[derive(Debug, Args)]
 pub struct ChunkingArgs {
     /// The chunkings of code chunks to store, comma separated: structural, structural-unmerged,
-    /// window, or none (default all three).
+    /// window, codenib, or none (default all four).
     #[arg(
         long,
         value_name = "NAME,...",
         value_delimiter = ',',
-        default_value = "structural,structural-unmerged,window"
+        default_value = "structural,structural-unmerged,window,codenib"
     )]
     pub chunkers: Vec<String>,
+
+    /// CodeNib's chunker: lines a chunk may hold before it is split into balanced pieces
+    /// (default 100, its reranking experiment; 300 is its production BM25 index's).
+    #[arg(long, value_name = "N", default_value_t = routelens_engine::code_chunks::CODENIB_MAX_LINES)]
+    pub codenib_max_lines: usize,
+
+    /// CodeNib's chunker: also chunk the lines before the first definition and after the last
+    /// (its production index does; the experiment did not).
+    #[arg(long)]
+    pub codenib_header_epilogue: bool,
 
     /// Tokens per code chunk, its `path :: name` prefix included (cl100k_base; default 254,
     /// CodeAtlas's embedder window).
@@ -295,7 +305,7 @@ pub struct ChunkingArgs {
 pub fn parse_chunker(name: &str) -> Result<routelens_engine::code_chunks::Chunker, Failure> {
     routelens_engine::code_chunks::Chunker::from_name(name).ok_or_else(|| {
         Failure::Usage(format!(
-            "--chunker: unknown chunker {name:?}; expected structural, structural-unmerged or window"
+            "--chunker: unknown chunker {name:?}; expected structural, structural-unmerged, window or codenib"
         ))
     })
 }
@@ -314,7 +324,7 @@ pub fn parse_chunkers(
             Chunker::from_name(name).ok_or_else(|| {
                 Failure::Usage(format!(
                     "--chunkers: unknown chunker {name:?}; expected structural, \
-                     structural-unmerged, window or none"
+                     structural-unmerged, window, codenib or none"
                 ))
             })
         })
@@ -565,12 +575,18 @@ pub struct RerankArgs {
     #[arg(long, value_name = "NAME")]
     pub repo: Option<String>,
 
+    /// With --questions, audit each route's pool at these depths (CodeNib:
+    /// 50,100,200,500,1000): the share of target blocks any candidate covers, the questions with
+    /// none and with all.
+    #[arg(long, value_name = "DEPTHS", value_delimiter = ',', num_args = 1..)]
+    pub coverage: Option<Vec<usize>>,
+
     /// Per-request timeout for the planner and the judge, in ms.
     #[arg(long, value_name = "MS", default_value_t = 60_000)]
     pub timeout_ms: u64,
 
-    /// The chunking the pools are drawn from.
-    #[arg(long, value_name = "NAME", default_value = "structural-unmerged")]
+    /// The chunking the pools are drawn from (CodeNib's: codenib).
+    #[arg(long, value_name = "NAME", default_value = "codenib")]
     pub chunker: String,
 
     /// Candidates per pool (CodeNib: 100).

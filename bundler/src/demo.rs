@@ -324,8 +324,11 @@ fn up_to_date(
         && manifest
             .chunkings
             .iter()
-            .map(|c| (c.chunker, c.budget as usize))
-            .eq(chunking.chosen().into_iter().map(|c| (c, chunking.budget)))
+            .map(|c| (c.chunker, c.budget as usize, c.header_epilogue))
+            .eq(chunking
+                .chosen()
+                .into_iter()
+                .map(|c| (c, chunking.limit(c), chunking.header_epilogue(c))))
         && manifest.files.len() == collection.files.len()
         && manifest
             .files

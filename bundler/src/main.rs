@@ -48,6 +48,7 @@ mod render;
 mod replay_study;
 mod rerank;
 mod rerank_calls;
+mod rerank_coverage;
 mod route;
 mod score;
 mod score_table;

@@ -37,6 +37,7 @@ use crate::folder::BundleFolder;
 use crate::input::read_text;
 use crate::render::text_table;
 use crate::rerank_calls::Remote;
+use crate::rerank_coverage::{audit, coverage_tables};
 
 /// One result as printed.
 #[derive(Debug, serde::Serialize)]
@@ -160,10 +161,30 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
     } else {
         None
     };
+    let audits = match &args.coverage {
+        Some(depths) if from_set => {
+            let plans: Vec<Option<Plan>> = shown.iter().map(|s| s.plan.clone()).collect();
+            Some(audit(
+                &questions,
+                &plans,
+                &settings,
+                (&open, &texts, &terms),
+                depths,
+            )?)
+        }
+        Some(_) => {
+            return Err(Failure::Usage(
+                "--coverage audits a question set: give --questions".into(),
+            ))
+        }
+        None => None,
+    };
     let text = match args.format {
         OutputFormat::Json => {
             let value = match &metrics {
-                Some(metrics) => serde_json::json!({ "questions": shown, "metrics": metrics }),
+                Some(metrics) => serde_json::json!({
+                    "questions": shown, "metrics": metrics, "coverage": audits,
+                }),
                 None => serde_json::to_value(&shown[0]).unwrap_or_default(),
             };
             serde_json::to_string_pretty(&value).map_err(|e| Failure::Io {
@@ -171,7 +192,14 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 source: std::io::Error::other(e),
             })? + "\n"
         }
-        OutputFormat::Table => table_text(&shown, metrics.as_deref()),
+        OutputFormat::Table => {
+            let mut text = table_text(&shown, metrics.as_deref());
+            for table in coverage_tables(audits.as_deref().unwrap_or_default()) {
+                text += "\n";
+                text += &text_table(&table);
+            }
+            text
+        }
     };
     out.write_all(text.as_bytes()).map_err(Failure::output)
 }

@@ -23,7 +23,17 @@ fn sample(name: &str) -> String {
 
 fn cut(path: &str, text: &str, chunker: Chunker, budget: usize) -> FileChunks {
     let mut counter = counter().lock().unwrap();
-    chunk_file(path, text, chunker, ChunkConfig { budget }, &mut *counter).unwrap()
+    chunk_file(
+        path,
+        text,
+        chunker,
+        ChunkConfig {
+            budget,
+            ..ChunkConfig::default()
+        },
+        &mut *counter,
+    )
+    .unwrap()
 }
 
 fn chunks(name: &str, chunker: Chunker, budget: usize) -> Vec<CodeChunk> {

@@ -30,7 +30,7 @@ pub const CHUNK_COUNTER: &str = "cl100k_base";
 pub struct ChunkingEntry {
     /// The chunker.
     pub chunker: Chunker,
-    /// Its token budget.
+    /// Its token budget (CodeNib's chunker, which has none: its line limit).
     pub budget: u32,
     /// What counted the tokens ([`CHUNK_COUNTER`]).
     pub counter: String,
@@ -47,6 +47,10 @@ pub struct ChunkingEntry {
     /// The chunk BM25 index over its chunks, when built.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<IndexEntry>,
+    /// CodeNib's chunker only: whether the lines before the first definition and after the
+    /// last are chunks too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub header_epilogue: bool,
 }
 
 /// The stored columns.

@@ -407,6 +407,7 @@ pub fn encode_chunking(
             raw_bytes: raw.len() as u64,
             chunks: chunks.len() as u64,
             index: None,
+            header_epilogue: false,
         },
         file: BundleFile {
             name,

@@ -27,6 +27,10 @@
 //! that says so ([`FileChunks::note`]).
 
 #[cfg(feature = "chunkers")]
+pub mod codenib;
+#[cfg(feature = "chunkers")]
+mod codenib_rules;
+#[cfg(feature = "chunkers")]
 mod language;
 #[cfg(feature = "chunkers")]
 mod markdown;
@@ -58,14 +62,17 @@ pub enum Chunker {
     StructuralUnmerged,
     /// Overlapping windows of lines.
     Window,
+    /// CodeNib's: one chunk per definition at depth 2, split by lines ([`codenib`]).
+    Codenib,
 }
 
 impl Chunker {
     /// Every chunker, in the order tables list them.
-    pub const ALL: [Chunker; 3] = [
+    pub const ALL: [Chunker; 4] = [
         Chunker::Structural,
         Chunker::StructuralUnmerged,
         Chunker::Window,
+        Chunker::Codenib,
     ];
 
     /// The name on the command line and in bundles (`structural-unmerged`).
@@ -74,6 +81,7 @@ impl Chunker {
             Chunker::Structural => "structural",
             Chunker::StructuralUnmerged => "structural-unmerged",
             Chunker::Window => "window",
+            Chunker::Codenib => "codenib",
         }
     }
 
@@ -130,17 +138,27 @@ pub struct FileChunks {
     pub note: Option<String>,
 }
 
-/// The settings every chunker shares.
+/// CodeNib's line limit for the reranking experiment (its production BM25 index: 300).
+pub const CODENIB_MAX_LINES: usize = 100;
+
+/// The chunkers' settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkConfig {
-    /// Tokens for prefix plus text (default [`DEFAULT_BUDGET`]).
+    /// Tokens for prefix plus text (default [`DEFAULT_BUDGET`]); CodeNib's chunker has none.
     pub budget: usize,
+    /// CodeNib's chunker: lines a chunk may hold before it is split (default 100).
+    pub max_lines: usize,
+    /// CodeNib's chunker: also the lines before the first definition and after the last
+    /// (default no, as in the experiment; CodeNib's production index has them).
+    pub header_epilogue: bool,
 }
 
 impl Default for ChunkConfig {
     fn default() -> Self {
         ChunkConfig {
             budget: DEFAULT_BUDGET,
+            max_lines: CODENIB_MAX_LINES,
+            header_epilogue: false,
         }
     }
 }
@@ -153,6 +171,13 @@ impl ChunkConfig {
                 "budget",
                 self.budget,
                 "at least 16 tokens",
+            ));
+        }
+        if self.max_lines == 0 {
+            return Err(crate::error::Error::setting(
+                "max_lines",
+                0,
+                "at least 1 line",
             ));
         }
         Ok(self)
@@ -184,7 +209,9 @@ pub fn chunk_file_all(
 ) -> Result<Vec<FileChunks>> {
     let config = config.validated()?;
     let mut measured = Measured::new(text, counter)?;
-    let needs_outline = chunkers.iter().any(|c| *c != Chunker::Window);
+    let needs_outline = chunkers
+        .iter()
+        .any(|c| matches!(c, Chunker::Structural | Chunker::StructuralUnmerged));
     let outline = match SourceLanguage::of_path(path) {
         Some(_) if !needs_outline => None,
         Some(SourceLanguage::Markdown) => Some(Ok(markdown::outline(text))),
@@ -193,6 +220,16 @@ pub fn chunk_file_all(
     };
     let mut out = Vec::with_capacity(chunkers.len());
     for &chunker in chunkers {
+        if chunker == Chunker::Codenib {
+            out.push(codenib::codenib_chunks(
+                path,
+                text,
+                &mut measured,
+                config,
+                counter,
+            )?);
+            continue;
+        }
         let file = match (&outline, chunker) {
             (Some(Ok(units)), Chunker::Structural | Chunker::StructuralUnmerged) => FileChunks {
                 chunks: structural::structural_chunks(

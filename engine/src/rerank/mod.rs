@@ -17,11 +17,13 @@
 //! - `run` (feature `lexical`): both stages for one question over a bundle's opened chunking,
 //!   as the CLI and the browser's worker run them; [`settings`] what it is asked and gives.
 //!
+//! - [`coverage`]: the coverage audit, target blocks a pool reaches at depths 50 to 1,000.
 //! - [`record`]: the rerank run file, every planning and judging exchange, replayed exactly.
 //!
 //! No I/O: texts, chunk tables and rankings come in; pools and orders go out.
 
 pub mod chat_planner;
+pub mod coverage;
 pub mod grep_pool;
 pub mod jev;
 pub mod plan;

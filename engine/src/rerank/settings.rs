@@ -68,7 +68,7 @@ pub struct RerankSettings {
 impl Default for RerankSettings {
     fn default() -> Self {
         RerankSettings {
-            chunker: Chunker::StructuralUnmerged,
+            chunker: Chunker::Codenib,
             routes: vec![Route::Bm25],
             rerankers: vec![RerankerChoice::Offline],
             plan: None,

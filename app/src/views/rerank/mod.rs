@@ -78,6 +78,7 @@ pub fn RerankView() -> impl IntoView {
         s.chunk_chunker()
             .get()
             .filter(|c| have.contains(c))
+            .or_else(|| have.iter().copied().find(|c| *c == Chunker::Codenib))
             .or_else(|| {
                 have.iter()
                     .copied()
