@@ -109,7 +109,7 @@ test('the live planner and the Jev judge over HTTP give the CLI\'s top 5, and th
 test('through the proxy the page holds no key; a forbidden judge keeps the pool\'s order, marked', { skip }, async () => {
   const page = await browser.newPage();
   await open(page, 'pool=bm25&reranker=jev');
-  assert.equal(await page.locator('[data-testid="rerank-judge"]').inputValue(), 'proxy');
+  assert.equal(await page.locator('[data-testid="rerank-judge-kind"]').inputValue(), 'proxy');
   await runAndWait(page);
   const expected = cli(['--route', 'bm25', '--reranker', 'http', '--base', stub.url]);
   assert.deepEqual(await top(page), expectedTop(expected.arms[0]));
@@ -134,7 +134,9 @@ test('"Add as arm" adds the Jev arm over every question of the set', { skip }, a
   await page.locator('[data-testid="rerank-add-arm"]').click();
   const note = page.locator('[data-testid="rerank-arm-note"], [data-testid="rerank-error"]').first();
   await note.waitFor({ timeout: 300000 });
-  const set = readFileSync(join(demo, 'questions.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).length;
+  // The set's questions (its set-level lines, the projects and the pinned corpus, are none).
+  const set = readFileSync(join(demo, 'questions.jsonl'), 'utf8').split('\n').filter((l) => l.trim())
+    .filter((l) => 'question' in JSON.parse(l)).length;
   assert.match(await note.textContent(), new RegExp(`arm rerank-bm25-jev-1\\.13 added to the live study .*: ${set} questions`));
   await page.close();
 });

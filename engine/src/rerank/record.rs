@@ -120,11 +120,20 @@ impl RerankRunFile {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
 
-    /// The recorded question of this id and text.
+    /// The recorded question of this id and text, else the one question of this text (a run
+    /// recorded for a question of a set replays for the same text typed in).
     pub fn question(&self, id: &str, query: &str) -> Option<&RecordedQuestion> {
-        self.questions
+        let exact = self
+            .questions
             .iter()
-            .find(|q| q.id == id && q.query == query)
+            .find(|q| q.id == id && q.query == query);
+        exact.or_else(|| {
+            let mut same = self.questions.iter().filter(|q| q.query == query);
+            match (same.next(), same.next()) {
+                (Some(only), None) => Some(only),
+                _ => None,
+            }
+        })
     }
 
     /// The question's record, added when it is not there yet.
@@ -258,6 +267,8 @@ mod tests {
         });
         let file = RerankRunFile::from_json("run.json", &file.to_json()).unwrap();
         let mut again = JevRun::new("burst", pool(), 10, settings.clone());
+        // Found by its id and text, or by its text alone (typed in rather than picked).
+        assert!(file.question("", "burst").is_some() && file.question("q1", "other").is_none());
         let mut replayer = file.judge_replayer("q1", "burst", Route::Bm25);
         judge_all(&mut again, &mut replayer, &mut Still, &|| false);
         assert_eq!(replayer.remaining(), 0);

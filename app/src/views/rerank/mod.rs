@@ -354,7 +354,7 @@ fn judge_controls(
             <label class="control">
                 "Jev judge via "
                 <select
-                    data-testid="rerank-judge"
+                    data-testid="rerank-judge-kind"
                     on:change=move |ev| {
                         if let Some(kind) = DeciderKind::from_name(&event_target_value(&ev)) {
                             remote.judge().set(kind);
