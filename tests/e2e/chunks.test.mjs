@@ -1,7 +1,7 @@
 // Scenario: a reader opens the demo bundle in the Chunks view and reads one file's chunk
 // boundaries under each chunking — the Python sample's class header, its methods and its module
-// code under structural-unmerged — exactly as `routelens chunks` lists them; the permalink opens
-// the same file again.
+// code under structural-unmerged, and CodeNib's definitions alone — exactly as `routelens chunks`
+// lists them; the permalink opens the same file again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -38,7 +38,7 @@ test("a file's chunks under each chunking, as the CLI lists them", { skip }, asy
   await page.locator('[data-testid="chunks-path"]').dispatchEvent('change');
   await page.locator('[data-testid="chunks-show"]').click();
   await page.locator('[data-testid="chunks-table"]').waitFor({ timeout: 60000 });
-  for (const chunker of ['structural', 'structural-unmerged', 'window']) {
+  for (const chunker of ['structural', 'structural-unmerged', 'window', 'codenib']) {
     const cli = JSON.parse(execFileSync(join(root, 'target/debug/routelens'),
       ['chunks', demo, '--chunker', chunker, '--path', FILE, '--format', 'json'], { encoding: 'utf8' }));
     const expected = cli.map((c) => [c.start_line, c.end_line, c.name ? `${c.kind} ${c.name}` : c.kind]);
