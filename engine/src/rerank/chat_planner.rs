@@ -18,7 +18,9 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+#[cfg(test)]
+use serde_json::json;
+use serde_json::Value;
 
 /// The chat-completions path below the base URL.
 pub const CHAT_PATH: &str = "/chat/completions";
@@ -129,48 +131,32 @@ pub fn overview<'p>(
     }
 }
 
-/// The strict JSON schema of a plan's actions.
+/// The strict JSON schema of a plan's actions, as sent.
+pub const PLAN_SCHEMA: &str = r#"{"type":"object","properties":{"actions":{"type":"array","items":{"type":"object","properties":{"pattern":{"type":"string"},"glob":{"type":"string"},"case_sensitive":{"type":"boolean"}},"required":["pattern","glob","case_sensitive"],"additionalProperties":false}}},"required":["actions"],"additionalProperties":false}"#;
+
+/// The schema as a value.
 pub fn plan_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "actions": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "pattern": {"type": "string"},
-                        "glob": {"type": "string"},
-                        "case_sensitive": {"type": "boolean"},
-                    },
-                    "required": ["pattern", "glob", "case_sensitive"],
-                    "additionalProperties": false,
-                },
-            }
-        },
-        "required": ["actions"],
-        "additionalProperties": false,
-    })
+    // Parsed from text rather than built with `json!`: the page links this module, and a
+    // literal tree would be code in its first load.
+    serde_json::from_str(PLAN_SCHEMA).unwrap_or(Value::Null)
 }
 
 /// The chat-completions body asking for a plan.
 pub fn planner_body(payload: &PlannerPayload, settings: &PlannerSettings) -> Value {
     let user = serde_json::to_string(payload).unwrap_or_default();
-    json!({
-        "model": settings.model,
-        "messages": [
-            {"role": "system", "content": PLANNER_SYSTEM},
-            {"role": "user", "content": user},
-        ],
-        "temperature": settings.temperature,
-        "max_tokens": settings.max_tokens,
-        "reasoning": {"enabled": false},
-        "response_format": {
-            "type": "json_schema",
-            "json_schema": {"name": "grep_plan", "strict": true, "schema": plan_schema()},
-        },
-        "provider": {"require_parameters": true},
-    })
+    let mut body: Value = serde_json::from_str(
+        r#"{"messages":[{"role":"system"},{"role":"user"}],"reasoning":{"enabled":false},
+            "response_format":{"type":"json_schema","json_schema":{"name":"grep_plan","strict":true}},
+            "provider":{"require_parameters":true}}"#,
+    )
+    .unwrap_or(Value::Null);
+    body["model"] = settings.model.clone().into();
+    body["temperature"] = settings.temperature.into();
+    body["max_tokens"] = settings.max_tokens.into();
+    body["messages"][0]["content"] = PLANNER_SYSTEM.into();
+    body["messages"][1]["content"] = user.into();
+    body["response_format"]["json_schema"]["schema"] = plan_schema();
+    body
 }
 
 /// What one planning request got.

@@ -328,6 +328,7 @@ pub fn RerankView() -> impl IntoView {
             {move || shown(ran.get())}
         </section>
     }
+    .into_any()
 }
 
 /// How many exchanges a run file holds, said.
@@ -347,7 +348,7 @@ fn judge_controls(
     route: reactive_stores::Field<RouteSetup>,
     remote: reactive_stores::Field<crate::state::RerankRemote>,
     rs: RerankState,
-) -> impl IntoView {
+) -> AnyView {
     let kinds = [DeciderKind::Proxy, DeciderKind::Http, DeciderKind::Replay];
     view! {
         <div class="controls">
@@ -406,13 +407,14 @@ fn judge_controls(
             })}
         </div>
     }
+    .into_any()
 }
 
 /// The planner's kind, base URL, model and key.
 fn planner_controls(
     remote: reactive_stores::Field<crate::state::RerankRemote>,
     rs: RerankState,
-) -> impl IntoView {
+) -> AnyView {
     view! {
         <div class="controls">
             <label class="control">
@@ -462,10 +464,11 @@ fn planner_controls(
             })}
         </div>
     }
+    .into_any()
 }
 
 /// The run file a replay reads.
-fn replay_picker(rs: RerankState) -> impl IntoView {
+fn replay_picker(rs: RerankState) -> AnyView {
     view! {
         <div class="controls">
             <label class="control">
@@ -489,6 +492,7 @@ fn replay_picker(rs: RerankState) -> impl IntoView {
             })}
         </div>
     }
+    .into_any()
 }
 
 /// Reads a picked rerank run file.
