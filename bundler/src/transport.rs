@@ -16,6 +16,17 @@ use routelens_engine::route::{Clock, Decider, DecisionError, Request, Response};
 /// Largest response body read (the answers to 254 options are a few kilobytes).
 const MAX_BODY_BYTES: u64 = 8 * 1024 * 1024;
 
+/// A blocking agent that hands back every status (the engine decides what a status means), with
+/// a per-request timeout.
+fn agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(timeout))
+        .user_agent(concat!("routelens/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into()
+}
+
 /// System One over HTTP.
 pub struct HttpDecider {
     agent: ureq::Agent,
@@ -36,12 +47,7 @@ impl std::fmt::Debug for HttpDecider {
 impl HttpDecider {
     /// A client of `{base}/v1/systemone`, with the key (if any) and a per-request timeout.
     pub fn new(base: &str, key: Option<String>, timeout: Duration) -> HttpDecider {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(timeout))
-            .user_agent(concat!("routelens/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+        let agent = agent(timeout);
         HttpDecider {
             agent,
             url: format!("{}{SYSTEMONE_PATH}", base.trim_end_matches('/')),
@@ -147,12 +153,7 @@ impl std::fmt::Debug for ChatClient {
 impl ChatClient {
     /// A client of `{base}/chat/completions`.
     pub fn new(base: &str, key: Option<String>, timeout: Duration) -> ChatClient {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(timeout))
-            .user_agent(concat!("routelens/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+        let agent = agent(timeout);
         ChatClient {
             agent,
             url: format!("{}{CHAT_PATH}", base.trim_end_matches('/')),

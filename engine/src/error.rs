@@ -138,6 +138,23 @@ pub enum Error {
 /// The engine's result type.
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// A JSON file read into `T`: a syntax error names the file (with serde_json's line and
+/// column), any other the file and the field's path. The run files and the live study export
+/// read themselves through it.
+pub(crate) fn from_json_file<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|err| {
+        if err.inner().is_syntax() || err.inner().is_eof() {
+            Error::Parse {
+                file: file.to_string(),
+                message: err.inner().to_string(),
+            }
+        } else {
+            Error::field(file, err.path().to_string(), err.inner().to_string())
+        }
+    })
+}
+
 impl Error {
     /// Shorthand for a [`Error::Field`] error.
     pub fn field(file: &str, field: impl Into<String>, message: impl Into<String>) -> Self {

@@ -198,17 +198,7 @@ impl LiveStudyExport {
     /// Reads an export; errors name `file` and the field. Every arm must have one entry per
     /// question, and each question's id must be unique.
     pub fn from_json(file: &str, text: &str) -> Result<Self> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let export: LiveStudyExport = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-            if err.inner().is_syntax() || err.inner().is_eof() {
-                Error::Parse {
-                    file: file.to_string(),
-                    message: err.inner().to_string(),
-                }
-            } else {
-                Error::field(file, err.path().to_string(), err.inner().to_string())
-            }
-        })?;
+        let export: LiveStudyExport = crate::error::from_json_file(file, text)?;
         if export.format != EXPORT_FORMAT {
             return Err(Error::field(
                 file,

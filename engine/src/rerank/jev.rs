@@ -21,6 +21,7 @@ use serde_json::{json, Map, Value};
 
 use super::pools::Candidate;
 use super::reranker::{JudgeAccounting, Judging, Reranked, LEVELS};
+use crate::route::calls::retry_wait_ms;
 use crate::route::protocol::{Answer, DecisionError, Pricing, Question, Request, Response};
 use crate::route::replay::{record, Exchange};
 use crate::route::{Clock, Decider};
@@ -249,19 +250,15 @@ impl JevRun {
         }
     }
 
-    /// The wait before retry number `retry` of a call that failed with `error`, or none when it
-    /// must not be retried (only 429 and 529 are, at most `max_retries` times): the server's
-    /// Retry-After, else 2^retry seconds, clamped to the settings' range.
+    /// The wait before retry number `retry` of a call that failed with `error`: the router's
+    /// policy ([`retry_wait_ms`]) under this run's limits.
     fn retry_wait(&self, error: &DecisionError, retry: u32) -> Option<u64> {
-        let asked = error.retry_after_ms()?;
-        if retry > self.settings.max_retries {
-            return None;
-        }
-        let backoff = 1000u64.saturating_mul(1u64 << retry.min(32));
-        Some(
-            asked
-                .unwrap_or(backoff)
-                .clamp(self.settings.retry_min_ms, self.settings.retry_max_ms),
+        let s = &self.settings;
+        retry_wait_ms(
+            error,
+            retry,
+            s.max_retries,
+            (s.retry_min_ms, s.retry_max_ms),
         )
     }
 

@@ -94,17 +94,7 @@ impl RerankRunFile {
 
     /// Reads a run file; errors name the file and the field.
     pub fn from_json(file: &str, text: &str) -> Result<RerankRunFile> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let run: RerankRunFile = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-            if err.inner().is_syntax() || err.inner().is_eof() {
-                Error::Parse {
-                    file: file.to_string(),
-                    message: err.inner().to_string(),
-                }
-            } else {
-                Error::field(file, err.path().to_string(), err.inner().to_string())
-            }
-        })?;
+        let run: RerankRunFile = crate::error::from_json_file(file, text)?;
         if run.format != RERANK_RUN_FORMAT {
             return Err(Error::field(
                 file,

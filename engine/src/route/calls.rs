@@ -68,16 +68,29 @@ pub trait Walk {
 /// times. The wait is the server's Retry-After when it gave one, else 2^retry seconds, clamped
 /// to `retry_min_ms`..=`retry_max_ms` (1 to 15 s).
 pub fn retry_delay_ms(error: &DecisionError, retry: u32, settings: &RouteSettings) -> Option<u64> {
+    retry_wait_ms(
+        error,
+        retry,
+        settings.max_retries,
+        (settings.retry_min_ms, settings.retry_max_ms),
+    )
+}
+
+/// The policy of [`retry_delay_ms`] with its limits given: at most `max_retries` retries of a
+/// 429 or 529, waiting the server's Retry-After or 2^retry seconds, clamped to `min..=max` ms.
+/// The Jev reranker's calls retry by it too.
+pub fn retry_wait_ms(
+    error: &DecisionError,
+    retry: u32,
+    max_retries: u32,
+    (min_ms, max_ms): (u64, u64),
+) -> Option<u64> {
     let asked = error.retry_after_ms()?;
-    if retry == 0 || retry > settings.max_retries {
+    if retry == 0 || retry > max_retries {
         return None;
     }
     let backoff = 1000u64.saturating_mul(1u64 << retry.min(32));
-    Some(
-        asked
-            .unwrap_or(backoff)
-            .clamp(settings.retry_min_ms, settings.retry_max_ms),
-    )
+    Some(asked.unwrap_or(backoff).clamp(min_ms, max_ms))
 }
 
 /// How long to wait before transport retry number `retry` (1, 2, 3) of a flat tournament's

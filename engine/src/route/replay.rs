@@ -70,18 +70,7 @@ pub enum Outcome {
 impl RunFile {
     /// Reads a run file; errors name the file and the field.
     pub fn from_json(file: &str, text: &str) -> Result<RunFile> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let run: RunFile = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-            let field = err.path().to_string();
-            if err.inner().is_syntax() || err.inner().is_eof() {
-                Error::Parse {
-                    file: file.to_string(),
-                    message: err.inner().to_string(),
-                }
-            } else {
-                Error::field(file, field, err.inner().to_string())
-            }
-        })?;
+        let run: RunFile = crate::error::from_json_file(file, text)?;
         if run.format != RUN_FILE_FORMAT {
             return Err(Error::field(
                 file,
