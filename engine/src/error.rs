@@ -142,15 +142,14 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// column), any other the file and the field's path. The run files and the live study export
 /// read themselves through it.
 pub(crate) fn from_json_file<T: serde::de::DeserializeOwned>(file: &str, text: &str) -> Result<T> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut de).map_err(|err| {
-        if err.inner().is_syntax() || err.inner().is_eof() {
+    crate::json_path::from_slice(text.as_bytes()).map_err(|err| {
+        if err.is_syntax() {
             Error::Parse {
                 file: file.to_string(),
-                message: err.inner().to_string(),
+                message: err.error.to_string(),
             }
         } else {
-            Error::field(file, err.path().to_string(), err.inner().to_string())
+            Error::field(file, err.path, err.error.to_string())
         }
     })
 }

@@ -53,10 +53,9 @@ pub struct CheckedTexts {
     pub refused: Vec<(String, Refusal)>,
 }
 
-fn record(file: &str, line: Option<usize>, value: serde_json::Value) -> Result<IssueText> {
-    serde_path_to_error::deserialize(value).map_err(|err| {
-        let field = err.path().to_string();
-        let message = format!("field {field}: {}", err.into_inner());
+fn record(file: &str, line: Option<usize>, value: &serde_json::Value) -> Result<IssueText> {
+    crate::json_path::from_value(value).map_err(|err| {
+        let message = format!("field {}: {}", err.path, err.error);
         match line {
             Some(line) => Error::line(file, line, message),
             None => Error::Parse {
@@ -76,7 +75,7 @@ pub fn parse_issue_texts(file: &str, content: &str) -> Result<Vec<IssueText>> {
                 .into_iter()
                 .enumerate()
                 .map(|(index, item)| {
-                    record(file, None, item).map_err(|err| match err {
+                    record(file, None, &item).map_err(|err| match err {
                         Error::Parse { message, .. } => {
                             Error::field(file, format!("[{index}]"), message)
                         }
@@ -88,7 +87,11 @@ pub fn parse_issue_texts(file: &str, content: &str) -> Result<Vec<IssueText>> {
             serde_json::Value::Object(map)
                 if map.len() == 2 && map.contains_key("id") && map.contains_key("text") =>
             {
-                Ok(vec![record(file, Some(1), serde_json::Value::Object(map))?])
+                Ok(vec![record(
+                    file,
+                    Some(1),
+                    &serde_json::Value::Object(map),
+                )?])
             }
             serde_json::Value::Object(map) => map
                 .into_iter()
@@ -117,7 +120,7 @@ pub fn parse_issue_texts(file: &str, content: &str) -> Result<Vec<IssueText>> {
         .map(|(number, line)| {
             let value = serde_json::from_str(line)
                 .map_err(|err| Error::line(file, number, format!("invalid JSON: {err}")))?;
-            record(file, Some(number), value)
+            record(file, Some(number), &value)
         })
         .collect()
 }

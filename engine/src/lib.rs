@@ -43,6 +43,7 @@ pub mod evaluate;
 pub mod evidence;
 pub mod fusion;
 pub mod issue_text;
+pub mod json_path;
 pub mod lexical;
 pub mod linescore;
 pub mod live_session;

@@ -88,9 +88,8 @@ pub fn parse_question_set(file: &str, text: &str) -> Result<QuestionSet> {
         }
         // Keep the line count right for the question parser's messages.
         questions.push('\n');
-        let parsed: SetLine = serde_path_to_error::deserialize(value).map_err(|err| {
-            let field = err.path().to_string();
-            Error::line(file, number, format!("field {field}: {}", err.into_inner()))
+        let parsed: SetLine = crate::json_path::from_slice(line.as_bytes()).map_err(|err| {
+            Error::line(file, number, format!("field {}: {}", err.path, err.error))
         })?;
         if let Some(projects) = parsed.projects {
             if seen_projects {

@@ -312,15 +312,9 @@ fn check_units(units: &[GoldSpan]) -> std::result::Result<(), String> {
     Ok(())
 }
 
-fn parse_line<T: serde::de::DeserializeOwned>(
-    file: &str,
-    number: usize,
-    value: serde_json::Value,
-) -> Result<T> {
-    serde_path_to_error::deserialize(value).map_err(|err| {
-        let field = err.path().to_string();
-        Error::line(file, number, format!("field {field}: {}", err.into_inner()))
-    })
+fn parse_line<T: serde::de::DeserializeOwned>(file: &str, number: usize, line: &str) -> Result<T> {
+    crate::json_path::from_slice(line.as_bytes())
+        .map_err(|err| Error::line(file, number, format!("field {}: {}", err.path, err.error)))
 }
 
 /// Loads the JSON Lines form. `file` is the name used in messages.
@@ -335,10 +329,10 @@ pub fn load_jsonl(file: &str, text: &str) -> Result<Study> {
         let value: serde_json::Value = serde_json::from_str(line)
             .map_err(|err| Error::line(file, number, format!("invalid JSON: {err}")))?;
         if value.get("arm").is_some() {
-            pending.push((number, parse_line(file, number, value)?));
+            pending.push((number, parse_line(file, number, line)?));
             continue;
         }
-        let entry: CaseLine = parse_line(file, number, value)?;
+        let entry: CaseLine = parse_line(file, number, line)?;
         if index.contains_key(&entry.id) {
             return Err(Error::line(
                 file,

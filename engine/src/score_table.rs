@@ -133,11 +133,8 @@ impl Mapping {
 
     /// Reads a mapping from JSON (`file` names it in errors).
     pub fn from_json(file: &str, text: &str) -> Result<Mapping> {
-        let mut json = serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(&mut json).map_err(|err| {
-            let path = err.path().to_string();
-            Error::field(file, path, err.into_inner().to_string())
-        })
+        crate::json_path::from_slice(text.as_bytes())
+            .map_err(|err| Error::field(file, err.path, err.error.to_string()))
     }
 }
 

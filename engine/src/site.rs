@@ -114,10 +114,8 @@ impl SiteIndex {
     /// Reads and checks `site.json` (`file` names it in errors): the format tag, unique ids and
     /// names, and paths that stay inside the site.
     pub fn from_json(file: &str, bytes: &[u8]) -> Result<SiteIndex> {
-        let mut json = serde_json::Deserializer::from_slice(bytes);
-        let index: SiteIndex = serde_path_to_error::deserialize(&mut json).map_err(|err| {
-            let path = err.path().to_string();
-            let inner = err.into_inner();
+        let index: SiteIndex = crate::json_path::from_slice(bytes).map_err(|err| {
+            let (path, inner) = (err.path, err.error);
             if path == "." {
                 Error::Parse {
                     file: file.to_string(),

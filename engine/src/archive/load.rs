@@ -56,10 +56,8 @@ const NOT_MEASUREMENTS: &[&str] = &[
 ];
 
 fn parse<T: serde::de::DeserializeOwned>(file: &str, bytes: &[u8]) -> Result<T> {
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
-        let field = err.path().to_string();
-        let message = err.into_inner().to_string();
+    crate::json_path::from_slice(bytes).map_err(|err| {
+        let (field, message) = (err.path, err.error.to_string());
         if field == "." {
             Error::Parse {
                 file: file.to_string(),

@@ -97,11 +97,8 @@ impl Manifest {
         let name = entry.file.as_str();
         super::decode::verify_hash(name, &entry.sha256, stored)?;
         let raw = decompress(name, stored, entry.raw_bytes as usize)?;
-        let mut reader = serde_json::Deserializer::from_slice(&raw);
-        let columns: Columns = serde_path_to_error::deserialize(&mut reader).map_err(|error| {
-            let field = error.path().to_string();
-            Error::field(name, field, error.into_inner().to_string())
-        })?;
+        let columns: Columns = crate::json_path::from_slice(&raw)
+            .map_err(|err| Error::field(name, err.path, err.error.to_string()))?;
         let n = columns.file.len();
         for (column, len) in [
             ("start", columns.start.len()),

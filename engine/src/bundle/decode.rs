@@ -38,10 +38,8 @@ pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
             ))
         }
     }
-    let manifest: Manifest = serde_path_to_error::deserialize(value).map_err(|error| {
-        let field = error.path().to_string();
-        Error::field(file, field, error.into_inner().to_string())
-    })?;
+    let manifest: Manifest = crate::json_path::from_value(&value)
+        .map_err(|err| Error::field(file, err.path, err.error.to_string()))?;
     manifest.check()?;
     Ok(manifest)
 }

@@ -31,17 +31,14 @@ pub fn parse_ranking(file: &str, text: &str) -> Result<Vec<String>> {
 /// Parses a gold file: JSON `[{"path", "start_line", "end_line"}...]`, lines 1-based and
 /// inclusive. Errors name the file and the entry's field (`gold.json: field [2].end_line: …`).
 pub fn parse_gold(file: &str, text: &str) -> Result<Vec<GoldSpan>> {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let spans: Vec<GoldSpan> =
-        serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
-            let field = err.path().to_string();
-            let inner = err.into_inner();
-            if field == "." || inner.is_syntax() || inner.is_eof() {
-                Error::line(file, inner.line(), inner.to_string())
-            } else {
-                Error::field(file, field, inner.to_string())
-            }
-        })?;
+    let spans: Vec<GoldSpan> = crate::json_path::from_slice(text.as_bytes()).map_err(|err| {
+        let (field, inner) = (err.path, err.error);
+        if field == "." || inner.is_syntax() || inner.is_eof() {
+            Error::line(file, inner.line(), inner.to_string())
+        } else {
+            Error::field(file, field, inner.to_string())
+        }
+    })?;
     for (index, span) in spans.iter().enumerate() {
         if span.start_line == 0 {
             return Err(Error::field(

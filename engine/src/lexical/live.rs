@@ -45,12 +45,9 @@ pub(crate) fn parse_question_lines(file: &str, text: &str) -> Result<Vec<Questio
         if line.trim().is_empty() {
             continue;
         }
-        let mut deserializer = serde_json::Deserializer::from_str(line);
-        let question: Question =
-            serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
-                let field = err.path().to_string();
-                Error::line(file, number, format!("field {field}: {}", err.into_inner()))
-            })?;
+        let question: Question = crate::json_path::from_slice(line.as_bytes()).map_err(|err| {
+            Error::line(file, number, format!("field {}: {}", err.path, err.error))
+        })?;
         for (index, span) in question.gold_lines.iter().enumerate() {
             let bad = |message: String| {
                 Error::line(

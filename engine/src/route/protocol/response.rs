@@ -117,9 +117,8 @@ pub fn parse_response(request: &Request, body: &str) -> Result<Response, Decisio
             check_probability(name, key, Some(p))?;
         }
     }
-    let mut track = serde_json::Deserializer::from_str(body);
-    serde_path_to_error::deserialize(&mut track).map_err(|err| DecisionError::Malformed {
-        message: format!("field {}: {}", err.path(), err.inner()),
+    crate::json_path::from_slice(body.as_bytes()).map_err(|err| DecisionError::Malformed {
+        message: format!("field {}: {}", err.path, err.error),
     })
 }
 
