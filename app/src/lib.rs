@@ -111,6 +111,11 @@ mod site;
 mod state;
 mod views;
 
+// The permalink parser and the settings it fills, for the fuzz target that reads any query string
+// (`fuzz/bodies`); the app itself reaches them through its modules.
+pub use permalink::{from_query, to_query};
+pub use state::Settings;
+
 use state::{AppState, SettingsStoreFields, Status, StudyRef, View};
 
 /// The whole app: reads the permalink, opens the study it names, and keeps the URL in step.

@@ -911,6 +911,12 @@ pub struct PublishArgs {
     #[arg(long, value_name = "PATH")]
     pub base_path: Option<String>,
 
+    /// Another origin the published page may connect to, besides the site itself, the decision
+    /// API, the planner's default endpoint and the pinned archive (the Content-Security-Policy's
+    /// connect-src, written into index.html); repeat for more (default: none)
+    #[arg(long = "connect-src", value_name = "URL")]
+    pub connect_src: Vec<String>,
+
     /// The built app to publish (release build: trunk build --release).
     #[arg(long, value_name = "DIR", default_value = "dist")]
     pub dist: PathBuf,
@@ -950,6 +956,12 @@ pub struct ServeArgs {
     /// (the page never holds the key).
     #[arg(long, value_name = "URL", default_value = routelens_engine::route::protocol::DEFAULT_BASE)]
     pub typesafe_base: String,
+
+    /// Another origin the page may connect to, besides this server, --typesafe-base, the
+    /// planner's default endpoint and the pinned archive (the Content-Security-Policy's
+    /// connect-src); repeat for more (default: none)
+    #[arg(long = "connect-src", value_name = "URL")]
+    pub connect_src: Vec<String>,
 }
 
 #[cfg(test)]

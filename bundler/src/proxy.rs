@@ -4,10 +4,11 @@
 
 use std::time::Duration;
 
+use crate::http::{Request, Response};
 use routelens_engine::route::protocol::{KEY_ENV, SYSTEMONE_PATH};
-use tiny_http::{Header, Request, Response, ResponseBox};
 
-use crate::http::{header, read_body, request_header, MAX_BODY_BYTES};
+/// The largest answer read from upstream (a System One exchange is far smaller).
+const MAX_UPSTREAM_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Where the decision proxy listens.
 pub const PROXY_PATH: &str = "/typesafe/v1/systemone";
@@ -59,9 +60,9 @@ impl Proxy {
     }
 
     /// Forwards a System One request upstream with the key, and the answer back.
-    pub fn forward(&self, request: &mut Request) -> ResponseBox {
-        if let Some(origin) = request_header(request, "Origin") {
-            if !self.origins.contains(&origin) {
+    pub fn forward(&self, request: &Request) -> Response {
+        if let Some(origin) = request.header("Origin") {
+            if !self.origins.iter().any(|own| own == origin) {
                 return json_error(
                     403,
                     "the decision proxy answers only this server's own pages",
@@ -74,22 +75,19 @@ impl Proxy {
                 &format!("routelens serve has no {KEY_ENV} in its environment; set it and restart"),
             );
         };
-        let Some(body) = read_body(request) else {
-            return json_error(400, "could not read the request body");
-        };
         let sent = self
             .agent
             .post(&self.url)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")
             .header("Authorization", &format!("Bearer {key}"))
-            .send(&body[..]);
+            .send(&request.body[..]);
         let mut upstream = match sent {
             Ok(upstream) => upstream,
             Err(err) => return json_error(502, &format!("upstream {}: {err}", self.url)),
         };
         let status = upstream.status().as_u16();
-        let copied: Vec<Header> = [
+        let copied: Vec<(String, String)> = [
             "content-type",
             "retry-after",
             "retry-after-ms",
@@ -98,31 +96,28 @@ impl Proxy {
         .iter()
         .filter_map(|name| {
             let value = upstream.headers().get(*name)?.to_str().ok()?;
-            Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
+            Some((name.to_string(), value.to_string()))
         })
         .collect();
         let text = match upstream
             .body_mut()
             .with_config()
-            .limit(MAX_BODY_BYTES)
+            .limit(MAX_UPSTREAM_BYTES)
             .read_to_vec()
         {
             Ok(bytes) => bytes,
             Err(err) => return json_error(502, &format!("upstream {}: {err}", self.url)),
         };
-        let mut response = Response::from_data(text).with_status_code(status);
-        for header in copied {
-            response = response.with_header(header);
+        Response {
+            status,
+            headers: copied,
+            body: crate::http::Body::Bytes(text),
         }
-        response.boxed()
     }
 }
 
 /// A JSON error body `{"error": message}` with a status.
-fn json_error(status: u16, message: &str) -> ResponseBox {
+fn json_error(status: u16, message: &str) -> Response {
     let body = serde_json::json!({ "error": message }).to_string();
-    Response::from_string(body)
-        .with_status_code(status)
-        .with_header(header("Content-Type", "application/json"))
-        .boxed()
+    Response::bytes(status, "application/json", body)
 }

@@ -1,7 +1,8 @@
 //! `routelens publish`: the built app, studies and bundles as one static, self-checking site.
 //!
 //! The site folder holds the app (every file of `--dist`, `index.html` given a `<base href>` when
-//! `--base-path` is set), each study under `studies/<id>/` (only the files its loader reads),
+//! `--base-path` is set and the app's Content-Security-Policy as a `<meta>`, with `--connect-src`
+//! origins added), each study under `studies/<id>/` (only the files its loader reads),
 //! each bundle under `bundles/<name>/` (its manifest, index, chunks and question set, every one
 //! verified first), `site.json` and `CHECKSUMS` (engine [`routelens_engine::site`]). Every input is
 //! read and checked before anything is written, and the folder is written whole, beside the target
@@ -63,7 +64,7 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
         check_base_path(base)
             .map_err(|message| Failure::Usage(format!("--base-path: {message}")))?;
     }
-    let mut files = read_app(&args.dist, args.base_path.as_deref())?;
+    let mut files = read_app(&args.dist, args.base_path.as_deref(), &args.connect_src)?;
     let app_bytes = total(&files);
     let mut studies = Vec::new();
     for path in &args.studies {
@@ -134,7 +135,11 @@ fn total(files: &[BundleFile]) -> u64 {
 
 /// Every file of the built app (hidden entries, such as Trunk's staging folder, left out), with
 /// `index.html` given its base URL.
-fn read_app(dist: &Path, base_path: Option<&str>) -> Result<Vec<BundleFile>, Failure> {
+fn read_app(
+    dist: &Path,
+    base_path: Option<&str>,
+    connect: &[String],
+) -> Result<Vec<BundleFile>, Failure> {
     let index_path = dist.join("index.html");
     if !index_path.is_file() {
         return Err(Failure::Missing {
@@ -175,6 +180,7 @@ fn read_app(dist: &Path, base_path: Option<&str>) -> Result<Vec<BundleFile>, Fai
             if let Some(base) = base_path {
                 bytes = with_base(&index_path, &bytes, base)?;
             }
+            bytes = with_policy(&index_path, &bytes, connect)?;
         }
         files.push(BundleFile { name, bytes });
     }
@@ -219,6 +225,24 @@ fn with_base(path: &Path, html: &[u8], base: &str) -> Result<Vec<u8>, Failure> {
         &text[at..]
     )
     .into_bytes())
+}
+
+/// `index.html` with the app's Content-Security-Policy as its head's first element (engine
+/// `csp`): a static host sends no headers, so the page carries its own policy.
+fn with_policy(path: &Path, html: &[u8], connect: &[String]) -> Result<Vec<u8>, Failure> {
+    let text = std::str::from_utf8(html)
+        .map_err(|_| Failure::Usage(format!("{}: not UTF-8", path.display())))?;
+    let mut origins = routelens_engine::csp::default_connect_origins();
+    origins.extend(connect.iter().cloned());
+    let policy = routelens_engine::csp::policy(text, &origins, false);
+    routelens_engine::csp::with_meta(text, &policy)
+        .map(String::into_bytes)
+        .ok_or_else(|| {
+            Failure::Usage(format!(
+                "{}: no <head> to put the Content-Security-Policy in",
+                path.display()
+            ))
+        })
 }
 
 /// A path inside a folder as a site path (`/`-separated, UTF-8), refused when it is neither.

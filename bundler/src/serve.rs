@@ -21,7 +21,10 @@
 //!   another site) is refused with 403, so no web page can spend the key; without a key the proxy
 //!   answers 401 saying so.
 //!
-//! Every response carries `Cross-Origin-Opener-Policy: same-origin` and
+//! Every response carries the app's Content-Security-Policy (engine `csp`: scripts and wasm from
+//! here only, the inline start-up script by its hash; connections to here, `--typesafe-base`, the
+//! planner's default endpoint, the pinned archive and any `--connect-src`), and
+//! `Cross-Origin-Opener-Policy: same-origin` and
 //! `Cross-Origin-Embedder-Policy: require-corp`: the page is then cross-origin isolated, which
 //! gives `performance.now()` 5 µs resolution instead of 100 µs, and the Search view times
 //! sub-millisecond queries with it. Everything the app loads from here is same-origin, and its
@@ -35,11 +38,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use routelens_engine::site::{SiteBundle, SiteIndex, SiteStudy, StudyKind, SITE_FILE, SITE_FORMAT};
-use tiny_http::{Method, Response, ResponseBox};
 
 use crate::cli::ServeArgs;
 use crate::failure::Failure;
-use crate::http::{header, listen};
+use crate::http::{listen, serve, Body, Limits, Request, Response};
 use crate::proxy::{Proxy, PROXY_PATH};
 
 /// Where the archive is mounted, and the `base` the app fetches its files from.
@@ -153,10 +155,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         ),
     };
     let server = listen(&format!("127.0.0.1:{}", args.port))?;
-    let port = server
-        .server_addr()
-        .to_ip()
-        .map_or(args.port, |addr| addr.port());
+    let port = server.local_addr().map_or(args.port, |addr| addr.port());
     let proxy = Proxy::new(&args.typesafe_base, port);
     let proxy_line = proxy.describe(&args.typesafe_base);
     let codenib_line = match &codenib {
@@ -196,39 +195,48 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         args.dist.display()
     )
     .and_then(|()| out.flush());
-    // One thread per request: a browser opens several connections at once, and answering them
-    // one after another on this thread left some of Chromium's parallel fetches unanswered.
-    let site = std::sync::Arc::new(site);
-    for mut request in server.incoming_requests() {
-        let site = std::sync::Arc::clone(&site);
-        std::thread::spawn(move || {
-            let path = request.url().split(['?', '#']).next().unwrap_or_default();
-            if path == PROXY_PATH && *request.method() == Method::Post {
-                let response = site.proxy.forward(&mut request);
-                let _ = request.respond(isolated(response));
-                return;
-            }
-            let response = isolated(answer(&site, request.method(), request.url()));
-            // A client that hung up is its own business; keep serving the others.
-            let _ = request.respond(response);
-        });
-    }
+    // A thread per connection, bounded (the `http` module doc): a browser opens several
+    // connections at once, and answering them one after another left some of Chromium's
+    // parallel fetches unanswered.
+    let policy = content_security_policy(&site.dist, args);
+    let handler = move |request: &Request| {
+        isolated(respond(&site, request)).with_header("Content-Security-Policy", &policy)
+    };
+    serve(server, Limits::default(), std::sync::Arc::new(handler));
     Ok(())
 }
 
+/// The app's Content-Security-Policy (engine `csp`) for `dist/index.html`'s inline script, with
+/// connections to the decision API base and the origins `--connect-src` adds.
+fn content_security_policy(dist: &Path, args: &ServeArgs) -> String {
+    // Without a readable index.html there is no inline script to allow, and no app to serve.
+    let index = std::fs::read_to_string(dist.join("index.html")).unwrap_or_default();
+    let mut connect = routelens_engine::csp::default_connect_origins();
+    connect.push(args.typesafe_base.clone());
+    connect.extend(args.connect_src.iter().cloned());
+    routelens_engine::csp::policy(&index, &connect, true)
+}
+
+/// The response to one request: the proxy's, or a file's.
+fn respond(site: &Site, request: &Request) -> Response {
+    let path = request.url.split(['?', '#']).next().unwrap_or_default();
+    if path == PROXY_PATH && request.method == "POST" {
+        return site.proxy.forward(request);
+    }
+    answer(site, &request.method, &request.url)
+}
+
 /// The response to one request.
-fn answer(site: &Site, method: &Method, url: &str) -> ResponseBox {
-    if !matches!(method, Method::Get | Method::Head) {
+fn answer(site: &Site, method: &str, url: &str) -> Response {
+    if !matches!(method, "GET" | "HEAD") {
         return text(405, "405 method not allowed: this server is read-only\n")
-            .with_header(header("Allow", "GET, HEAD"));
+            .with_header("Allow", "GET, HEAD");
     }
     match route(url) {
         Route::BadPath => text(400, "400 bad path\n"),
         Route::SiteIndex => match site_index(site).to_json() {
-            Ok(body) => Response::from_string(body)
-                .with_header(header("Content-Type", "application/json"))
-                .with_header(header("Cache-Control", "no-cache"))
-                .boxed(),
+            Ok(body) => Response::bytes(200, "application/json", body)
+                .with_header("Cache-Control", "no-cache"),
             Err(err) => text(500, &format!("500 site.json: {err}\n")),
         },
         Route::Bundle(name, segments) => match &site.bundles {
@@ -374,12 +382,12 @@ const REVALIDATE: &str = "no-cache";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 /// A file under `root` (a folder's `index.html` for a folder), or 404.
-fn file(root: &Path, segments: &[String]) -> ResponseBox {
+fn file(root: &Path, segments: &[String]) -> Response {
     file_cached(root, segments, REVALIDATE)
 }
 
 /// As [`file`], with the given `Cache-Control`.
-fn file_cached(root: &Path, segments: &[String], cache_control: &str) -> ResponseBox {
+fn file_cached(root: &Path, segments: &[String], cache_control: &str) -> Response {
     let mut path = segments.iter().fold(root.to_path_buf(), |p, s| p.join(s));
     if path.is_dir() {
         path.push("index.html");
@@ -390,12 +398,19 @@ fn file_cached(root: &Path, segments: &[String], cache_control: &str) -> Respons
     if !real.starts_with(root) || !real.is_file() {
         return not_found();
     }
-    match File::open(&real) {
-        Ok(file) => Response::from_file(file)
-            .with_header(header("Content-Type", mime_type(&real)))
-            .with_header(header("Cache-Control", cache_control))
-            .boxed(),
-        Err(_) => not_found(),
+    let Ok(file) = File::open(&real) else {
+        return not_found();
+    };
+    let Ok(length) = file.metadata().map(|m| m.len()) else {
+        return not_found();
+    };
+    Response {
+        status: 200,
+        headers: vec![
+            ("Content-Type".into(), mime_type(&real).into()),
+            ("Cache-Control".into(), cache_control.into()),
+        ],
+        body: Body::File(file, length),
     }
 }
 
@@ -426,21 +441,18 @@ fn mime_type(path: &Path) -> &'static str {
 }
 
 /// The response with the cross-origin isolation headers (see the module doc).
-fn isolated(response: ResponseBox) -> ResponseBox {
+fn isolated(response: Response) -> Response {
     response
-        .with_header(header("Cross-Origin-Opener-Policy", "same-origin"))
-        .with_header(header("Cross-Origin-Embedder-Policy", "require-corp"))
+        .with_header("Cross-Origin-Opener-Policy", "same-origin")
+        .with_header("Cross-Origin-Embedder-Policy", "require-corp")
 }
 
 /// A plain-text response with a status code.
-fn text(status: u16, body: &str) -> ResponseBox {
-    Response::from_string(body)
-        .with_status_code(status)
-        .with_header(header("Content-Type", "text/plain; charset=utf-8"))
-        .boxed()
+fn text(status: u16, body: &str) -> Response {
+    Response::text(status, body)
 }
 
-fn not_found() -> ResponseBox {
+fn not_found() -> Response {
     text(404, "404 not found\n")
 }
 

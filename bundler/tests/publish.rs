@@ -135,11 +135,21 @@ fn publishes_a_site_that_verifies_and_refuses_a_changed_byte() {
         std::fs::read_to_string(site.join("studies/small/small.jsonl")).unwrap(),
         STUDY
     );
+    // The page carries its Content-Security-Policy (a static host sends no headers), then its
+    // base URL.
     let html = std::fs::read_to_string(site.join("index.html")).unwrap();
-    assert!(
-        html.starts_with("<!doctype html><html><head>\n    <base href=\"/paper/\" /><script"),
+    let published = "<!doctype html><html><head>\n    <base href=\"/paper/\" /><script src=\"./app.js\"></script></head></html>";
+    let policy = routelens_engine::csp::policy(
+        published,
+        &routelens_engine::csp::default_connect_origins(),
+        false,
+    );
+    assert_eq!(
+        html,
+        routelens_engine::csp::with_meta(published, &policy).unwrap(),
         "{html}"
     );
+    assert!(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'self'; script-src 'self' 'wasm-unsafe-eval';"), "{html}");
     assert!(
         !site.join(".stage").exists(),
         "hidden build leftovers stay out"

@@ -379,3 +379,166 @@ fn a_slow_reader_does_not_block_other_requests() {
     }
     drop(slow);
 }
+
+/// Sends raw bytes and reads the reply until the server closes; its status code.
+fn raw_status(port: u16, bytes: &[u8]) -> u16 {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    // A refusal may come, and the connection close, before every byte is written.
+    let _ = stream.write_all(bytes);
+    let mut reply = Vec::new();
+    let _ = stream.read_to_end(&mut reply);
+    let reply = String::from_utf8_lossy(&reply);
+    reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {reply:?}"))
+}
+
+/// Every hostile request issue 19 names, sent as bytes to a running `routelens serve`: each is
+/// refused, nothing outside the served folders is read, and the next request is served.
+#[test]
+fn hostile_requests_are_refused_and_the_server_keeps_serving() {
+    let root = tempfile::tempdir().unwrap();
+    let dist = root.path().join("dist");
+    std::fs::create_dir_all(dist.join("sub")).unwrap();
+    std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
+    std::fs::write(root.path().join("secret.txt"), "outside").unwrap();
+    std::os::unix::fs::symlink(root.path().join("secret.txt"), dist.join("link.txt")).unwrap();
+    std::os::unix::fs::symlink(root.path(), dist.join("sub/up")).unwrap();
+    let server = start(&dist, &root.path().join("no-archive"));
+    let port = server.port;
+    let served = |what: &str| {
+        assert_eq!(get(port, "/index.html").status, 200, "after {what}");
+    };
+
+    for escape in [
+        "/..",
+        "/../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/%2E%2E%2Fsecret.txt",
+        "/.%2e/secret.txt",
+        "/sub/..\\..\\secret.txt",
+        "/sub/%5c..%5csecret.txt",
+        "//secret.txt",
+        &format!("/{}", root.path().join("secret.txt").display()),
+        "/%00secret.txt",
+        "/link.txt",
+        "/sub/up/secret.txt",
+        "http://127.0.0.1/../secret.txt",
+        "*",
+    ] {
+        let reply = get(port, escape);
+        assert!(
+            matches!(reply.status, 400 | 404),
+            "{escape} answered {}",
+            reply.status
+        );
+        assert!(
+            !String::from_utf8_lossy(&reply.body).contains("outside"),
+            "{escape}"
+        );
+        served(escape);
+    }
+
+    // The proxy: a body beyond the limit is refused before it is read; another origin is refused.
+    let big = "POST /typesafe/v1/systemone HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{";
+    assert_eq!(raw_status(port, big.as_bytes()), 413);
+    served("an oversized body");
+    let foreign = "POST /typesafe/v1/systemone HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+    assert_eq!(raw_status(port, foreign.as_bytes()), 403);
+    served("another origin");
+
+    // Header floods: many headers, one endless header, a head that never ends.
+    let many: String = (0..200).map(|i| format!("X-Flood-{i}: 1\r\n")).collect();
+    assert_eq!(
+        raw_status(port, format!("GET / HTTP/1.1\r\n{many}\r\n").as_bytes()),
+        431
+    );
+    let long = format!(
+        "GET / HTTP/1.1\r\nX-Long: {}\r\n\r\n",
+        "a".repeat(64 * 1024)
+    );
+    assert_eq!(raw_status(port, long.as_bytes()), 431);
+    assert_eq!(raw_status(port, &vec![b'A'; 1 << 20]), 431);
+    served("header floods");
+    assert_eq!(
+        raw_status(port, b"\x16\x03\x01\x02\x00\x01\x00\r\n\r\n"),
+        400
+    );
+    served("a TLS hello");
+
+    // Many slow connections: 64 are held open (the bound), the next is turned away with 503,
+    // and once they go the server serves again.
+    let held: Vec<TcpStream> = (0..64)
+        .map(|_| {
+            let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            stream.write_all(b"GET / HTTP/1.1\r\n").unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(get(port, "/index.html").status, 503);
+    drop(held);
+    std::thread::sleep(Duration::from_millis(500));
+    served("64 slow connections");
+}
+
+/// The Content-Security-Policy on every response: the inline start-up script by its hash,
+/// wasm allowed, connections to this server, the decision API base and `--connect-src` only.
+#[test]
+fn every_response_carries_the_content_security_policy() {
+    let root = tempfile::tempdir().unwrap();
+    let dist = root.path().join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    let page = "<!doctype html><html><head><script type=\"module\">import init from './a.js'; await init();</script></head><body></body></html>";
+    std::fs::write(dist.join("index.html"), page).unwrap();
+    std::fs::write(dist.join("a.js"), "export default async () => {};").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_routelens"))
+        .args(["serve", "--port", "0", "--dist"])
+        .arg(&dist)
+        .args(["--data", "/nonexistent", "--bundles", "/nonexistent"])
+        .args(["--typesafe-base", "http://127.0.0.1:9/api"])
+        .args(["--connect-src", "https://studies.example.org/x"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let port: u16 = first
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|port| port.parse().ok())
+        .unwrap();
+    let server = Server {
+        child,
+        port,
+        _stdout: stdout,
+    };
+    let expected = routelens_engine::csp::policy(
+        page,
+        &[
+            routelens_engine::csp::default_connect_origins(),
+            vec![
+                "http://127.0.0.1:9".into(),
+                "https://studies.example.org".into(),
+            ],
+        ]
+        .concat(),
+        true,
+    );
+    for path in ["/", "/a.js", "/missing", "/site.json"] {
+        let reply = get(server.port, path);
+        let policy = reply.header("content-security-policy").unwrap_or_default();
+        assert_eq!(policy, expected, "{path}");
+    }
+    assert!(expected.contains("connect-src 'self' http://127.0.0.1:9 "));
+    assert!(expected.contains(" https://studies.example.org"));
+    assert!(expected.contains("script-src 'self' 'wasm-unsafe-eval' 'sha256-"));
+    assert!(expected.ends_with("frame-ancestors 'none'"));
+}

@@ -38,6 +38,7 @@ pub mod bundle;
 pub mod chunk_search;
 pub mod code_chunks;
 pub mod context;
+pub mod csp;
 pub mod error;
 pub mod evaluate;
 pub mod evidence;

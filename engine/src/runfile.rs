@@ -71,8 +71,9 @@ pub fn parse_span_docid(docid: &str) -> std::result::Result<Option<GoldSpan>, St
     }))
 }
 
-/// Builds the study's arms from rankings gathered per arm and case id.
-fn assemble(title: String, cases: Vec<Case>, rankings: Vec<ArmRows>) -> Result<Study> {
+/// Builds the study's arms from rankings gathered per arm and case id; `file` (the rankings'
+/// file) is named when an arm mixes kinds.
+fn assemble(title: String, file: &str, cases: Vec<Case>, rankings: Vec<ArmRows>) -> Result<Study> {
     let mut study = Study {
         title,
         cases,
@@ -95,8 +96,8 @@ fn assemble(title: String, cases: Vec<Case>, rankings: Vec<ArmRows>) -> Result<S
                     Ranked::Paths(paths) if paths.is_empty() => {}
                     Ranked::Paths(_) => {
                         return Err(Error::field(
-                            &name,
-                            format!("case {}", study.cases[case].id),
+                            file,
+                            format!("arm {name}, case {}", study.cases[case].id),
                             "a ranking of paths in an arm of span units (one arm ranks one kind)",
                         ))
                     }
@@ -260,7 +261,12 @@ pub fn load_trec(run_file: &str, run: &str, qrels_file: &str, qrels: &str) -> Re
             Ok((name, ordered, BTreeMap::new()))
         })
         .collect::<Result<Vec<ArmRows>>>()?;
-    assemble(format!("{run_file} + {qrels_file}"), cases, rankings)
+    assemble(
+        format!("{run_file} + {qrels_file}"),
+        run_file,
+        cases,
+        rankings,
+    )
 }
 
 #[derive(Deserialize)]
@@ -406,7 +412,7 @@ pub fn load_jsonl(file: &str, text: &str) -> Result<Study> {
         }
         arms[slot].2.insert(case, ranking.measurements);
     }
-    assemble(file.to_string(), cases, arms)
+    assemble(file.to_string(), file, cases, arms)
 }
 
 #[cfg(test)]
@@ -426,6 +432,18 @@ mod tests {
         assert_eq!(study.arm_names(), ["bm25", "other"]);
         assert_eq!(study.arms[0].rankings[0], ["src/z.rs", "src/b.rs"]);
         assert!(study.arms[1].rankings[0].is_empty());
+    }
+
+    /// Found by the `trec` fuzz target: the refusal named the arm as if it were a file.
+    #[test]
+    fn an_arm_of_two_kinds_is_refused_naming_the_run_file() {
+        let run = "acme::1 Q0 src/a.rs#L1-L5 1 2 chunks\nzeta::2 Q0 lib/c.py 1 1 chunks\n";
+        let err = load_trec("run.txt", run, "qrels.txt", QRELS).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "run.txt: field arm chunks, case zeta::2: a ranking of paths in an arm of span units \
+             (one arm ranks one kind)"
+        );
     }
 
     #[test]
