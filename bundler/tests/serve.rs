@@ -537,7 +537,7 @@ fn every_response_carries_the_content_security_policy() {
         let policy = reply.header("content-security-policy").unwrap_or_default();
         assert_eq!(policy, expected, "{path}");
     }
-    assert!(expected.contains("connect-src 'self' http://127.0.0.1:9 "));
+    assert!(expected.contains("connect-src 'self' blob: http://127.0.0.1:9 "));
     assert!(expected.contains(" https://studies.example.org"));
     assert!(expected.contains("script-src 'self' 'wasm-unsafe-eval' 'sha256-"));
     assert!(expected.ends_with("frame-ancestors 'none'"));

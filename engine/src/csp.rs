@@ -57,7 +57,8 @@ pub fn policy(index_html: &str, connect: &[String], header: bool) -> String {
         "default-src 'self'".to_string(),
         format!("script-src {}", script.join(" ")),
         "worker-src 'self'".to_string(),
-        format!("connect-src 'self' {}", origins.join(" "))
+        // `blob:`: a picked folder's files are fetched through object URLs the page makes.
+        format!("connect-src 'self' blob: {}", origins.join(" "))
             .trim_end()
             .to_string(),
         "img-src 'self' data: blob:".to_string(),
@@ -132,7 +133,7 @@ mod tests {
             .find(|d| d.starts_with("script-src"))
             .unwrap();
         assert!(!script.contains("unsafe-inline") && !script.contains("'unsafe-eval'"));
-        assert!(policy.contains("connect-src 'self' https://api.typesafe.ai;"));
+        assert!(policy.contains("connect-src 'self' blob: https://api.typesafe.ai;"));
         assert!(!policy.contains("frame-ancestors"));
         assert!(super::policy(PAGE, &[], true).ends_with("frame-ancestors 'none'"));
     }
@@ -162,7 +163,7 @@ mod tests {
             false,
         );
         assert!(
-            policy.contains("connect-src 'self' https://x.org;"),
+            policy.contains("connect-src 'self' blob: https://x.org;"),
             "{policy}"
         );
         let defaults = default_connect_origins();
