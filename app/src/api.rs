@@ -103,7 +103,8 @@ pub fn fetch_failed(url: &str, err: &gloo_net::Error) -> String {
         format!(
             "the browser refused the cross-origin request or could not reach {target} ({err}); \
              a page may read another origin only when that server allows this page's origin \
-             (CORS)"
+             (CORS) and this site's Content-Security-Policy lists it (routelens serve \
+             --connect-src, routelens publish --connect-src)"
         )
     }
 }

@@ -525,7 +525,9 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
                 Some(kind) => settings.route.decider = kind,
                 None => refuse("expected offline, http, proxy or replay".into()),
             },
-            "base" if value.starts_with("http://") || value.starts_with("https://") => {
+            // A host is required: `http://` alone was once read and then written as `http:`,
+            // which the next read refused (found by the `permalink` fuzz target).
+            "base" if routelens_engine::csp::origin(value.trim_end_matches('/')).is_some() => {
                 settings.route.base = value.trim_end_matches('/').to_string()
             }
             "base" => refuse("expected an http:// or https:// URL".into()),
@@ -659,6 +661,19 @@ mod tests {
             notices[0].contains("\"bogus\" is not a chunker"),
             "{notices:?}"
         );
+    }
+
+    /// Found by the `permalink` fuzz target: a base without a host was read, written back
+    /// without its slashes, and refused on the next read.
+    #[test]
+    fn a_base_without_a_host_is_refused() {
+        for base in ["http%3A%2F%2F", "https%3A%2F%2F%2F", "http%3A"] {
+            let (settings, notices) = from_query(&format!("?base={base}"));
+            assert_eq!(settings.route.base, RouteSetup::default().base, "{base}");
+            assert_eq!(notices.len(), 1, "{base}: {notices:?}");
+        }
+        let (settings, _) = from_query("?base=http%3A%2F%2F127.0.0.1%3A9%2Fapi%2F");
+        assert_eq!(settings.route.base, "http://127.0.0.1:9/api");
     }
 
     #[test]
