@@ -518,6 +518,20 @@ impl PartialEq for Loaded {
     }
 }
 
+/// An open study set aside (see [`AppState::previous`]): what it was, as loaded, with the
+/// settings it was viewed with.
+#[derive(Clone)]
+pub struct Previous {
+    /// The study as loaded, or the score table.
+    pub base: Option<Arc<Study>>,
+    /// The score table, when that was what was open.
+    pub scores: Option<Arc<ScoreTable>>,
+    /// Where it came from.
+    pub source: String,
+    /// The settings of the moment it was set aside (its reference, view and arms among them).
+    pub settings: Settings,
+}
+
 /// What the loader is doing.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Status {
@@ -563,6 +577,10 @@ pub struct AppState {
     pub bundles: BundleStore,
     /// The bundle loaded for packing (the Context and Lines views), kept across tab switches.
     pub packing: StoredValue<Option<Rc<LoadedBundle>>, LocalStorage>,
+    /// The study that was open before the reader closed it or began another load, kept whole
+    /// until another study has loaded, so that a load that fails loses nothing (the home page
+    /// offers it back).
+    pub previous: StoredValue<Option<Previous>>,
 }
 
 impl AppState {
@@ -608,6 +626,7 @@ impl AppState {
             issue_texts: RwSignal::new(BTreeMap::new()),
             bundles: BundleStore::new(),
             packing: StoredValue::new_local(None),
+            previous: StoredValue::new(None),
         }
     }
 
@@ -686,6 +705,7 @@ impl AppState {
 
     /// Starts a load: a new generation, progress at zero, the previous study cleared.
     pub fn begin_load(&self, study: StudyRef, what: &str, total: usize) -> u64 {
+        self.set_aside();
         let generation = self.generation.get_untracked() + 1;
         self.generation.set(generation);
         self.base.set(None);
@@ -740,6 +760,7 @@ impl AppState {
                 self.source_label.set(source);
                 self.scores.set(Some(Arc::new(table)));
                 self.status.set(Status::Idle);
+                self.previous.set_value(None);
             }
             Err(err) => self.status.set(Status::Failed(err.to_string())),
         }
@@ -789,6 +810,7 @@ impl AppState {
                 self.source_label.set(source);
                 self.base.set(Some(Arc::new(study)));
                 self.status.set(Status::Idle);
+                self.previous.set_value(None);
             }
             Err(error) => self.status.set(Status::Failed(error.to_string())),
         }
@@ -796,6 +818,7 @@ impl AppState {
 
     /// Closes the study and returns to the home page; fusions go too, since they name its arms.
     pub fn close(&self) {
+        self.set_aside();
         self.generation.update(|g| *g += 1);
         self.base.set(None);
         self.scores.set(None);
@@ -805,5 +828,32 @@ impl AppState {
         self.settings.issue().set(None);
         self.settings.arms().set(Vec::new());
         self.settings.score_pairs().set(Vec::new());
+    }
+
+    /// Keeps the open study (if one is open) as [`AppState::previous`].
+    fn set_aside(&self) {
+        let (base, scores) = (self.base.get_untracked(), self.scores.get_untracked());
+        if base.is_some() || scores.is_some() {
+            self.previous.set_value(Some(Previous {
+                base,
+                scores,
+                source: self.source_label.get_untracked(),
+                settings: self.settings.get_untracked(),
+            }));
+        }
+    }
+
+    /// Opens the study set aside again, as it was, with the settings it was viewed with.
+    pub fn reopen_previous(&self) {
+        let Some(previous) = self.previous.get_value() else {
+            return;
+        };
+        self.generation.update(|g| *g += 1);
+        self.settings.set(previous.settings);
+        self.source_label.set(previous.source);
+        self.base.set(previous.base);
+        self.scores.set(previous.scores);
+        self.status.set(Status::Idle);
+        self.previous.set_value(None);
     }
 }

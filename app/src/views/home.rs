@@ -130,8 +130,24 @@ pub fn HomeView() -> impl IntoView {
         }
     };
 
+    // The study closed or set aside by a load that failed, offered back whole.
+    let back = state.previous.with_value(|previous| {
+        previous.as_ref().map(|previous| {
+            let source = previous.source.clone();
+            view! {
+                <p>
+                    <button data-testid="study-back" on:click=move |_| state.reopen_previous()>
+                        "Back to the study that was open"
+                    </button>
+                    " "
+                    <code>{source}</code>
+                </p>
+            }
+        })
+    });
     view! {
         <section class="home">
+            {back}
             <h2>"Open a study"</h2>
             <h3>"Published with this page"</h3>
             {served}
