@@ -67,6 +67,9 @@ pub struct Request {
     pub headers: Vec<(String, String)>,
     /// The body (empty without one).
     pub body: Vec<u8>,
+    /// Whether the connection ends after this request: `Connection: close`, or HTTP/1.0
+    /// without `Connection`.
+    pub close: bool,
 }
 
 impl Request {
@@ -190,20 +193,12 @@ fn connection(mut stream: TcpStream, limits: Limits, handler: &Handler) {
                 return;
             }
         };
-        let close = wants_close(&request);
+        let close = request.close;
         let head_only = request.method == "HEAD";
         let response = handler(&request);
         if write_response(&mut stream, response, head_only, close).is_err() || close {
             return;
         }
-    }
-}
-
-/// Whether the client asked to close after this request (HTTP/1.0 closes by default).
-fn wants_close(request: &Request) -> bool {
-    match request.header("Connection") {
-        Some(value) => value.eq_ignore_ascii_case("close"),
-        None => false,
     }
 }
 
@@ -264,10 +259,12 @@ fn read_request(
             })
             .collect(),
         body: Vec::new(),
+        close: false,
     };
-    if parsed.version == Some(0) && request.header("Connection").is_none() {
-        request.headers.push(("Connection".into(), "close".into()));
-    }
+    request.close = match request.header("Connection") {
+        Some(value) => value.eq_ignore_ascii_case("close"),
+        None => parsed.version == Some(0),
+    };
     buffer.drain(..head_end);
     if request.header("Transfer-Encoding").is_some() {
         return Err(Response::text(

@@ -229,15 +229,15 @@ fn respond(site: &Site, request: &Request) -> Response {
 /// The response to one request.
 fn answer(site: &Site, method: &str, url: &str) -> Response {
     if !matches!(method, "GET" | "HEAD") {
-        return text(405, "405 method not allowed: this server is read-only\n")
+        return Response::text(405, "405 method not allowed: this server is read-only\n")
             .with_header("Allow", "GET, HEAD");
     }
     match route(url) {
-        Route::BadPath => text(400, "400 bad path\n"),
+        Route::BadPath => Response::text(400, "400 bad path\n"),
         Route::SiteIndex => match site_index(site).to_json() {
             Ok(body) => Response::bytes(200, "application/json", body)
                 .with_header("Cache-Control", "no-cache"),
-            Err(err) => text(500, &format!("500 site.json: {err}\n")),
+            Err(err) => Response::text(500, &format!("500 site.json: {err}\n")),
         },
         Route::Bundle(name, segments) => match &site.bundles {
             Some(root) if is_plain_name(&name) => {
@@ -447,13 +447,8 @@ fn isolated(response: Response) -> Response {
         .with_header("Cross-Origin-Embedder-Policy", "require-corp")
 }
 
-/// A plain-text response with a status code.
-fn text(status: u16, body: &str) -> Response {
-    Response::text(status, body)
-}
-
 fn not_found() -> Response {
-    text(404, "404 not found\n")
+    Response::text(404, "404 not found\n")
 }
 
 #[cfg(test)]
