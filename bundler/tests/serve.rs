@@ -30,6 +30,11 @@ fn start(dist: &Path, data: &Path) -> Server {
 }
 
 fn start_with_bundles(dist: &Path, data: &Path, bundles: &Path) -> Server {
+    start_with_args(dist, data, bundles, &[])
+}
+
+/// `routelens serve` with more options.
+fn start_with_args(dist: &Path, data: &Path, bundles: &Path, more: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_routelens"))
         .args(["serve", "--port", "0", "--dist"])
         .arg(dist)
@@ -37,6 +42,7 @@ fn start_with_bundles(dist: &Path, data: &Path, bundles: &Path) -> Server {
         .arg(data)
         .arg("--bundles")
         .arg(bundles)
+        .args(more)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -87,6 +93,11 @@ fn request(port: u16, method: &str, path: &str) -> Reply {
     .unwrap();
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).expect("reads the reply");
+    parse_reply(&raw)
+}
+
+/// A reply's status line, headers and body.
+fn parse_reply(raw: &[u8]) -> Reply {
     let split = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
@@ -390,12 +401,7 @@ fn raw_status(port: u16, bytes: &[u8]) -> u16 {
     let _ = stream.write_all(bytes);
     let mut reply = Vec::new();
     let _ = stream.read_to_end(&mut reply);
-    let reply = String::from_utf8_lossy(&reply);
-    reply
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or_else(|| panic!("no status in {reply:?}"))
+    parse_reply(&reply).status
 }
 
 /// Every hostile request issue 19 names, sent as bytes to a running `routelens serve`: each is
@@ -497,29 +503,18 @@ fn every_response_carries_the_content_security_policy() {
     let page = "<!doctype html><html><head><script type=\"module\">import init from './a.js'; await init();</script></head><body></body></html>";
     std::fs::write(dist.join("index.html"), page).unwrap();
     std::fs::write(dist.join("a.js"), "export default async () => {};").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_routelens"))
-        .args(["serve", "--port", "0", "--dist"])
-        .arg(&dist)
-        .args(["--data", "/nonexistent", "--bundles", "/nonexistent"])
-        .args(["--typesafe-base", "http://127.0.0.1:9/api"])
-        .args(["--connect-src", "https://studies.example.org/x"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    stdout.read_line(&mut first).unwrap();
-    let port: u16 = first
-        .split("http://127.0.0.1:")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next())
-        .and_then(|port| port.parse().ok())
-        .unwrap();
-    let server = Server {
-        child,
-        port,
-        _stdout: stdout,
-    };
+    let nowhere = root.path().join("nowhere");
+    let server = start_with_args(
+        &dist,
+        &nowhere,
+        &nowhere,
+        &[
+            "--typesafe-base",
+            "http://127.0.0.1:9/api",
+            "--connect-src",
+            "https://studies.example.org/x",
+        ],
+    );
     let expected = routelens_engine::csp::policy(
         page,
         &[
