@@ -16,6 +16,8 @@ pub const EX_NOINPUT: u8 = 66;
 pub const EX_UNAVAILABLE: u8 = 69;
 /// `EX_IOERR`: writing output or serving failed.
 pub const EX_IOERR: u8 = 74;
+/// 128 + SIGINT, the shell's code for a command stopped by Ctrl-C (sysexits has none).
+pub const EX_INTERRUPTED: u8 = 130;
 
 /// A failed command. Every message names the file, field or setting it is about.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +80,9 @@ pub enum Failure {
         /// 69 for a service failure, 65 for a replay that does not match its recording.
         code: u8,
     },
+    /// Ctrl-C stopped a run; what it did was printed and its run file kept, marked partial.
+    #[error("{0}")]
+    Interrupted(String),
     /// A replayed study did not reproduce every recorded ranking (the table was printed).
     #[error("{0}")]
     Replay(String),
@@ -121,6 +126,7 @@ impl Failure {
             Failure::Read { .. } | Failure::Missing { .. } => EX_NOINPUT,
             Failure::Usage(_) => EX_USAGE,
             Failure::Routing { code, .. } => *code,
+            Failure::Interrupted(_) => EX_INTERRUPTED,
             Failure::Replay(_) | Failure::Verify(_) => EX_DATAERR,
             Failure::Io { .. } => EX_IOERR,
         }

@@ -41,6 +41,7 @@ mod failure;
 mod folder;
 mod http;
 mod input;
+mod interrupt;
 mod pack;
 mod proxy;
 mod publish;

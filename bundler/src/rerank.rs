@@ -153,7 +153,12 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
         }
         Err(failure) => {
             remote.save(true, Some(failure.to_string()))?;
-            return Err(failure);
+            return Err(match failure {
+                Failure::Interrupted(why) if remote.records() => Failure::Interrupted(format!(
+                    "{why}; the run file keeps what was done, marked partial"
+                )),
+                failure => failure,
+            });
         }
     };
     let metrics = if from_set {

@@ -5,7 +5,9 @@
 //! Keys come from the environment (`OPENROUTER_API_KEY` for the planner, `TYPESAFE_API_KEY` for
 //! the judge) and go only into request headers: a run file holds request bodies, never a key.
 //! The run file is rewritten (atomically) after every judged pool, marked partial until the run
-//! ends, so a run stopped by an error or an interrupt leaves what it did, replayable.
+//! ends, so a run stopped by an error or Ctrl-C leaves what it did, replayable. Ctrl-C is caught
+//! while a live planner or judge runs ([`crate::interrupt`]): the call in flight finishes, the
+//! pool being judged is recorded as far as it went, and the command exits 130.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -24,6 +26,7 @@ use routelens_engine::route::Clock;
 use crate::failure::Failure;
 use crate::folder::write_file_atomic;
 use crate::input::read_text;
+use crate::interrupt;
 use crate::transport::{ChatClient, HttpDecider, WallClock};
 
 /// Who answers the judge's calls.
@@ -54,12 +57,18 @@ pub struct Remote {
     record: Option<(PathBuf, RerankRunFile)>,
 }
 
-/// Reads a rerank run file named by `replay:FILE`.
+/// Reads a rerank run file named by `replay:FILE`, saying on stderr when it is partial.
 pub fn read_run_file(path: &std::path::Path) -> Result<RerankRunFile, Failure> {
-    Ok(RerankRunFile::from_json(
-        &path.display().to_string(),
-        &read_text(path)?,
-    )?)
+    let file = RerankRunFile::from_json(&path.display().to_string(), &read_text(path)?)?;
+    if file.partial {
+        let _ = writeln!(
+            std::io::stderr(),
+            "routelens: {} is partial ({}): what it did not record is reported as not recorded",
+            path.display(),
+            file.stopped_by.as_deref().unwrap_or("its run did not end")
+        );
+    }
+    Ok(file)
 }
 
 /// A key from the environment, or none (then no Authorization header is sent: right for a
@@ -135,6 +144,9 @@ impl Remote {
             Some(JudgeSource::Http(_)) => "http".into(),
             None => "none".into(),
         };
+        if matches!(judge, Some(JudgeSource::Http(_))) || matches!(planner, PlanSource::Http(_)) {
+            interrupt::catch();
+        }
         let record = record.map(|path| {
             let mut file = RerankRunFile::new(&kind, jev.clone(), batch);
             if !matches!(planner, PlanSource::Offline) {
@@ -186,6 +198,9 @@ impl Remote {
             _ => None,
         };
         while let Some(call) = run.next_call() {
+            if interrupt::requested() {
+                return Err(interrupted(id));
+            }
             if call.wait_ms > 0 {
                 clock.sleep_ms(call.wait_ms);
             }
@@ -223,9 +238,12 @@ impl Remote {
         for arm in arms.iter_mut().filter(|a| a.judge_pending) {
             let mut run = JevRun::new(query, arm.candidates.clone(), self.batch, self.jev.clone());
             match &mut self.judge {
-                Some(JudgeSource::Http(decider)) => {
-                    judge_all(&mut run, decider, &mut WallClock::start(true), &|| false)
-                }
+                Some(JudgeSource::Http(decider)) => judge_all(
+                    &mut run,
+                    decider,
+                    &mut WallClock::start(true),
+                    &interrupt::requested,
+                ),
                 Some(JudgeSource::Replay(file)) => {
                     let mut replayer = file.judge_replayer(id, query, arm.route);
                     judge_all(
@@ -252,8 +270,16 @@ impl Remote {
                 });
             }
             self.save(true, None)?;
+            if interrupt::requested() {
+                return Err(interrupted(id));
+            }
         }
         Ok(())
+    }
+
+    /// Whether a run file is being written.
+    pub fn records(&self) -> bool {
+        self.record.is_some()
     }
 
     /// Writes the run file (when recording), marked partial and why until the run ends.
@@ -265,6 +291,11 @@ impl Remote {
         }
         Ok(())
     }
+}
+
+/// Ctrl-C's failure, naming the question it stopped at.
+fn interrupted(id: &str) -> Failure {
+    Failure::Interrupted(format!("{} (at question {id:?})", interrupt::REASON))
 }
 
 fn unknown_reranker<T>(name: &str) -> Result<T, Failure> {

@@ -3,26 +3,27 @@
 //!
 //! Only the manifest is read: routing is name-only. The decider is the offline lexical scorer,
 //! the HTTP client (key from `TYPESAFE_API_KEY`, never printed or recorded), or a recorded run
-//! replayed with no network; `--record` writes the run file, also when the run fails part-way.
-//! A run that fails prints what it did (the ranking so far, marked) and exits 69 (65 when a
-//! replay does not match its recording).
+//! replayed with no network. `--record` rewrites the run file (atomically) after every call, so
+//! a run stopped by an error, Ctrl-C or a kill leaves what it did, marked partial, and replays.
+//! A run that fails prints what it did (the ranking so far, marked) and exits 69; one stopped by
+//! Ctrl-C exits 130; a replay that does not match its recording exits 65, and one that ends
+//! where a partial recording did exits 0 with a note.
 
 use std::io::Write;
-use std::path::Path;
 use std::time::Duration;
 
 use routelens_engine::route::protocol::KEY_ENV;
 use routelens_engine::route::{
-    self, Decider, OfflineDecider, Pricing, Recorder, Replayer, RouteSettings, Run, RunFile,
-    Strategy,
+    Decider, OfflineDecider, Pricing, Replayer, RouteSettings, Run, RunFile, Session, Strategy,
 };
 use routelens_engine::{Cell, Table};
 
 use crate::bundle::json_line;
 use crate::cli::{DeciderChoice, OutputFormat, RouteArgs, StrategyArg};
 use crate::failure::{Failure, EX_DATAERR, EX_UNAVAILABLE};
-use crate::folder::BundleFolder;
+use crate::folder::{write_file_atomic, BundleFolder};
 use crate::input::read_text;
+use crate::interrupt;
 use crate::render::text_table;
 use crate::transport::{HttpDecider, WallClock};
 
@@ -40,125 +41,139 @@ pub fn run(args: &RouteArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let folder = BundleFolder::open(&args.bundle)?;
     let tree = folder.manifest.tree();
 
-    let mut issue_id = args.issue_id.clone();
-    let (strategy, settings, mut decider): (Strategy, RouteSettings, Box<dyn Decider>) =
-        match &args.decider {
-            DeciderChoice::Replay(path) => {
-                let text = read_text(path)?;
-                let file = RunFile::from_json(&path.display().to_string(), &text)?;
-                let decider = Box::new(Replayer::new(&file));
-                issue_id = file.issue_id.clone();
-                (file.strategy, file.settings, decider)
-            }
-            choice => {
-                let router = &args.router;
-                let defaults = RouteSettings::default();
-                let settings = RouteSettings {
-                    model: args.model.clone(),
-                    max_files: router.max_files,
-                    max_calls: router.max_calls,
-                    max_elapsed_ms: router.max_seconds.saturating_mul(1000),
-                    min_probability: router.min_probability,
-                    relative_probability: router.relative_probability,
-                    max_menu_options: router.max_menu_options,
-                    max_menu_chars: router.max_menu_chars,
-                    max_option_chars: router.max_option_chars,
-                    flat_advance: router.flat_top_k,
-                    flat_menu_options: router.flat_menu_limit,
-                    flat_max_calls: router.flat_max_calls,
-                    flat_max_elapsed_ms: router.flat_max_seconds.map(|s| s.saturating_mul(1000)),
-                    pricing: Pricing {
-                        usd_per_million_input: router.usd_per_million_input,
-                        ..defaults.pricing
-                    },
-                    ..defaults
-                };
-                settings.check()?;
-                let strategy = match args.strategy {
-                    StrategyArg::Tree => Strategy::Tree,
-                    StrategyArg::Flat => Strategy::Flat,
-                };
-                let decider: Box<dyn Decider> = if *choice == DeciderChoice::Http {
-                    let key = std::env::var(KEY_ENV)
-                        .ok()
-                        .filter(|key| !key.trim().is_empty());
-                    if key.is_none() {
-                        let _ = writeln!(
-                            std::io::stderr(),
-                            "routelens: {KEY_ENV} is not set: sending no Authorization header \
+    let mut recorded = None;
+    let (mut session, mut decider): (Session, Box<dyn Decider>) = match &args.decider {
+        DeciderChoice::Replay(path) => {
+            let text = read_text(path)?;
+            let file = RunFile::from_json(&path.display().to_string(), &text)?;
+            let decider = Box::new(Replayer::new(&file));
+            let session = Session::replay_asking(&file, &tree, &issue)?;
+            recorded = Some(file);
+            (session, decider)
+        }
+        choice => {
+            let router = &args.router;
+            let defaults = RouteSettings::default();
+            let settings = RouteSettings {
+                model: args.model.clone(),
+                max_files: router.max_files,
+                max_calls: router.max_calls,
+                max_elapsed_ms: router.max_seconds.saturating_mul(1000),
+                min_probability: router.min_probability,
+                relative_probability: router.relative_probability,
+                max_menu_options: router.max_menu_options,
+                max_menu_chars: router.max_menu_chars,
+                max_option_chars: router.max_option_chars,
+                flat_advance: router.flat_top_k,
+                flat_menu_options: router.flat_menu_limit,
+                flat_max_calls: router.flat_max_calls,
+                flat_max_elapsed_ms: router.flat_max_seconds.map(|s| s.saturating_mul(1000)),
+                pricing: Pricing {
+                    usd_per_million_input: router.usd_per_million_input,
+                    ..defaults.pricing
+                },
+                ..defaults
+            };
+            settings.check()?;
+            let strategy = match args.strategy {
+                StrategyArg::Tree => Strategy::Tree,
+                StrategyArg::Flat => Strategy::Flat,
+            };
+            let decider: Box<dyn Decider> = if *choice == DeciderChoice::Http {
+                let key = std::env::var(KEY_ENV)
+                    .ok()
+                    .filter(|key| !key.trim().is_empty());
+                if key.is_none() {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "routelens: {KEY_ENV} is not set: sending no Authorization header \
                              (right for a gateway that adds the key, such as routelens serve)"
-                        );
-                    }
-                    let timeout = Duration::from_millis(args.timeout_ms.max(1));
-                    Box::new(HttpDecider::new(&args.base, key, timeout))
-                } else {
-                    Box::new(OfflineDecider::default())
-                };
-                (strategy, settings, decider)
-            }
-        };
-    settings.check()?;
-
-    let mut walk = route::walk(strategy, &tree, &issue_id, &issue, settings.clone());
-    let replaying = matches!(args.decider, DeciderChoice::Replay(_));
-    let mut clock = WallClock::start(!replaying);
-    let run = if let Some(path) = &args.record {
-        let mut recorder = Recorder::new(BoxedDecider(decider.as_mut()));
-        let run = route::run(walk.as_mut(), &mut recorder, &mut clock);
-        let file = recorder.into_file(&issue_id, &issue, &settings, &run);
-        write_run_file(path, &file)?;
-        run
-    } else {
-        route::run(walk.as_mut(), decider.as_mut(), &mut clock)
+                    );
+                }
+                let timeout = Duration::from_millis(args.timeout_ms.max(1));
+                Box::new(HttpDecider::new(&args.base, key, timeout))
+            } else {
+                Box::new(OfflineDecider::default())
+            };
+            let session = Session::new(
+                strategy,
+                &tree,
+                &args.issue_id,
+                &issue,
+                settings,
+                &decider.kind(),
+            )?;
+            (session, decider)
+        }
     };
+
+    let mut clock = WallClock::start(recorded.is_none());
+    let save = |session: &Session| match &args.record {
+        Some(path) => write_file_atomic(path, session.file().to_json().as_bytes()),
+        None => Ok(()),
+    };
+    if args.decider == DeciderChoice::Http {
+        interrupt::catch();
+    }
+    loop {
+        if interrupt::requested() {
+            session.cancel(interrupt::REASON);
+            break;
+        }
+        if !session.step(decider.as_mut(), &mut clock) {
+            break;
+        }
+        save(&session)?;
+    }
+    save(&session)?;
+    let run = session.run();
 
     let text = match args.format {
-        OutputFormat::Json => json_line(&run)?,
-        OutputFormat::Table => table(&run),
+        OutputFormat::Json => json_line(run)?,
+        OutputFormat::Table => table(run),
     };
     out.write_all(text.as_bytes()).map_err(Failure::output)?;
-    match &run.error {
-        None => Ok(()),
-        Some(error) => {
-            out.flush().map_err(Failure::output)?;
-            let code = if replaying {
-                EX_DATAERR
-            } else {
-                EX_UNAVAILABLE
-            };
-            Err(Failure::Routing {
-                message: error.message.clone(),
-                code,
-            })
+    out.flush().map_err(Failure::output)?;
+    ended(run, recorded.as_ref(), args.record.is_some())
+}
+
+/// How the command ends: a whole run, a replay that stopped where its partial recording did
+/// (a note), or a failure: Ctrl-C, the service, or a replay that did not match.
+fn ended(run: &Run, recorded: Option<&RunFile>, recording: bool) -> Result<(), Failure> {
+    let Some(error) = &run.error else {
+        return Ok(());
+    };
+    if let Some(file) = recorded {
+        if file.partial && file.run.error.as_ref().map(|e| &e.message) == Some(&error.message) {
+            let _ = writeln!(
+                std::io::stderr(),
+                "routelens: the recording is partial ({}); the replay reproduced it up to there",
+                error.message
+            );
+            return Ok(());
         }
     }
-}
-
-/// Lets a boxed decider be recorded.
-struct BoxedDecider<'a>(&'a mut dyn Decider);
-
-impl Decider for BoxedDecider<'_> {
-    fn decide(
-        &mut self,
-        request: &route::Request,
-    ) -> Result<route::Response, route::DecisionError> {
-        self.0.decide(request)
+    if error.message == interrupt::REASON {
+        let kept = if recording {
+            "; the run file keeps it, marked partial"
+        } else {
+            ""
+        };
+        return Err(Failure::Interrupted(format!(
+            "{} after {} call{}{kept}",
+            error.message,
+            run.calls,
+            if run.calls == 1 { "" } else { "s" }
+        )));
     }
-
-    fn kind(&self) -> String {
-        self.0.kind()
-    }
-}
-
-/// Writes the run file beside, then renames it into place.
-fn write_run_file(path: &Path, file: &RunFile) -> Result<(), Failure> {
-    let temp = path.with_extension("json.tmp");
-    let io = |err| Failure::Io {
-        context: format!("writing {}", path.display()),
-        source: err,
-    };
-    std::fs::write(&temp, file.to_json()).map_err(io)?;
-    std::fs::rename(&temp, path).map_err(io)
+    Err(Failure::Routing {
+        message: error.message.clone(),
+        code: if recorded.is_some() {
+            EX_DATAERR
+        } else {
+            EX_UNAVAILABLE
+        },
+    })
 }
 
 /// The ranking, then one line of costs and one of how the run ended.
@@ -207,6 +222,7 @@ fn table(run: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use routelens_engine::route::{Cap, RunError};
     use routelens_engine::Error;
 
     #[test]
@@ -215,8 +231,8 @@ mod tests {
             paths: vec!["a.rs".into()],
             calls: 2,
             truncated: true,
-            stopped_by: Some(route::Cap::Calls),
-            error: Some(route::RunError {
+            stopped_by: Some(Cap::Calls),
+            error: Some(RunError {
                 status: Some(500),
                 message: "500 server error (x)".into(),
             }),

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::stub;
+use common::{ctrl_c_when, stub};
 
 fn bundler(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -244,6 +244,96 @@ fn rate_limits_are_retried_and_a_forbidden_judge_keeps_the_pools_order() {
         jev["results"], none["results"],
         "every batch failed: the pool's order"
     );
+}
+
+#[test]
+fn ctrl_c_keeps_the_judged_pools_in_a_partial_run_file_that_replays() {
+    let server = stub();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("run.json");
+    let args = [
+        "--query", QUERY, "--route", "grep", "--route", "bm25", "--batch", "1",
+    ];
+    // Each judge call takes 1.5 s: the file is first written when the grep pool is judged, and
+    // Ctrl-C then lands during the bm25 pool's first call.
+    let child = Command::new(env!("CARGO_BIN_EXE_routelens"))
+        .arg("rerank")
+        .arg(bundler("tests/fixtures/repo.bundle"))
+        .args(args)
+        .args([
+            "--reranker",
+            "http",
+            "--base",
+            &server.base,
+            "--timeout-ms",
+            "20000",
+        ])
+        .arg("--record")
+        .arg(&record)
+        .env("TYPESAFE_API_KEY", "fault-slow:1500")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = ctrl_c_when(child, &record, |file| {
+        file["questions"][0]["arms"]
+            .as_array()
+            .is_some_and(|arms| !arms.is_empty())
+    });
+    assert_eq!(output.status.code(), Some(130), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "error: interrupted by Ctrl-C (at question \"query\"); the run file keeps what was \
+             done, marked partial"
+        ),
+        "{stderr}"
+    );
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    assert_eq!(file["partial"], true);
+    assert!(file["stopped_by"]
+        .as_str()
+        .unwrap()
+        .starts_with("interrupted by Ctrl-C"));
+    let arms = file["questions"][0]["arms"].as_array().unwrap();
+    let calls: Vec<(&str, usize)> = arms
+        .iter()
+        .map(|a| {
+            let route = a["route"].as_str().unwrap();
+            (route, a["exchanges"].as_array().unwrap().len())
+        })
+        .collect();
+    assert_eq!(calls[0].0, "grep");
+    assert!(calls[0].1 >= 2, "the grep pool was judged whole: {calls:?}");
+    assert_eq!(
+        calls.get(1),
+        Some(&("bm25", 1)),
+        "the call in flight finished"
+    );
+
+    drop(server);
+    let replay = format!("replay:{}", record.display());
+    let again = rerank(
+        &[&args[..], &["--reranker", &replay, "--format", "json"]].concat(),
+        "",
+        "",
+    );
+    let note = String::from_utf8_lossy(&again.stderr).to_string();
+    assert!(note.contains("is partial (interrupted by Ctrl-C"), "{note}");
+    let again = json(&again);
+    let replayed = again["arms"].as_array().unwrap();
+    assert_eq!(
+        replayed[0]["failed_batches"],
+        serde_json::json!([]),
+        "grep replays whole"
+    );
+    let failed = replayed[1]["failed_batches"].as_array().unwrap();
+    let pool = replayed[1]["pool"].as_u64().unwrap() as usize;
+    assert_eq!(failed.len(), pool - 1, "the recorded batch replays, the rest not: {again}");
+    for batch in failed {
+        let why = batch[1].as_str().unwrap();
+        assert!(why.contains("was not recorded"), "{why}");
+    }
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::{start, stub};
+use common::{ctrl_c_when, start, stub};
 
 const BIN: &str = env!("CARGO_BIN_EXE_routelens");
 
@@ -171,6 +171,76 @@ fn a_recorded_http_run_replays_identically_without_the_network() {
         stderr.contains("request 1 differs from the recorded one in state"),
         "{stderr}"
     );
+}
+
+#[test]
+fn ctrl_c_keeps_the_partial_run_file_and_it_replays() {
+    let server = stub();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("run.json");
+    // Each call takes 1.5 s, so Ctrl-C lands while the second of the walk's three is in flight.
+    let child = Command::new(BIN)
+        .arg("route")
+        .arg(fixture_bundle())
+        .args([
+            "--query",
+            QUERY,
+            "--decider",
+            "http",
+            "--base",
+            &server.base,
+        ])
+        .args(["--timeout-ms", "20000", "--format", "json", "--record"])
+        .arg(&record)
+        .env("TYPESAFE_API_KEY", "fault-slow:1500")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = ctrl_c_when(child, &record, |file| {
+        file["exchanges"].as_array().is_some_and(|e| !e.is_empty())
+    });
+    assert_eq!(output.status.code(), Some(130), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("error: interrupted by Ctrl-C after 2 calls; the run file keeps it"),
+        "{stderr}"
+    );
+    let live = json(&output);
+    assert_eq!(live["error"]["message"], "interrupted by Ctrl-C");
+    assert_eq!(
+        live["calls"], 2,
+        "the call in flight finished, no other was sent"
+    );
+
+    let text = std::fs::read_to_string(&record).unwrap();
+    let file: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["partial"], true);
+    assert_eq!(file["exchanges"].as_array().unwrap().len(), 2);
+    assert_eq!(file["run"]["error"]["message"], "interrupted by Ctrl-C");
+    assert!(!text.contains("fault-slow"), "the key was recorded");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "no temporary file is left: {leftovers:?}"
+    );
+
+    drop(server);
+    let replay = format!("replay:{}", record.display());
+    let again = route(
+        &["--query", QUERY, "--decider", &replay, "--format", "json"],
+        None,
+    );
+    assert!(again.status.success(), "{again:?}");
+    let note = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        note.contains("the recording is partial (interrupted by Ctrl-C)"),
+        "{note}"
+    );
+    let again = json(&again);
+    assert_eq!(outcome(&again), outcome(&live));
+    assert_eq!(again["error"], live["error"]);
 }
 
 #[test]

@@ -176,6 +176,26 @@ test('Cancel stops a live run and keeps the partial walk', { skip }, async () =>
   const menus = await byTestId('route-menu').count();
   assert.ok(menus >= 1 && menus < 7, `partial run kept (${menus} menus)`);
   assert.equal(await byTestId('route-download').isDisabled(), false);
+  // The kept file is marked partial, and its replay (here and natively) stops where the run
+  // did, with its reason, instead of asking for a call that was never made.
+  const [download] = await Promise.all([page.waitForEvent('download'), byTestId('route-download').click()]);
+  const cut = join(tempDir(), 'cancelled-run.json');
+  await download.saveAs(cut);
+  const file = JSON.parse(readFileSync(cut, 'utf8'));
+  assert.equal(file.partial, true);
+  assert.equal(file.run.error.message, 'cancelled by the user');
+  await byTestId('route-decider-select').selectOption('replay');
+  await byTestId('route-replay-file').setInputFiles(cut);
+  await byTestId('route-replay-summary').waitFor();
+  await byTestId('route-run-button').click();
+  await waitDone();
+  assert.match(await byTestId('route-state').textContent(), /cancelled by the user/);
+  assert.doesNotMatch(await byTestId('route-state').textContent(), /not recorded/);
+  assert.equal(await byTestId('route-menu').count(), menus);
+  assert.equal(await byTestId('route-count-calls').textContent(), `calls: ${file.run.calls}`);
+  const replayed = JSON.parse(execFileSync(cli, ['route', demo, '--query', file.issue, '--decider', `replay:${cut}`, '--format', 'json'], { encoding: 'utf8' }));
+  assert.deepEqual(replayed.paths, file.run.paths);
+  assert.equal(replayed.error.message, 'cancelled by the user');
 });
 
 test('"remember on this device" keeps the key in local storage only while ticked', { skip }, async () => {

@@ -89,3 +89,34 @@ pub fn start(args: &[&str], envs: &[(&str, &str)]) -> ChildServer {
 pub fn stub() -> ChildServer {
     start(&["typesafe-stub", "--addr", "127.0.0.1:0"], &[])
 }
+
+/// Presses Ctrl-C for `child` (SIGINT, through `kill`, as the terminal would send it) once
+/// `ready` holds for the file at `path`, checked every 50 ms for at most a minute (a deadline
+/// against a hung test, not a timing assertion), and returns the child's output.
+pub fn ctrl_c_when(
+    child: Child,
+    path: &std::path::Path,
+    ready: impl Fn(&serde_json::Value) -> bool,
+) -> std::process::Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let file = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok());
+        if file.as_ref().is_some_and(&ready) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} never got ready",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success(), "kill -INT failed");
+    child.wait_with_output().expect("the run ends")
+}

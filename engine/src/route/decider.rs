@@ -39,27 +39,49 @@ pub trait Clock {
 /// the time spent inside it.
 pub fn run(walk: &mut dyn Walk, decider: &mut dyn Decider, clock: &mut dyn Clock) -> Run {
     let mut decider_ms = 0;
-    while let Some(call) = walk.next_call(clock.now_ms()) {
-        if call.wait_ms > 0 {
-            clock.sleep_ms(call.wait_ms);
-            // The wait may have run past the time cap.
-            if walk.next_call(clock.now_ms()).is_none() {
-                break;
-            }
-        }
-        let started = clock.now_ms();
-        let outcome = decider
-            .decide(&call.request)
-            .and_then(|response| check_response(&call.request, &response).map(|()| response));
-        let now = clock.now_ms();
-        decider_ms += now.saturating_sub(started);
-        walk.answer(outcome, now);
+    while let Some(sent) = send_next(walk, decider, clock) {
+        decider_ms += sent.decider_ms;
+        walk.answer(sent.outcome, sent.at_ms);
     }
     let kind = decider.kind();
     let run = walk.run_mut();
     run.decider = kind;
     run.decider_ms = decider_ms;
     run.clone()
+}
+
+/// One call sent: its request, the checked outcome, the time spent in the decider and the run's
+/// time when it came back.
+pub(crate) struct Sent {
+    pub request: Request,
+    pub outcome: Result<Response, DecisionError>,
+    pub decider_ms: u64,
+    pub at_ms: u64,
+}
+
+/// Sends a walk's next call through `decider` after its wait, or `None` when the walk is over
+/// (also when the wait ran past the time cap). The caller hands the outcome back.
+pub(crate) fn send_next(
+    walk: &mut dyn Walk,
+    decider: &mut dyn Decider,
+    clock: &mut dyn Clock,
+) -> Option<Sent> {
+    let call = walk.next_call(clock.now_ms())?;
+    if call.wait_ms > 0 {
+        clock.sleep_ms(call.wait_ms);
+        walk.next_call(clock.now_ms())?;
+    }
+    let started = clock.now_ms();
+    let outcome = decider
+        .decide(&call.request)
+        .and_then(|response| check_response(&call.request, &response).map(|()| response));
+    let at_ms = clock.now_ms();
+    Some(Sent {
+        request: call.request,
+        outcome,
+        decider_ms: at_ms.saturating_sub(started),
+        at_ms,
+    })
 }
 
 /// Checks a typed response against its request, as [`super::protocol::parse_response`] checks a

@@ -40,6 +40,11 @@ pub struct RunFile {
     pub exchanges: Vec<Exchange>,
     /// The run as it ended.
     pub run: Run,
+    /// The run stopped before its end: by an error, a cancel or Ctrl-C, or it was still going
+    /// (the command line rewrites the file after every call). A replay stops where the
+    /// recording does, with the recorded reason.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// One request and its outcome.
@@ -121,6 +126,7 @@ impl<D: Decider> Recorder<D> {
             decider: self.inner.kind(),
             exchanges: self.exchanges,
             run: run.clone(),
+            partial: run.error.is_some(),
         }
     }
 }

@@ -5,7 +5,12 @@
 //! thin: ask [`Session::next_call`], send the request however it can (HTTP, the offline decider,
 //! a replayer), hand the outcome to [`Session::answer`], and at any point show
 //! [`Session::run`] or download [`Session::file`]. The key is the transport's business and never
-//! reaches a session.
+//! reaches a session. The command line drives one with [`Session::step`] and a synchronous
+//! decider, saving the file after every call.
+//!
+//! A run that stops early (an error, a cancel, Ctrl-C) keeps its file, marked partial; its
+//! replay stops where the recording ends, with the recorded reason, instead of asking for a call
+//! that was never made.
 //!
 //! ```
 //! use routelens_engine::route::{OfflineDecider, Decider, RouteSettings, Session, Strategy};
@@ -24,6 +29,7 @@
 //! ```
 
 use super::calls::{Call, Walk};
+use super::decider::{send_next, Clock, Decider};
 use super::protocol::{DecisionError, Request, Response};
 use super::replay::{record, Exchange, RunFile, RUN_FILE_FORMAT};
 use super::run::{Run, RunError, Strategy};
@@ -39,6 +45,8 @@ pub struct Session {
     settings: RouteSettings,
     decider: String,
     exchanges: Vec<Exchange>,
+    /// A partial recording being replayed: its number of exchanges, and why it stopped.
+    recording_ends: Option<(usize, String)>,
 }
 
 impl std::fmt::Debug for Session {
@@ -77,24 +85,62 @@ impl Session {
             settings,
             decider: decider.to_string(),
             exchanges: Vec::new(),
+            recording_ends: None,
         })
     }
 
     /// The replay of a run file: its strategy, issue and settings over `tree`.
     pub fn replay(file: &RunFile, tree: &DirTree) -> crate::Result<Session> {
-        Session::new(
+        Session::replay_asking(file, tree, &file.issue)
+    }
+
+    /// The replay of a run file for `issue`, which may differ from the recorded one: the
+    /// replayer then refuses the first request, naming the field (the command line's check that
+    /// a recording answers the issue given).
+    pub fn replay_asking(file: &RunFile, tree: &DirTree, issue: &str) -> crate::Result<Session> {
+        let mut session = Session::new(
             file.strategy,
             tree,
             &file.issue_id,
-            &file.issue,
+            issue,
             file.settings.clone(),
             &format!("replay of {}", file.decider),
-        )
+        )?;
+        if file.partial {
+            let why = file.run.error.as_ref().map_or_else(
+                || "the recording ends here (a partial run file)".to_string(),
+                |error| error.message.clone(),
+            );
+            session.recording_ends = Some((file.exchanges.len(), why));
+        }
+        Ok(session)
     }
 
-    /// The call to send next (the same one until answered), or `None` when the run is over.
+    /// The call to send next (the same one until answered), or `None` when the run is over
+    /// (or a partial recording being replayed has no more calls).
     pub fn next_call(&mut self, elapsed_ms: u64) -> Option<Call> {
+        if let Some((recorded, why)) = &self.recording_ends {
+            if self.exchanges.len() >= *recorded {
+                let why = why.clone();
+                self.cancel(&why);
+                return None;
+            }
+        }
         self.walk.next_call(elapsed_ms)
+    }
+
+    /// Sends the next call through a synchronous `decider` (after its wait on `clock`), checks
+    /// the response and hands it back; `false` when the run is over. The native driver; the
+    /// browser does the same with its async transport.
+    pub fn step(&mut self, decider: &mut dyn Decider, clock: &mut dyn Clock) -> bool {
+        if self.next_call(clock.now_ms()).is_none() {
+            return false;
+        }
+        let Some(sent) = send_next(self.walk.as_mut(), decider, clock) else {
+            return false;
+        };
+        self.answer(&sent.request, sent.outcome, sent.at_ms, sent.decider_ms);
+        true
     }
 
     /// Records the outcome of `request` and hands it to the walk. A response goes through its
@@ -144,6 +190,7 @@ impl Session {
             decider: self.decider.clone(),
             exchanges: self.exchanges.clone(),
             run: self.walk.run().clone(),
+            partial: self.walk.run().error.is_some() || !self.walk.is_done(),
         }
     }
 }
@@ -197,6 +244,58 @@ mod tests {
         assert_eq!(replay.run().paths, native.paths);
         assert_eq!(replay.run().decider, "replay of offline");
         assert_eq!(replayer.remaining(), 0);
+        assert!(!file.partial, "a run that ended is whole");
+    }
+
+    #[test]
+    fn an_interrupted_run_is_kept_partial_and_its_replay_stops_where_it_did() {
+        let issue = "nested lists make the parser panic";
+        let settings = RouteSettings::default();
+        let mut whole =
+            Session::new(Strategy::Tree, &tree(), "", issue, settings.clone(), "x").unwrap();
+        let (mut offline, mut clock) = (OfflineDecider::default(), ManualClock::default());
+        while whole.step(&mut offline, &mut clock) {}
+        assert!(
+            whole.run().calls >= 2,
+            "the walk needs two calls to stop in between"
+        );
+
+        let mut cut = Session::new(Strategy::Tree, &tree(), "", issue, settings, "x").unwrap();
+        assert!(cut.step(&mut offline, &mut clock));
+        assert!(cut.file().partial, "a run still going is partial");
+        cut.cancel("interrupted by Ctrl-C");
+        let file = RunFile::from_json("run.json", &cut.file().to_json()).unwrap();
+        assert!(file.partial);
+        assert_eq!(file.exchanges.len(), 1);
+
+        let mut replay = Session::replay(&file, &tree()).unwrap();
+        let mut replayer = Replayer::new(&file);
+        while replay.step(&mut replayer, &mut clock) {}
+        assert_eq!(replayer.remaining(), 0);
+        let recorded = Run {
+            decider: "replay of x".into(),
+            ..file.run.clone()
+        };
+        assert_eq!(
+            replay.run(),
+            &recorded,
+            "the replay ends as the recording did"
+        );
+        let error = replay.run().error.as_ref().unwrap();
+        assert_eq!(
+            error.message, "interrupted by Ctrl-C",
+            "not a request never recorded"
+        );
+        assert!(replay.file().partial);
+
+        // A file cut off by a kill (partial, no reason recorded) stops with a reason of its own.
+        let mut killed = file.clone();
+        killed.run.error = None;
+        let mut replay = Session::replay(&killed, &tree()).unwrap();
+        let mut replayer = Replayer::new(&killed);
+        while replay.step(&mut replayer, &mut clock) {}
+        let why = &replay.run().error.as_ref().unwrap().message;
+        assert!(why.contains("partial run file"), "{why}");
     }
 
     #[test]
