@@ -144,7 +144,7 @@ fn ended(run: &Run, recorded: Option<&RunFile>, recording: bool) -> Result<(), F
         return Ok(());
     };
     if let Some(file) = recorded {
-        if file.partial && file.run.error.as_ref().map(|e| &e.message) == Some(&error.message) {
+        if file.stopped_because().as_ref() == Some(&error.message) {
             let _ = writeln!(
                 std::io::stderr(),
                 "routelens: the recording is partial ({}); the replay reproduced it up to there",

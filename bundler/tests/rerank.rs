@@ -329,7 +329,11 @@ fn ctrl_c_keeps_the_judged_pools_in_a_partial_run_file_that_replays() {
     );
     let failed = replayed[1]["failed_batches"].as_array().unwrap();
     let pool = replayed[1]["pool"].as_u64().unwrap() as usize;
-    assert_eq!(failed.len(), pool - 1, "the recorded batch replays, the rest not: {again}");
+    assert_eq!(
+        failed.len(),
+        pool - 1,
+        "the recorded batch replays, the rest not: {again}"
+    );
     for batch in failed {
         let why = batch[1].as_str().unwrap();
         assert!(why.contains("was not recorded"), "{why}");

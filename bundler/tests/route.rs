@@ -241,6 +241,19 @@ fn ctrl_c_keeps_the_partial_run_file_and_it_replays() {
     let again = json(&again);
     assert_eq!(outcome(&again), outcome(&live));
     assert_eq!(again["error"], live["error"]);
+
+    // A file cut off by a kill (partial, the run not ended) replays to where it was cut.
+    let mut killed = file.clone();
+    killed["run"]["error"] = Value::Null;
+    std::fs::write(&record, killed.to_string()).unwrap();
+    let again = route(
+        &["--query", QUERY, "--decider", &replay, "--format", "json"],
+        None,
+    );
+    assert!(again.status.success(), "{again:?}");
+    assert_eq!(json(&again)["calls"], 2);
+    let note = String::from_utf8_lossy(&again.stderr);
+    assert!(note.contains("the recording ends here"), "{note}");
 }
 
 #[test]

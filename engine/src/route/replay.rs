@@ -86,6 +86,17 @@ impl RunFile {
         Ok(run)
     }
 
+    /// Why a partial recording stops (its run's error, or that it was cut off), so its replay
+    /// stops there too; `None` for a whole run.
+    pub fn stopped_because(&self) -> Option<String> {
+        self.partial.then(|| {
+            self.run.error.as_ref().map_or_else(
+                || "the recording ends here (a partial run file)".to_string(),
+                |error| error.message.clone(),
+            )
+        })
+    }
+
     /// The file's JSON text.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"

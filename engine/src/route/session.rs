@@ -106,13 +106,9 @@ impl Session {
             file.settings.clone(),
             &format!("replay of {}", file.decider),
         )?;
-        if file.partial {
-            let why = file.run.error.as_ref().map_or_else(
-                || "the recording ends here (a partial run file)".to_string(),
-                |error| error.message.clone(),
-            );
-            session.recording_ends = Some((file.exchanges.len(), why));
-        }
+        session.recording_ends = file
+            .stopped_because()
+            .map(|why| (file.exchanges.len(), why));
         Ok(session)
     }
 
