@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::{ctrl_c_when, stub};
+use common::{ctrl_c_when, start_slow_recording, stub};
 
 fn bundler(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -256,25 +256,12 @@ fn ctrl_c_keeps_the_judged_pools_in_a_partial_run_file_that_replays() {
     ];
     // Each judge call takes 1.5 s: the file is first written when the grep pool is judged, and
     // Ctrl-C then lands during the bm25 pool's first call.
-    let child = Command::new(env!("CARGO_BIN_EXE_routelens"))
-        .arg("rerank")
-        .arg(bundler("tests/fixtures/repo.bundle"))
-        .args(args)
-        .args([
-            "--reranker",
-            "http",
-            "--base",
-            &server.base,
-            "--timeout-ms",
-            "20000",
-        ])
-        .arg("--record")
-        .arg(&record)
-        .env("TYPESAFE_API_KEY", "fault-slow:1500")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let bundle = bundler("tests/fixtures/repo.bundle");
+    let live = ["rerank", bundle.to_str().unwrap(), "--reranker", "http"];
+    let child = start_slow_recording(
+        &[&live[..], &args, &["--base", &server.base]].concat(),
+        &record,
+    );
     let output = ctrl_c_when(child, &record, |file| {
         file["questions"][0]["arms"]
             .as_array()

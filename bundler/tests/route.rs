@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::{ctrl_c_when, start, stub};
+use common::{ctrl_c_when, start, start_slow_recording, stub};
 
 const BIN: &str = env!("CARGO_BIN_EXE_routelens");
 
@@ -58,6 +58,15 @@ fn http(base: &str, extra: &[&str], key: Option<&str>) -> Output {
     ];
     args.extend_from_slice(extra);
     route(&args, key)
+}
+
+/// `QUERY` replayed from a run file, as JSON.
+fn replayed(record: &Path) -> Output {
+    let replay = format!("replay:{}", record.display());
+    route(
+        &["--query", QUERY, "--decider", &replay, "--format", "json"],
+        None,
+    )
 }
 
 /// The run's fields that a replay must reproduce.
@@ -154,16 +163,13 @@ fn a_recorded_http_run_replays_identically_without_the_network() {
     let text = std::fs::read_to_string(&record).unwrap();
     assert!(!text.contains("secret-key-123"), "the key was recorded");
     drop(server);
-    let replay = format!("replay:{}", record.display());
-    let again = route(
-        &["--query", QUERY, "--decider", &replay, "--format", "json"],
-        None,
-    );
+    let again = replayed(&record);
     assert!(again.status.success(), "{again:?}");
     let again = json(&again);
     assert_eq!(outcome(&again), outcome(&live));
     assert_eq!(again["decider"], "replay of http");
     // Another question is refused, naming the request and the field.
+    let replay = format!("replay:{}", record.display());
     let other = route(&["--query", "something else", "--decider", &replay], None);
     assert_eq!(other.status.code(), Some(65));
     let stderr = String::from_utf8_lossy(&other.stderr);
@@ -179,24 +185,22 @@ fn ctrl_c_keeps_the_partial_run_file_and_it_replays() {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("run.json");
     // Each call takes 1.5 s, so Ctrl-C lands while the second of the walk's three is in flight.
-    let child = Command::new(BIN)
-        .arg("route")
-        .arg(fixture_bundle())
-        .args([
+    let bundle = fixture_bundle();
+    let child = start_slow_recording(
+        &[
+            "route",
+            bundle.to_str().unwrap(),
             "--query",
             QUERY,
             "--decider",
             "http",
             "--base",
             &server.base,
-        ])
-        .args(["--timeout-ms", "20000", "--format", "json", "--record"])
-        .arg(&record)
-        .env("TYPESAFE_API_KEY", "fault-slow:1500")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+            "--format",
+            "json",
+        ],
+        &record,
+    );
     let output = ctrl_c_when(child, &record, |file| {
         file["exchanges"].as_array().is_some_and(|e| !e.is_empty())
     });
@@ -227,11 +231,7 @@ fn ctrl_c_keeps_the_partial_run_file_and_it_replays() {
     );
 
     drop(server);
-    let replay = format!("replay:{}", record.display());
-    let again = route(
-        &["--query", QUERY, "--decider", &replay, "--format", "json"],
-        None,
-    );
+    let again = replayed(&record);
     assert!(again.status.success(), "{again:?}");
     let note = String::from_utf8_lossy(&again.stderr);
     assert!(
@@ -243,13 +243,13 @@ fn ctrl_c_keeps_the_partial_run_file_and_it_replays() {
     assert_eq!(again["error"], live["error"]);
 
     // A file cut off by a kill (partial, the run not ended) replays to where it was cut.
-    let mut killed = file.clone();
-    killed["run"]["error"] = Value::Null;
-    std::fs::write(&record, killed.to_string()).unwrap();
-    let again = route(
-        &["--query", QUERY, "--decider", &replay, "--format", "json"],
-        None,
-    );
+    // (Edited as text: a JSON value would sort the requests' keys, which replay compares.)
+    let error = text.rfind("\"error\": {").unwrap();
+    let end = error + text[error..].find('}').unwrap() + 1;
+    assert!(text[error..end].contains("interrupted by Ctrl-C"));
+    let killed = format!("{}\"error\": null{}", &text[..error], &text[end..]);
+    std::fs::write(&record, killed).unwrap();
+    let again = replayed(&record);
     assert!(again.status.success(), "{again:?}");
     assert_eq!(json(&again)["calls"], 2);
     let note = String::from_utf8_lossy(&again.stderr);

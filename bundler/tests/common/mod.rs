@@ -90,6 +90,20 @@ pub fn stub() -> ChildServer {
     start(&["typesafe-stub", "--addr", "127.0.0.1:0"], &[])
 }
 
+/// Starts `routelens ARGS --timeout-ms 20000 --record RECORD` against the stub slowed to 1.5 s
+/// a call (the key `fault-slow:1500`), its output piped, for [`ctrl_c_when`].
+pub fn start_slow_recording(args: &[&str], record: &std::path::Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_routelens"))
+        .args(args)
+        .args(["--timeout-ms", "20000", "--record"])
+        .arg(record)
+        .env("TYPESAFE_API_KEY", "fault-slow:1500")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("routelens runs")
+}
+
 /// Presses Ctrl-C for `child` (SIGINT, through `kill`, as the terminal would send it) once
 /// `ready` holds for the file at `path`, checked every 50 ms for at most a minute (a deadline
 /// against a hung test, not a timing assertion), and returns the child's output.
