@@ -14,7 +14,8 @@ static REQUESTED: AtomicBool = AtomicBool::new(false);
 /// What a run stopped by Ctrl-C records as its reason.
 pub const REASON: &str = "interrupted by Ctrl-C";
 
-/// Catches Ctrl-C (SIGINT, and SIGTERM) from now on. A handler that cannot be installed (one
+/// Catches Ctrl-C (SIGINT) from now on; other signals keep their default (a kill still leaves
+/// the run file as of the last call, partial). A handler that cannot be installed (one
 /// already is) leaves the default behaviour, said on standard error.
 pub fn catch() {
     let installed = ctrlc::set_handler(|| {

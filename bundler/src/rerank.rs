@@ -35,8 +35,9 @@ use crate::cli::{parse_chunker, OutputFormat, RerankArgs};
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
 use crate::input::read_text;
+use crate::interrupt;
 use crate::render::text_table;
-use crate::rerank_calls::Remote;
+use crate::rerank_calls::{interrupted, Remote};
 use crate::rerank_coverage::{audit, coverage_tables};
 
 /// One result as printed.
@@ -227,6 +228,9 @@ fn run_questions(
     let mut shown = Vec::new();
     let mut units: Units = BTreeMap::new();
     for question in questions {
+        if interrupt::requested() {
+            return Err(interrupted(&question.id));
+        }
         let (mut planner, mut plan_error) = (None, None);
         if needs_grep {
             let planned = remote.plan(&question.id, &question.question, || {

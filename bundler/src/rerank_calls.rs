@@ -198,11 +198,11 @@ impl Remote {
             _ => None,
         };
         while let Some(call) = run.next_call() {
-            if interrupt::requested() {
-                return Err(interrupted(id));
-            }
             if call.wait_ms > 0 {
                 clock.sleep_ms(call.wait_ms);
+            }
+            if interrupt::requested() {
+                break;
             }
             let (outcome, ms) = match (&self.planner, replayer.as_mut()) {
                 (_, Some(replayer)) => replayer.answer(&call.body),
@@ -215,12 +215,14 @@ impl Remote {
             };
             run.answer(outcome, ms);
         }
+        let stopped = interrupt::requested() && run.result().is_none();
         let outcome = match run.result() {
             Some(Ok(text)) => match parse_plan(&format!("the planner's reply for {id}"), text) {
                 Ok(plan) => (plan, None),
                 Err(err) => (Plan { actions: vec![] }, Some(err.to_string())),
             },
             Some(Err(why)) => (Plan { actions: vec![] }, Some(why.clone())),
+            None if stopped => (Plan { actions: vec![] }, Some(interrupt::REASON.into())),
             None => (Plan { actions: vec![] }, Some("no reply".into())),
         };
         let (exchanges, accounting) = run.record();
@@ -229,6 +231,9 @@ impl Remote {
             question.planning = exchanges;
             question.planner_accounting = Some(accounting.clone());
             question.plan_error = outcome.1.clone();
+        }
+        if stopped {
+            return Err(interrupted(id));
         }
         Ok(Some((outcome.0, outcome.1, accounting)))
     }
@@ -294,7 +299,7 @@ impl Remote {
 }
 
 /// Ctrl-C's failure, naming the question it stopped at.
-fn interrupted(id: &str) -> Failure {
+pub fn interrupted(id: &str) -> Failure {
     Failure::Interrupted(format!("{} (at question {id:?})", interrupt::REASON))
 }
 

@@ -3,8 +3,9 @@
 //!
 //! Only the manifest is read: routing is name-only. The decider is the offline lexical scorer,
 //! the HTTP client (key from `TYPESAFE_API_KEY`, never printed or recorded), or a recorded run
-//! replayed with no network. `--record` rewrites the run file (atomically) after every call, so
-//! a run stopped by an error, Ctrl-C or a kill leaves what it did, marked partial, and replays.
+//! replayed with no network. `--record` writes the run file atomically, for a live run after
+//! every call, so a run stopped by an error, Ctrl-C or a kill leaves what it did, marked
+//! partial, and replays.
 //! A run that fails prints what it did (the ranking so far, marked) and exits 69; one stopped by
 //! Ctrl-C exits 130; a replay that does not match its recording exits 65, and one that ends
 //! where a partial recording did exits 0 with a note.
@@ -112,18 +113,19 @@ pub fn run(args: &RouteArgs, out: &mut dyn Write) -> Result<(), Failure> {
         Some(path) => write_file_atomic(path, session.file().to_json().as_bytes()),
         None => Ok(()),
     };
-    if args.decider == DeciderChoice::Http {
+    // A live run is saved after every call and stops on Ctrl-C; offline and replayed runs are
+    // instant, saved once, and keep the default Ctrl-C.
+    let live = args.decider == DeciderChoice::Http;
+    if live {
         interrupt::catch();
     }
-    loop {
-        if interrupt::requested() {
-            session.cancel(interrupt::REASON);
-            break;
+    while session.step(decider.as_mut(), &mut clock, &interrupt::requested) {
+        if live {
+            save(&session)?;
         }
-        if !session.step(decider.as_mut(), &mut clock) {
-            break;
-        }
-        save(&session)?;
+    }
+    if interrupt::requested() {
+        session.cancel(interrupt::REASON);
     }
     save(&session)?;
     let run = session.run();

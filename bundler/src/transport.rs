@@ -13,6 +13,8 @@ use routelens_engine::rerank::chat_planner::{ChatOutcome, CHAT_PATH};
 use routelens_engine::route::protocol::{decode_reply, SYSTEMONE_PATH};
 use routelens_engine::route::{Clock, Decider, DecisionError, Request, Response};
 
+use crate::interrupt;
+
 /// Largest response body read (the answers to 254 options are a few kilobytes).
 const MAX_BODY_BYTES: u64 = 8 * 1024 * 1024;
 
@@ -126,9 +128,19 @@ impl Clock for WallClock {
         self.start.elapsed().as_millis() as u64
     }
 
+    /// Sleeps in slices of at most 100 ms, returning early on Ctrl-C, so a retry's wait (up
+    /// to 15 s) does not hold an interrupted run.
     fn sleep_ms(&mut self, ms: u64) {
-        if self.sleeps {
-            std::thread::sleep(Duration::from_millis(ms));
+        if !self.sleeps {
+            return;
+        }
+        let until = Instant::now() + Duration::from_millis(ms);
+        while !interrupt::requested() {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(100)));
         }
     }
 }

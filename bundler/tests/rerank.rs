@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::{ctrl_c_when, start_slow_recording, stub};
+use common::{ctrl_c_when, start_recording, stub};
 
 fn bundler(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -258,9 +258,10 @@ fn ctrl_c_keeps_the_judged_pools_in_a_partial_run_file_that_replays() {
     // Ctrl-C then lands during the bm25 pool's first call.
     let bundle = bundler("tests/fixtures/repo.bundle");
     let live = ["rerank", bundle.to_str().unwrap(), "--reranker", "http"];
-    let child = start_slow_recording(
+    let child = start_recording(
         &[&live[..], &args, &["--base", &server.base]].concat(),
         &record,
+        "fault-slow:1500",
     );
     let output = ctrl_c_when(child, &record, |file| {
         file["questions"][0]["arms"]

@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::{ctrl_c_when, start, start_slow_recording, stub};
+use common::{ctrl_c_when, start, start_recording, stub};
 
 const BIN: &str = env!("CARGO_BIN_EXE_routelens");
 
@@ -185,22 +185,9 @@ fn ctrl_c_keeps_the_partial_run_file_and_it_replays() {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("run.json");
     // Each call takes 1.5 s, so Ctrl-C lands while the second of the walk's three is in flight.
-    let bundle = fixture_bundle();
-    let child = start_slow_recording(
-        &[
-            "route",
-            bundle.to_str().unwrap(),
-            "--query",
-            QUERY,
-            "--decider",
-            "http",
-            "--base",
-            &server.base,
-            "--format",
-            "json",
-        ],
-        &record,
-    );
+    let args = live_route(&server.base);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let child = start_recording(&args, &record, "fault-slow:1500");
     let output = ctrl_c_when(child, &record, |file| {
         file["exchanges"].as_array().is_some_and(|e| !e.is_empty())
     });
@@ -254,6 +241,48 @@ fn ctrl_c_keeps_the_partial_run_file_and_it_replays() {
     assert_eq!(json(&again)["calls"], 2);
     let note = String::from_utf8_lossy(&again.stderr);
     assert!(note.contains("the recording ends here"), "{note}");
+}
+
+/// `route` over the fixture bundle with the HTTP decider at `base`, as JSON.
+fn live_route(base: &str) -> Vec<String> {
+    let bundle = fixture_bundle().display().to_string();
+    let args = [
+        "route",
+        &bundle,
+        "--query",
+        QUERY,
+        "--decider",
+        "http",
+        "--base",
+        base,
+        "--format",
+        "json",
+    ];
+    args.map(String::from).to_vec()
+}
+
+#[test]
+fn ctrl_c_during_a_retry_wait_sends_nothing_more() {
+    let server = stub();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("run.json");
+    // Every call is answered 429 with Retry-After: 1: Ctrl-C lands in the first wait.
+    let args = live_route(&server.base);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let child = start_recording(&args, &record, "fault-429");
+    let output = ctrl_c_when(child, &record, |file| {
+        file["exchanges"].as_array().is_some_and(|e| !e.is_empty())
+    });
+    assert_eq!(output.status.code(), Some(130), "{output:?}");
+    let run = json(&output);
+    assert_eq!(run["error"]["message"], "interrupted by Ctrl-C");
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    assert_eq!(file["partial"], true);
+    assert_eq!(
+        file["exchanges"].as_array().unwrap().len(),
+        1,
+        "the retry after the wait was not sent"
+    );
 }
 
 #[test]

@@ -90,14 +90,14 @@ pub fn stub() -> ChildServer {
     start(&["typesafe-stub", "--addr", "127.0.0.1:0"], &[])
 }
 
-/// Starts `routelens ARGS --timeout-ms 20000 --record RECORD` against the stub slowed to 1.5 s
-/// a call (the key `fault-slow:1500`), its output piped, for [`ctrl_c_when`].
-pub fn start_slow_recording(args: &[&str], record: &std::path::Path) -> Child {
+/// Starts `routelens ARGS --timeout-ms 20000 --record RECORD` with the stub's fault `key`
+/// (`fault-slow:1500`: every call takes 1.5 s), its output piped, for [`ctrl_c_when`].
+pub fn start_recording(args: &[&str], record: &std::path::Path, key: &str) -> Child {
     Command::new(env!("CARGO_BIN_EXE_routelens"))
         .args(args)
         .args(["--timeout-ms", "20000", "--record"])
         .arg(record)
-        .env("TYPESAFE_API_KEY", "fault-slow:1500")
+        .env("TYPESAFE_API_KEY", key)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -281,7 +281,8 @@ impl JevRun {
 
 /// Runs `run` to its end with a synchronous decider (the command line's HTTP client or a
 /// replayer), sleeping on `clock` before retries and timing each call on it; `stop` is asked
-/// before every call (an interrupt), and a stopped run leaves its remaining batches unjudged.
+/// before every call and after a retry's wait (an interrupt), and a stopped run leaves its
+/// remaining batches unjudged.
 pub fn judge_all(
     run: &mut JevRun,
     decider: &mut dyn Decider,
@@ -294,6 +295,9 @@ pub fn judge_all(
         }
         if call.wait_ms > 0 {
             clock.sleep_ms(call.wait_ms);
+            if stop() {
+                return;
+            }
         }
         let started = clock.now_ms();
         let outcome = decider.decide(&call.request);

@@ -39,7 +39,7 @@ pub trait Clock {
 /// the time spent inside it.
 pub fn run(walk: &mut dyn Walk, decider: &mut dyn Decider, clock: &mut dyn Clock) -> Run {
     let mut decider_ms = 0;
-    while let Some(sent) = send_next(walk, decider, clock) {
+    while let Some(sent) = send_next(walk, decider, clock, &|| false) {
         decider_ms += sent.decider_ms;
         walk.answer(sent.outcome, sent.at_ms);
     }
@@ -60,16 +60,21 @@ pub(crate) struct Sent {
 }
 
 /// Sends a walk's next call through `decider` after its wait, or `None` when the walk is over
-/// (also when the wait ran past the time cap). The caller hands the outcome back.
+/// (also when the wait ran past the time cap) or `stop` says so after the wait (an interrupt
+/// during a retry's wait sends nothing more). The caller hands the outcome back.
 pub(crate) fn send_next(
     walk: &mut dyn Walk,
     decider: &mut dyn Decider,
     clock: &mut dyn Clock,
+    stop: &dyn Fn() -> bool,
 ) -> Option<Sent> {
     let call = walk.next_call(clock.now_ms())?;
     if call.wait_ms > 0 {
         clock.sleep_ms(call.wait_ms);
         walk.next_call(clock.now_ms())?;
+        if stop() {
+            return None;
+        }
     }
     let started = clock.now_ms();
     let outcome = decider

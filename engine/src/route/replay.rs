@@ -87,9 +87,10 @@ impl RunFile {
     }
 
     /// Why a partial recording stops (its run's error, or that it was cut off), so its replay
-    /// stops there too; `None` for a whole run.
+    /// stops there too; `None` for a whole run. A run that failed is partial also in a file
+    /// written before the field existed.
     pub fn stopped_because(&self) -> Option<String> {
-        self.partial.then(|| {
+        (self.partial || self.run.error.is_some()).then(|| {
             self.run.error.as_ref().map_or_else(
                 || "the recording ends here (a partial run file)".to_string(),
                 |error| error.message.clone(),

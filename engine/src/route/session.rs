@@ -126,13 +126,19 @@ impl Session {
     }
 
     /// Sends the next call through a synchronous `decider` (after its wait on `clock`), checks
-    /// the response and hands it back; `false` when the run is over. The native driver; the
-    /// browser does the same with its async transport.
-    pub fn step(&mut self, decider: &mut dyn Decider, clock: &mut dyn Clock) -> bool {
-        if self.next_call(clock.now_ms()).is_none() {
+    /// the response and hands it back; `false` when the run is over, or when `stop` (asked
+    /// before the call and after a retry's wait) says so: then [`Session::cancel`] it. The
+    /// native driver; the browser does the same with its async transport.
+    pub fn step(
+        &mut self,
+        decider: &mut dyn Decider,
+        clock: &mut dyn Clock,
+        stop: &dyn Fn() -> bool,
+    ) -> bool {
+        if stop() || self.next_call(clock.now_ms()).is_none() {
             return false;
         }
-        let Some(sent) = send_next(self.walk.as_mut(), decider, clock) else {
+        let Some(sent) = send_next(self.walk.as_mut(), decider, clock, stop) else {
             return false;
         };
         self.answer(&sent.request, sent.outcome, sent.at_ms, sent.decider_ms);
@@ -155,7 +161,14 @@ impl Session {
     }
 
     /// Ends the run by the user's hand: the partial run is kept and marked with the reason.
+    /// The walk is settled first, as its next call would (the menu just answered is closed and
+    /// the files it reveals ranked), at the time of its last answer; a walk that then needs no
+    /// further call had ended whole and is not marked.
     pub fn cancel(&mut self, reason: &str) {
+        let last_answer_ms = self.walk.run().elapsed_ms;
+        if self.walk.next_call(last_answer_ms).is_none() {
+            return;
+        }
         let run = self.walk.run_mut();
         if run.error.is_none() {
             run.error = Some(RunError {
@@ -197,6 +210,7 @@ mod tests {
     use crate::route::{
         decider, Decider, ManualClock, OfflineDecider, Recorder, Replayer, TreeWalk,
     };
+    use crate::route::{DecisionError, Request, Response};
 
     fn tree() -> DirTree {
         DirTree::from_paths(&[
@@ -250,14 +264,14 @@ mod tests {
         let mut whole =
             Session::new(Strategy::Tree, &tree(), "", issue, settings.clone(), "x").unwrap();
         let (mut offline, mut clock) = (OfflineDecider::default(), ManualClock::default());
-        while whole.step(&mut offline, &mut clock) {}
+        while whole.step(&mut offline, &mut clock, &|| false) {}
         assert!(
             whole.run().calls >= 2,
             "the walk needs two calls to stop in between"
         );
 
         let mut cut = Session::new(Strategy::Tree, &tree(), "", issue, settings, "x").unwrap();
-        assert!(cut.step(&mut offline, &mut clock));
+        assert!(cut.step(&mut offline, &mut clock, &|| false));
         assert!(cut.file().partial, "a run still going is partial");
         cut.cancel("interrupted by Ctrl-C");
         let file = RunFile::from_json("run.json", &cut.file().to_json()).unwrap();
@@ -266,7 +280,7 @@ mod tests {
 
         let mut replay = Session::replay(&file, &tree()).unwrap();
         let mut replayer = Replayer::new(&file);
-        while replay.step(&mut replayer, &mut clock) {}
+        while replay.step(&mut replayer, &mut clock, &|| false) {}
         assert_eq!(replayer.remaining(), 0);
         let recorded = Run {
             decider: "replay of x".into(),
@@ -289,9 +303,105 @@ mod tests {
         killed.run.error = None;
         let mut replay = Session::replay(&killed, &tree()).unwrap();
         let mut replayer = Replayer::new(&killed);
-        while replay.step(&mut replayer, &mut clock) {}
+        while replay.step(&mut replayer, &mut clock, &|| false) {}
         let why = &replay.run().error.as_ref().unwrap().message;
         assert!(why.contains("partial run file"), "{why}");
+    }
+
+    /// A clock on which any wait stands for Ctrl-C pressed while waiting.
+    struct PressedWhileWaiting<'a>(&'a std::cell::Cell<bool>);
+
+    impl Clock for PressedWhileWaiting<'_> {
+        fn now_ms(&mut self) -> u64 {
+            0
+        }
+
+        fn sleep_ms(&mut self, _ms: u64) {
+            self.0.set(true);
+        }
+    }
+
+    /// Rate-limits every call, counting them.
+    struct RateLimited(usize);
+
+    impl Decider for RateLimited {
+        fn decide(&mut self, _: &Request) -> Result<Response, DecisionError> {
+            self.0 += 1;
+            Err(DecisionError::RateLimited {
+                retry_after_ms: Some(2_000),
+                message: "slow down".into(),
+            })
+        }
+
+        fn kind(&self) -> String {
+            "limited".into()
+        }
+    }
+
+    #[test]
+    fn a_stop_during_a_retry_wait_sends_nothing_more() {
+        let pressed = std::cell::Cell::new(false);
+        let mut clock = PressedWhileWaiting(&pressed);
+        let mut limited = RateLimited(0);
+        let mut session = Session::new(
+            Strategy::Tree,
+            &tree(),
+            "",
+            "parser",
+            RouteSettings::default(),
+            "limited",
+        )
+        .unwrap();
+        let stop = || pressed.get();
+        assert!(
+            session.step(&mut limited, &mut clock, &stop),
+            "the first call"
+        );
+        assert!(
+            !session.step(&mut limited, &mut clock, &stop),
+            "stopped after the wait"
+        );
+        assert_eq!(limited.0, 1, "the retry was not sent");
+        session.cancel("interrupted");
+        assert_eq!(session.run().error.as_ref().unwrap().message, "interrupted");
+        assert_eq!(session.file().exchanges.len(), 1);
+    }
+
+    #[test]
+    fn a_cancel_after_the_last_call_leaves_the_run_whole() {
+        let mut session = Session::new(
+            Strategy::Tree,
+            &tree(),
+            "",
+            "parser",
+            RouteSettings::default(),
+            "offline",
+        )
+        .unwrap();
+        let (mut offline, mut clock) = (OfflineDecider::default(), ManualClock::default());
+        while session.step(&mut offline, &mut clock, &|| false) {}
+        let whole = session.run().clone();
+        // Cancelling a run that needs no further call changes nothing and marks nothing.
+        session.cancel("interrupted");
+        assert_eq!(session.run(), &whole);
+        assert!(!session.file().partial);
+        // A cancel just after the last answer settles the walk the same way: the paths the last
+        // menu reveals are ranked, not dropped.
+        let mut cut = Session::new(
+            Strategy::Tree,
+            &tree(),
+            "",
+            "parser",
+            RouteSettings::default(),
+            "offline",
+        )
+        .unwrap();
+        for _ in 0..whole.calls {
+            assert!(cut.step(&mut offline, &mut clock, &|| false));
+        }
+        cut.cancel("interrupted");
+        assert_eq!(cut.run().paths, whole.paths);
+        assert!(cut.run().error.is_none(), "{:?}", cut.run().error);
     }
 
     #[test]
@@ -307,7 +417,7 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains("issue"), "{err}");
         let mut session = Session::new(
-            Strategy::Flat,
+            Strategy::Tree,
             &tree(),
             "case-1",
             "parser",
@@ -317,5 +427,19 @@ mod tests {
         .unwrap();
         session.cancel("cancelled");
         assert_eq!(session.run().error.as_ref().unwrap().message, "cancelled");
+        // Five paths are fewer than the tournament advances: it needs no call, so a cancel
+        // before it starts finds it whole.
+        let mut flat = Session::new(
+            Strategy::Flat,
+            &tree(),
+            "case-1",
+            "parser",
+            RouteSettings::default(),
+            "offline",
+        )
+        .unwrap();
+        flat.cancel("cancelled");
+        assert!(flat.run().error.is_none());
+        assert_eq!(flat.run().paths.len(), 5);
     }
 }
