@@ -19,6 +19,8 @@ use routelens_engine::rerank::pools::Candidate;
 use routelens_engine::route::protocol::{
     Criteria, Question, Request, DEFAULT_MODEL, NONE_KEY, ROUTE_QUESTION,
 };
+use routelens_engine::route::{ManualClock, Replayer, RunFile, Session};
+use routelens_engine::DirTree;
 use routelens_engine::Error;
 
 /// Separates the files of one input: a line holding only the ASCII record separator.
@@ -179,17 +181,39 @@ pub fn bundle(data: &[u8]) {
     check(manifest.open_chunking(Chunker::Window, &[]).map(drop));
 }
 
-/// A routing run file (`routelens route --record`) and a rerank run file.
+/// A routing run file (`routelens route --record`), replayed when it reads, and a rerank run
+/// file.
 pub fn run_file(data: &[u8]) {
     let Some(text) = text(data) else { return };
-    if let Err(err) = routelens_engine::route::RunFile::from_json("run.json", text) {
-        names_a_file(&err, &["run.json"]);
+    match RunFile::from_json("run.json", text) {
+        Err(err) => names_a_file(&err, &["run.json"]),
+        Ok(file) => replay(&file),
     }
     if let Err(err) =
         routelens_engine::rerank::record::RerankRunFile::from_json("rerank.json", text)
     {
         names_a_file(&err, &["rerank.json"]);
     }
+}
+
+/// A run file that reads replays (`routelens route --decider replay:`) over a tree of its own
+/// ranked paths, one step per recorded exchange and one more at most, whatever its settings,
+/// responses and `partial` say.
+fn replay(file: &RunFile) {
+    let paths: Vec<&str> = file.run.paths.iter().take(64).map(String::as_str).collect();
+    let tree = DirTree::from_paths(&paths);
+    // Settings that cannot route are refused by name, before any step.
+    let Ok(mut session) = Session::replay(file, &tree) else {
+        return;
+    };
+    let (mut replayer, mut clock) = (Replayer::new(file), ManualClock::default());
+    for _ in 0..=file.exchanges.len() {
+        if !session.step(&mut replayer, &mut clock, &|| false) {
+            break;
+        }
+    }
+    session.cancel("the fuzzer stopped");
+    drop(session.file().to_json());
 }
 
 /// A decision API reply: two bytes of status, a byte saying which of `Retry-After` and
