@@ -5,7 +5,7 @@
 # The two slow installs (trunk and wasm-bindgen-cli are on no registry this machine reaches as
 # binaries, so cargo compiles them) run side by side with the Debian packages. They are tools, not
 # shipped code, so they are compiled without LTO and at opt-level 1 (CARGO_PROFILE_RELEASE_*
-# overrides their own release profiles): measured on a fresh 2-core machine, README "Build times".
+# overrides their own release profiles): measured on a fresh 2-core machine, docs/build-times.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

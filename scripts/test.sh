@@ -5,8 +5,9 @@
 # step's wall time.
 #
 #   lint    cargo fmt; clippy over every native target (compiled once, shared with `native`, see
-#           below) and over the app and its live worker for wasm32; the app's import picture
-#           (scripts/app-imports.py)
+#           below) and over the app and its live worker for wasm32; the import picture of every
+#           crate (scripts/imports.py: no circles, the engine's layers, the app's views) and its
+#           own test; every relative link of the docs (scripts/doc-links.py) and its own test
 #   native  the engine's and the CLI's tests
 #   wasm    the engine's native/wasm parity tests in headless Chromium (one wasm test binary)
 #   sdk     the decision-API protocol stub against the official typesafe-sdk (Python), and the
@@ -75,9 +76,13 @@ step_setup() { bash scripts/setup.sh; }
 step_lint() {
   cargo fmt --all -- --check
   test_build_cli
+  # The import picture (ARCHITECTURE.md): no circles, engine imports only downward, no view
+  # reaching into another; and every relative link of the README, ARCHITECTURE and docs/.
+  python3 scripts/imports_test.py
+  python3 scripts/imports.py
+  python3 scripts/doc-links-test.py
+  python3 scripts/doc-links.py
   # The app is compiled for wasm32 only (by Trunk, without the wrapper): check it apart.
-  # The app's import picture: no circles, no view reaching into another (ARCHITECTURE.md).
-  python3 scripts/app-imports.py
   RUSTC_WORKSPACE_WRAPPER='' cargo clippy --quiet -p routelens-app -p routelens-worker \
     --target wasm32-unknown-unknown -- -D warnings
 }

@@ -4,7 +4,7 @@
 
 use gloo_net::http::Request;
 use js_sys::{Array, Uint8Array};
-use routelens_engine::site::{SiteStudy, CHECKSUMS_FILE, SITE_FILE};
+use routelens_engine::publish::site::{SiteStudy, CHECKSUMS_FILE, SITE_FILE};
 use routelens_engine::{ArchiveBytes, Table, ARCHIVE_FILES};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -173,7 +173,7 @@ pub fn picked_bundle(files: &[File]) -> Result<BundleEntry> {
         each.insert(inside.to_string(), url);
     }
     let folder = folder.ok_or_else(|| Error::refused("no files were picked"))?;
-    if !each.contains_key(routelens_engine::bundle::MANIFEST_FILE) {
+    if !each.contains_key(routelens_engine::corpus::bundle::MANIFEST_FILE) {
         return Err(Error::refused(format!(
             "{folder}: not a bundle folder (no manifest.json at its top); pick the bundle's own \
              folder"
@@ -281,7 +281,7 @@ pub const PICKED_PREFIX: &str = "picked:";
 
 impl BundleEntry {
     /// A bundle the site lists.
-    pub fn listed(bundle: &routelens_engine::site::SiteBundle) -> BundleEntry {
+    pub fn listed(bundle: &routelens_engine::publish::site::SiteBundle) -> BundleEntry {
         BundleEntry {
             name: bundle.name.clone(),
             base: bundle.base.clone(),

@@ -4,8 +4,8 @@
 //! nowhere else. The Route view's driver (`views/route/run.rs`) steps a session through it.
 
 use gloo_net::http::Request as HttpRequest;
-use routelens_engine::route::protocol::decode_reply;
-use routelens_engine::route::{
+use routelens_engine::remote::route::protocol::decode_reply;
+use routelens_engine::remote::route::{
     Decider, DecisionError, OfflineDecider, Replayer, Request, Response,
 };
 

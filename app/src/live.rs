@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use futures_channel::oneshot;
-use routelens_engine::live_session::{Answer, AnswerBody, Call, CallBody};
+use routelens_engine::live::live_session::{Answer, AnswerBody, Call, CallBody};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker};

@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::evidence::LiveStudyExport;
-use routelens_engine::score_table::{load_score_table, Mapping};
-use routelens_engine::site::{SiteStudy, StudyKind, SITE_FILE};
+use routelens_engine::live::evidence::LiveStudyExport;
+use routelens_engine::publish::site::{SiteStudy, StudyKind, SITE_FILE};
+use routelens_engine::scoring::score_table::{load_score_table, Mapping};
 use routelens_engine::{
     load_archive, load_jsonl, load_trec, Study, ARCHIVE_FILES, PINNED_ARCHIVE_URL,
 };

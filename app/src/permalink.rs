@@ -33,12 +33,12 @@
 
 use routelens_engine::{BootstrapConfig, PairedMetric, RrfConfig, Study, Subset};
 
-use routelens_engine::code_chunks::Chunker;
-use routelens_engine::metric_tables::relevance_name;
-use routelens_engine::rerank::pools::Route;
-use routelens_engine::rerank::settings::RerankerChoice;
-use routelens_engine::route::Strategy;
-use routelens_engine::unit_metrics::{Clustering, Metric, Relevance};
+use routelens_engine::corpus::code_chunks::Chunker;
+use routelens_engine::remote::rerank::pools::Route;
+use routelens_engine::remote::rerank::settings::RerankerChoice;
+use routelens_engine::remote::route::Strategy;
+use routelens_engine::scoring::metric_tables::relevance_name;
+use routelens_engine::scoring::unit_metrics::{Clustering, Metric, Relevance};
 
 use crate::state::{
     ClusterBy, DeciderKind, GridSetup, PlannerKind, RerankRemote, RouteSetup, Settings, StudyRef,
@@ -527,7 +527,10 @@ pub fn from_query(search: &str) -> (Settings, Vec<String>) {
             },
             // A host is required: `http://` alone was once read and then written as `http:`,
             // which the next read refused (found by the `permalink` fuzz target).
-            "base" if routelens_engine::csp::origin(value.trim_end_matches('/')).is_some() => {
+            "base"
+                if routelens_engine::publish::csp::origin(value.trim_end_matches('/'))
+                    .is_some() =>
+            {
                 settings.route.base = value.trim_end_matches('/').to_string()
             }
             "base" => refuse("expected an http:// or https:// URL".into()),

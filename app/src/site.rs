@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use routelens_engine::site::{Checksums, SiteIndex, CHECKSUMS_FILE, SITE_FILE};
+use routelens_engine::publish::site::{Checksums, SiteIndex, CHECKSUMS_FILE, SITE_FILE};
 
 use crate::error::{Error, Result};
 

@@ -12,19 +12,19 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use reactive_stores::Store;
-use routelens_engine::code_chunks::Chunker;
+use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::evaluate::GridSettings;
-use routelens_engine::metric_tables::{self, MetricSetup};
-use routelens_engine::rerank::chat_planner::{DEFAULT_PLANNER_BASE, DEFAULT_PLANNER_MODEL};
-use routelens_engine::rerank::jev::DEFAULT_JEV_MODEL;
-use routelens_engine::rerank::pools::Route;
-use routelens_engine::rerank::settings::RerankerChoice;
-use routelens_engine::route::{RouteSettings, Strategy};
-use routelens_engine::score_table::ScoreTable;
-use routelens_engine::unit_metrics::{Clustering, Metric, Relevance};
+use routelens_engine::remote::rerank::chat_planner::{DEFAULT_PLANNER_BASE, DEFAULT_PLANNER_MODEL};
+use routelens_engine::remote::rerank::jev::DEFAULT_JEV_MODEL;
+use routelens_engine::remote::rerank::pools::Route;
+use routelens_engine::remote::rerank::settings::RerankerChoice;
+use routelens_engine::remote::route::{RouteSettings, Strategy};
+use routelens_engine::scoring::metric_tables::{self, MetricSetup};
+use routelens_engine::scoring::score_table::ScoreTable;
+use routelens_engine::scoring::unit_metrics::{Clustering, Metric, Relevance};
 use routelens_engine::{
-    add_fusion, stats::DEFAULT_RESAMPLES, stats::DEFAULT_SEED, BootstrapConfig, PairedMetric,
-    RrfConfig, Study, Subset,
+    add_fusion, scoring::stats::DEFAULT_RESAMPLES, scoring::stats::DEFAULT_SEED, BootstrapConfig,
+    PairedMetric, RrfConfig, Study, Subset,
 };
 
 use crate::api::StudiesList;
@@ -479,9 +479,9 @@ impl Default for Settings {
             search_fused: vec!["fts5".into(), "rg".into()],
             pack_arm: "fts5".into(),
             pack_vs: None,
-            budget: routelens_engine::pack::DEFAULT_BUDGET_TOKENS,
-            radius: routelens_engine::select::DEFAULT_RADIUS_LINES,
-            anchors: routelens_engine::select::DEFAULT_ANCHORS_PER_FILE,
+            budget: routelens_engine::delivery::pack::DEFAULT_BUDGET_TOKENS,
+            radius: routelens_engine::delivery::select::DEFAULT_RADIUS_LINES,
+            anchors: routelens_engine::delivery::select::DEFAULT_ANCHORS_PER_FILE,
             route: RouteSetup::default(),
             score_frame: None,
             score_metric: None,

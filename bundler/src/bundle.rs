@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use routelens_engine::bundle::{BundleOptions, PendingBundle, StoredIndex, MANIFEST_FILE};
-use routelens_engine::lexical::fts::{build_index_blob_owned, IndexSpec};
+use routelens_engine::corpus::bundle::{BundleOptions, PendingBundle, StoredIndex, MANIFEST_FILE};
+use routelens_engine::retrieval::lexical::fts::{build_index_blob_owned, IndexSpec};
 use routelens_engine::{BundleInput, EncodedBundle, ExclusionReason, Policy};
 
 use crate::chunking::{build_chunkings, ChunkingOptions};
 use crate::cli::{BundleArgs, OutputFormat};
+use crate::clock::elapsed_ms;
 use crate::failure::Failure;
 use crate::sources::{self, Collection};
 
@@ -542,11 +543,6 @@ pub fn json_line<T: serde::Serialize>(value: &T) -> Result<String, Failure> {
             context: "writing JSON".into(),
             source: std::io::Error::other(err),
         })
-}
-
-/// Milliseconds since `started`.
-pub fn elapsed_ms(started: Instant) -> f64 {
-    started.elapsed().as_secs_f64() * 1000.0
 }
 
 /// Reads `--gold-file`: a JSON list of paths.

@@ -5,16 +5,17 @@
 use std::io::Write;
 use std::time::Instant;
 
-use routelens_engine::code_chunks::CodeChunk;
-use routelens_engine::evaluate::ChunkRankings;
+use routelens_engine::corpus::code_chunks::CodeChunk;
+use routelens_engine::retrieval::chunk_search::ChunkRankings;
 use routelens_engine::{Cell, Table};
 
-use crate::bundle::{elapsed_ms, json_line};
+use crate::bundle::json_line;
 use crate::cli::{parse_chunker, ChunksArgs, OutputFormat, SearchArgs};
+use crate::clock::elapsed_ms;
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
 use crate::render::text_table;
-use crate::search::{one_line, score_cell};
+use crate::render::{one_line, score_cell};
 
 /// One chunk of `chunks --format json`.
 #[derive(Debug, serde::Serialize)]

@@ -4,13 +4,15 @@
 
 use std::time::Instant;
 
-use routelens_engine::bundle::{encode_chunking, StoredChunking, StoredIndex};
-use routelens_engine::code_chunks::{chunk_file_all, ChunkConfig, Chunker, CodeChunk};
-use routelens_engine::lexical::chunk_index::{build_chunk_index, chunk_texts, CHUNK_INDEX_FORMAT};
-use routelens_engine::tokens::{Cl100k, TokenCache};
+use routelens_engine::corpus::bundle::{encode_chunking, StoredChunking, StoredIndex};
+use routelens_engine::corpus::code_chunks::{chunk_file_all, ChunkConfig, Chunker, CodeChunk};
+use routelens_engine::corpus::tokens::{Cl100k, TokenCache};
+use routelens_engine::retrieval::lexical::chunk_index::{
+    build_chunk_index, chunk_texts, CHUNK_INDEX_FORMAT,
+};
 use routelens_engine::FileEntry;
 
-use crate::bundle::elapsed_ms;
+use crate::clock::elapsed_ms;
 use crate::failure::Failure;
 
 /// Which chunkings a bundle gets, and their budget.
@@ -28,8 +30,11 @@ pub struct ChunkingOptions {
 impl Default for ChunkingOptions {
     fn default() -> Self {
         ChunkingOptions {
-            budget: routelens_engine::code_chunks::DEFAULT_BUDGET,
-            codenib: (routelens_engine::code_chunks::CODENIB_MAX_LINES, false),
+            budget: routelens_engine::corpus::code_chunks::DEFAULT_BUDGET,
+            codenib: (
+                routelens_engine::corpus::code_chunks::CODENIB_MAX_LINES,
+                false,
+            ),
             chunkers: [true; Chunker::ALL.len()],
         }
     }

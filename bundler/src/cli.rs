@@ -4,12 +4,12 @@ use std::path::PathBuf;
 
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use routelens_engine::bundle::{DEFAULT_COMPRESSION_LEVEL, MAX_COMPRESSION_LEVEL};
-use routelens_engine::context::DEFAULT_CONTEXT_K;
-use routelens_engine::lexical::fts::Tokenizer;
-use routelens_engine::pack::DEFAULT_BUDGET_TOKENS;
-use routelens_engine::policy::PolicyName;
-use routelens_engine::select::{DEFAULT_ANCHORS_PER_FILE, DEFAULT_RADIUS_LINES};
+use routelens_engine::corpus::bundle::{DEFAULT_COMPRESSION_LEVEL, MAX_COMPRESSION_LEVEL};
+use routelens_engine::corpus::policy::PolicyName;
+use routelens_engine::delivery::context::DEFAULT_CONTEXT_K;
+use routelens_engine::delivery::pack::DEFAULT_BUDGET_TOKENS;
+use routelens_engine::delivery::select::{DEFAULT_ANCHORS_PER_FILE, DEFAULT_RADIUS_LINES};
+use routelens_engine::retrieval::lexical::fts::Tokenizer;
 use routelens_engine::LexicalArm;
 
 use crate::failure::Failure;
@@ -127,11 +127,11 @@ pub struct RouteArgs {
     pub decider: DeciderChoice,
 
     /// The API's base URL for --decider http; a gateway that proxies to TypeSafe works too.
-    #[arg(long, value_name = "URL", default_value = routelens_engine::route::protocol::DEFAULT_BASE)]
+    #[arg(long, value_name = "URL", default_value = routelens_engine::remote::route::protocol::DEFAULT_BASE)]
     pub base: String,
 
     /// The model to ask.
-    #[arg(long, value_name = "NAME", default_value = routelens_engine::route::protocol::DEFAULT_MODEL)]
+    #[arg(long, value_name = "NAME", default_value = routelens_engine::remote::route::protocol::DEFAULT_MODEL)]
     pub model: String,
 
     /// Write the run (every request and response, never the key) to this file for replay
@@ -287,7 +287,7 @@ pub struct ChunkingArgs {
 
     /// CodeNib's chunker: lines a chunk may hold before it is split into balanced pieces
     /// (default 100, its reranking experiment; 300 is its production BM25 index's).
-    #[arg(long, value_name = "N", default_value_t = routelens_engine::code_chunks::CODENIB_MAX_LINES)]
+    #[arg(long, value_name = "N", default_value_t = routelens_engine::corpus::code_chunks::CODENIB_MAX_LINES)]
     pub codenib_max_lines: usize,
 
     /// CodeNib's chunker: also chunk the lines before the first definition and after the last
@@ -297,13 +297,15 @@ pub struct ChunkingArgs {
 
     /// Tokens per code chunk, its `path :: name` prefix included (cl100k_base; default 254,
     /// CodeAtlas's embedder window).
-    #[arg(long, value_name = "N", default_value_t = routelens_engine::code_chunks::DEFAULT_BUDGET)]
+    #[arg(long, value_name = "N", default_value_t = routelens_engine::corpus::code_chunks::DEFAULT_BUDGET)]
     pub chunk_budget: usize,
 }
 
 /// Reads one chunker name, refusing an unknown one with the names.
-pub fn parse_chunker(name: &str) -> Result<routelens_engine::code_chunks::Chunker, Failure> {
-    routelens_engine::code_chunks::Chunker::from_name(name).ok_or_else(|| {
+pub fn parse_chunker(
+    name: &str,
+) -> Result<routelens_engine::corpus::code_chunks::Chunker, Failure> {
+    routelens_engine::corpus::code_chunks::Chunker::from_name(name).ok_or_else(|| {
         Failure::Usage(format!(
             "--chunker: unknown chunker {name:?}; expected structural, structural-unmerged, window or codenib"
         ))
@@ -313,8 +315,8 @@ pub fn parse_chunker(name: &str) -> Result<routelens_engine::code_chunks::Chunke
 /// Reads chunker names (`none` for no chunker), refusing an unknown one with the names.
 pub fn parse_chunkers(
     names: &[String],
-) -> Result<Vec<routelens_engine::code_chunks::Chunker>, Failure> {
-    use routelens_engine::code_chunks::Chunker;
+) -> Result<Vec<routelens_engine::corpus::code_chunks::Chunker>, Failure> {
+    use routelens_engine::corpus::code_chunks::Chunker;
     if names.iter().any(|n| n == "none") {
         return Ok(Vec::new());
     }
@@ -350,7 +352,7 @@ impl From<TokenizerArg> for Tokenizer {
 }
 
 /// The router's parameters on the command line; each default is the paper's (see
-/// `routelens_engine::route::RouteSettings`). A run file replays with its own recorded settings.
+/// `routelens_engine::remote::route::RouteSettings`). A run file replays with its own recorded settings.
 #[derive(Debug, Args)]
 pub struct RouterArgs {
     /// Stop after nominating this many files.
@@ -551,19 +553,19 @@ pub struct RerankArgs {
     pub record: Option<PathBuf>,
 
     /// The decision API's base URL for the Jev judge.
-    #[arg(long, value_name = "URL", default_value = routelens_engine::route::protocol::DEFAULT_BASE)]
+    #[arg(long, value_name = "URL", default_value = routelens_engine::remote::route::protocol::DEFAULT_BASE)]
     pub base: String,
 
     /// The Jev judge's model (CodeNib: jev-1.13).
-    #[arg(long, value_name = "NAME", default_value = routelens_engine::rerank::jev::DEFAULT_JEV_MODEL)]
+    #[arg(long, value_name = "NAME", default_value = routelens_engine::remote::rerank::jev::DEFAULT_JEV_MODEL)]
     pub jev_model: String,
 
     /// The live planner's base URL (its path gets /chat/completions).
-    #[arg(long, value_name = "URL", default_value = routelens_engine::rerank::chat_planner::DEFAULT_PLANNER_BASE)]
+    #[arg(long, value_name = "URL", default_value = routelens_engine::remote::rerank::chat_planner::DEFAULT_PLANNER_BASE)]
     pub planner_base: String,
 
     /// The live planner's model (CodeNib: anthropic/claude-sonnet-4.6).
-    #[arg(long, value_name = "NAME", default_value = routelens_engine::rerank::chat_planner::DEFAULT_PLANNER_MODEL)]
+    #[arg(long, value_name = "NAME", default_value = routelens_engine::remote::rerank::chat_planner::DEFAULT_PLANNER_MODEL)]
     pub planner_model: String,
 
     /// The live planner waits at least this × 2^attempt ms before retrying a 429 (CodeNib:
@@ -954,7 +956,7 @@ pub struct ServeArgs {
 
     /// Where POST /typesafe/v1/systemone is forwarded, with the key from TYPESAFE_API_KEY added
     /// (the page never holds the key).
-    #[arg(long, value_name = "URL", default_value = routelens_engine::route::protocol::DEFAULT_BASE)]
+    #[arg(long, value_name = "URL", default_value = routelens_engine::remote::route::protocol::DEFAULT_BASE)]
     pub typesafe_base: String,
 
     /// Another origin the page may connect to, besides this server, --typesafe-base, the

@@ -27,14 +27,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use routelens_engine::bundle::FORMAT_VERSION;
-use routelens_engine::lexical::fts::INDEX_FORMAT;
-use routelens_engine::lexical::live::parse_questions;
+use routelens_engine::corpus::bundle::FORMAT_VERSION;
+use routelens_engine::load::question_set::parse_questions;
+use routelens_engine::retrieval::lexical::fts::INDEX_FORMAT;
 use routelens_engine::{sha256_hex, Policy};
 
-use crate::bundle::{self, elapsed_ms, gold_report, json_line, tool_version, GoldStatus, Summary};
+use crate::bundle::{self, gold_report, json_line, tool_version, GoldStatus, Summary};
 use crate::chunking::ChunkingOptions;
 use crate::cli::{DemoArgs, OutputFormat};
+use crate::clock::elapsed_ms;
 use crate::failure::Failure;
 use crate::folder::{write_file_atomic, BundleFolder};
 use crate::input::read_text;

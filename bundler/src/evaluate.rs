@@ -8,12 +8,12 @@
 
 use std::io::Write;
 
-use routelens_engine::code_chunks::Chunker;
+use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::evaluate::{
     counted, grid_tables, GridReport, GridRun, GridSettings, Retriever,
 };
-use routelens_engine::question_set::{parse_question_set, verify_corpus};
-use routelens_engine::unit_metrics::Clustering;
+use routelens_engine::load::question_set::{parse_question_set, verify_corpus};
+use routelens_engine::scoring::unit_metrics::Clustering;
 use routelens_engine::{PairedComparison, Table};
 
 use crate::cli::{parse_chunker, ClusterArg, EvaluateArgs, Format};

@@ -20,11 +20,11 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use routelens_engine::bundle::MANIFEST_FILE;
-use routelens_engine::code_chunks::{Chunker, CodeChunk};
-use routelens_engine::lexical::chunk_index::ChunkIndex;
-use routelens_engine::lexical::chunkings::OpenChunkings;
-use routelens_engine::lexical::FtsIndex;
+use routelens_engine::corpus::bundle::MANIFEST_FILE;
+use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
+use routelens_engine::retrieval::lexical::chunk_index::ChunkIndex;
+use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
+use routelens_engine::retrieval::lexical::FtsIndex;
 use routelens_engine::{decode_manifest, BundleFile, Error, Manifest, TextCorpus};
 
 use crate::failure::Failure;

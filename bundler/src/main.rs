@@ -35,6 +35,7 @@ mod bundle;
 mod chunk_query;
 mod chunking;
 mod cli;
+mod clock;
 mod demo;
 mod evaluate;
 mod failure;

@@ -11,11 +11,11 @@
 
 use std::io::Write;
 
-use routelens_engine::context::{
+use routelens_engine::delivery::context::{
     build_context, parse_gold, parse_ranking, ContextReport, ContextSettings, MissingFile,
 };
-use routelens_engine::linescore::ClippedSpan;
-use routelens_engine::pack::SkipReason;
+use routelens_engine::delivery::linescore::ClippedSpan;
+use routelens_engine::delivery::pack::SkipReason;
 use routelens_engine::{Cell, Cl100k, Error, Table};
 
 use crate::bundle::json_line;

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::http::{Request, Response};
-use routelens_engine::route::protocol::{KEY_ENV, SYSTEMONE_PATH};
+use routelens_engine::remote::route::protocol::{KEY_ENV, SYSTEMONE_PATH};
 
 /// The largest answer read from upstream (a System One exchange is far smaller).
 const MAX_UPSTREAM_BYTES: u64 = 64 * 1024 * 1024;

@@ -4,7 +4,7 @@
 //! `--base-path` is set and the app's Content-Security-Policy as a `<meta>`, with `--connect-src`
 //! origins added), each study under `studies/<id>/` (only the files its loader reads),
 //! each bundle under `bundles/<name>/` (its manifest, index, chunks and question set, every one
-//! verified first), `site.json` and `CHECKSUMS` (engine [`routelens_engine::site`]). Every input is
+//! verified first), `site.json` and `CHECKSUMS` (engine [`routelens_engine::publish::site`]). Every input is
 //! read and checked before anything is written, and the folder is written whole, beside the target
 //! and renamed into place ([`crate::folder::write_folder_of`]); an existing folder is replaced only
 //! when it is a site (it holds a `site.json`) or empty. The written folder is then read back and
@@ -16,15 +16,15 @@
 use std::io::Write;
 use std::path::Path;
 
-use routelens_engine::bundle::MANIFEST_FILE;
-use routelens_engine::evidence::LiveStudyExport;
-use routelens_engine::lexical::live::parse_questions;
-use routelens_engine::score_table::{load_score_table, Mapping};
-use routelens_engine::site::{
+use routelens_engine::corpus::bundle::MANIFEST_FILE;
+use routelens_engine::corpus::tokens::{CL100K_RANK_TABLE_FILE, CL100K_RANK_TABLE_SHA256};
+use routelens_engine::live::evidence::LiveStudyExport;
+use routelens_engine::load::question_set::parse_questions;
+use routelens_engine::publish::site::{
     check_base_path, check_name, Built, Checksums, SiteBundle, SiteIndex, SiteStudy, StudyKind,
     CHECKSUMS_FILE, SITE_FILE, SITE_FORMAT,
 };
-use routelens_engine::tokens::{CL100K_RANK_TABLE_FILE, CL100K_RANK_TABLE_SHA256};
+use routelens_engine::scoring::score_table::{load_score_table, Mapping};
 use routelens_engine::{load_archive, load_jsonl, sha256_hex, BundleFile, ARCHIVE_FILES};
 
 use crate::cli::PublishArgs;
@@ -232,10 +232,10 @@ fn with_base(path: &Path, html: &[u8], base: &str) -> Result<Vec<u8>, Failure> {
 fn with_policy(path: &Path, html: &[u8], connect: &[String]) -> Result<Vec<u8>, Failure> {
     let text = std::str::from_utf8(html)
         .map_err(|_| Failure::Usage(format!("{}: not UTF-8", path.display())))?;
-    let mut origins = routelens_engine::csp::default_connect_origins();
+    let mut origins = routelens_engine::publish::csp::default_connect_origins();
     origins.extend(connect.iter().cloned());
-    let policy = routelens_engine::csp::policy(text, &origins, false);
-    routelens_engine::csp::with_meta(text, &policy)
+    let policy = routelens_engine::publish::csp::policy(text, &origins, false);
+    routelens_engine::publish::csp::with_meta(text, &policy)
         .map(String::into_bytes)
         .ok_or_else(|| {
             Failure::Usage(format!(
@@ -252,7 +252,7 @@ fn site_path(relative: &Path) -> Result<String, Failure> {
         .map(|c| c.as_os_str().to_str())
         .collect();
     let name = parts.map(|parts| parts.join("/")).unwrap_or_default();
-    routelens_engine::site::check_path(&name)
+    routelens_engine::publish::site::check_path(&name)
         .map_err(|message| Failure::Usage(format!("{}: {message}", relative.display())))?;
     Ok(name)
 }

@@ -2,7 +2,7 @@
 //! digits line up, text left-aligned, two spaces between columns, no trailing spaces (so the output
 //! diffs cleanly in tests).
 
-use routelens_engine::Table;
+use routelens_engine::{Cell, Table};
 
 /// The table as aligned text: the title, the header, a rule, then the rows.
 pub fn text_table(table: &Table) -> String {
@@ -47,6 +47,29 @@ pub fn text_table(table: &Table) -> String {
     out.join("\n") + "\n"
 }
 
+/// A score with four decimals, or in scientific notation when that would show only zeros (FTS5's
+/// idf floor of 1e-6 makes such scores for terms in most files).
+pub fn score_cell(score: f64) -> Cell {
+    if score != 0.0 && score.abs() < 0.0005 {
+        Cell {
+            text: format!("{score:.2e}"),
+            value: Some(score),
+            interval: None,
+        }
+    } else {
+        Cell::number(score, 4)
+    }
+}
+
+/// A question on one line, cut at 100 characters.
+pub fn one_line(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(100) {
+        Some((end, _)) => format!("{}…", &flat[..end]),
+        None => flat,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +100,19 @@ mod tests {
     fn an_empty_table_is_its_header() {
         let table = Table::new("Empty", &["a", "bb"]);
         assert_eq!(text_table(&table), "Empty\na  bb\n-  --\n");
+    }
+
+    #[test]
+    fn tiny_scores_keep_their_digits() {
+        assert_eq!(score_cell(3.87470477).text, "3.8747");
+        assert_eq!(score_cell(1.5245769e-6).text, "1.52e-6");
+        assert_eq!(score_cell(0.0).text, "0.0000");
+    }
+
+    #[test]
+    fn long_questions_are_cut_on_one_line() {
+        assert_eq!(one_line("a\n  b"), "a b");
+        let long = "x".repeat(150);
+        assert_eq!(one_line(&long).chars().count(), 101);
     }
 }

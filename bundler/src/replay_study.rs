@@ -9,7 +9,7 @@
 
 use std::io::Write;
 
-use routelens_engine::evidence::{replay, ArmReplay, LiveStudyExport};
+use routelens_engine::live::evidence::{replay, ArmReplay, LiveStudyExport};
 use routelens_engine::{Cell, Error, Sources, Table};
 
 use crate::bundle::json_line;

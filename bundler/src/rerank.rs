@@ -9,29 +9,29 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use routelens_engine::code_chunks::CodeChunk;
+use routelens_engine::corpus::code_chunks::CodeChunk;
 use routelens_engine::evaluate::relevance_of;
-use routelens_engine::evaluate::ChunkRankings;
-use routelens_engine::lexical::chunkings::OpenChunkings;
-use routelens_engine::lexical::live::{parse_questions, Question};
-use routelens_engine::rerank::chat_planner::{
+use routelens_engine::load::question_set::{parse_questions, Question};
+use routelens_engine::remote::rerank::chat_planner::{
     overview, PlannerAccounting, PlannerSettings, OVERVIEW_CHARS,
 };
-use routelens_engine::rerank::grep_pool::GrepPool;
-use routelens_engine::rerank::jev::JevSettings;
-use routelens_engine::rerank::plan::{parse_plan, Plan};
-use routelens_engine::rerank::pools::{Candidate, PoolSettings, Route};
-use routelens_engine::rerank::reranker::JudgeAccounting;
-use routelens_engine::rerank::run::{
+use routelens_engine::remote::rerank::grep_pool::GrepPool;
+use routelens_engine::remote::rerank::jev::JevSettings;
+use routelens_engine::remote::rerank::plan::{parse_plan, Plan};
+use routelens_engine::remote::rerank::pools::{Candidate, PoolSettings, Route};
+use routelens_engine::remote::rerank::reranker::JudgeAccounting;
+use routelens_engine::remote::rerank::run::{
     rerank_question, RerankArm, RerankSettings, RerankerChoice, TermFiles,
 };
-use routelens_engine::unit_metrics::{
+use routelens_engine::retrieval::chunk_search::ChunkRankings;
+use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
+use routelens_engine::scoring::unit_metrics::{
     summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
 };
 use routelens_engine::{Arm, ArmOrigin, BootstrapConfig, Case, Cell, GoldSpan, Study, Table};
 
-use crate::bundle::elapsed_ms;
 use crate::cli::{parse_chunker, OutputFormat, RerankArgs};
+use crate::clock::elapsed_ms;
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
 use crate::input::read_text;

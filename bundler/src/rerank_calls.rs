@@ -13,15 +13,15 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use routelens_engine::rerank::chat_planner::{
+use routelens_engine::remote::rerank::chat_planner::{
     ChatReplayer, PlannerAccounting, PlannerPayload, PlannerRun, PlannerSettings, PLANNER_KEY_ENV,
 };
-use routelens_engine::rerank::jev::{judge_all, JevRun, JevSettings};
-use routelens_engine::rerank::plan::{parse_plan, Plan};
-use routelens_engine::rerank::record::{RecordedArm, RerankRunFile};
-use routelens_engine::rerank::settings::RerankArm;
-use routelens_engine::route::protocol::KEY_ENV;
-use routelens_engine::route::Clock;
+use routelens_engine::remote::rerank::jev::{judge_all, JevRun, JevSettings};
+use routelens_engine::remote::rerank::plan::{parse_plan, Plan};
+use routelens_engine::remote::rerank::record::{RecordedArm, RerankRunFile};
+use routelens_engine::remote::rerank::settings::RerankArm;
+use routelens_engine::remote::route::protocol::KEY_ENV;
+use routelens_engine::remote::route::Clock;
 
 use crate::failure::Failure;
 use crate::folder::write_file_atomic;

@@ -4,12 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use routelens_engine::lexical::chunkings::OpenChunkings;
-use routelens_engine::lexical::live::Question;
-use routelens_engine::rerank::coverage::{coverage, target_blocks, Audited, CoverageRow};
-use routelens_engine::rerank::plan::Plan;
-use routelens_engine::rerank::pools::{Candidate, PoolSettings};
-use routelens_engine::rerank::run::{rerank_question, RerankSettings, RerankerChoice, TermFiles};
+use routelens_engine::load::question_set::Question;
+use routelens_engine::remote::rerank::coverage::{coverage, target_blocks, Audited, CoverageRow};
+use routelens_engine::remote::rerank::plan::Plan;
+use routelens_engine::remote::rerank::pools::{Candidate, PoolSettings};
+use routelens_engine::remote::rerank::run::{
+    rerank_question, RerankSettings, RerankerChoice, TermFiles,
+};
+use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
 use routelens_engine::{Cell, GoldSpan, Table};
 
 use crate::failure::Failure;

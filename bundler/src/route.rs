@@ -13,8 +13,8 @@
 use std::io::Write;
 use std::time::Duration;
 
-use routelens_engine::route::protocol::KEY_ENV;
-use routelens_engine::route::{
+use routelens_engine::remote::route::protocol::KEY_ENV;
+use routelens_engine::remote::route::{
     Decider, OfflineDecider, Pricing, Replayer, RouteSettings, Run, RunFile, Session, Strategy,
 };
 use routelens_engine::{Cell, Table};
@@ -224,7 +224,7 @@ fn table(run: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use routelens_engine::route::{Cap, RunError};
+    use routelens_engine::remote::route::{Cap, RunError};
     use routelens_engine::Error;
 
     #[test]

@@ -3,11 +3,11 @@
 use std::io::Write;
 
 use routelens_engine::{
-    score, tables, ArmOrigin, BootstrapConfig, Cell, PairedComparison, PairedMetric, RrfConfig,
-    ScoreConfig, Study, Table,
+    score, scoring::tables, ArmOrigin, BootstrapConfig, Cell, PairedComparison, PairedMetric,
+    RrfConfig, ScoreConfig, Study, Table,
 };
 
-use routelens_engine::unit_metrics::{
+use routelens_engine::scoring::unit_metrics::{
     compare_metric_pairs, summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
 };
 

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use routelens_engine::score_table::{load_score_table, CellSummary, Mapping, ScorePair};
+use routelens_engine::scoring::score_table::{load_score_table, CellSummary, Mapping, ScorePair};
 use routelens_engine::{BootstrapConfig, Table};
 
 use crate::cli::{ClusterArg, Format, ScoreArgs};
@@ -151,7 +151,7 @@ fn mapping(args: &ScoreArgs, text: &str) -> Result<Mapping, Failure> {
         None => Mapping::detect(text.lines().next().unwrap_or_default()).ok_or_else(|| {
             Failure::Usage(format!(
                 "{}: a score table needs --mapping FILE.json (which columns are the id, the \
-                 cluster, the frames; see the README's \"Score tables\"), or --mapping codenib",
+                 cluster, the frames; see docs/formats.md, \"Per-case score tables\"), or --mapping codenib",
                 args.study.display()
             ))
         }),

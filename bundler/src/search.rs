@@ -12,16 +12,17 @@
 use std::io::Write;
 use std::time::Instant;
 
-use routelens_engine::lexical::live::parse_questions;
-use routelens_engine::lexical::{FtsIndex, Needs};
+use routelens_engine::load::question_set::parse_questions;
+use routelens_engine::retrieval::lexical::{FtsIndex, Needs};
 use routelens_engine::{run_arm, ArmOutput, Cell, Error, LexicalArm, Sources, Table, TextCorpus};
 
-use crate::bundle::{elapsed_ms, json_line};
+use crate::bundle::json_line;
 use crate::cli::{OutputFormat, SearchArgs, UnitArg, ALL_ARMS};
+use crate::clock::elapsed_ms;
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
 use crate::input::read_text;
-use crate::render::text_table;
+use crate::render::{one_line, score_cell, text_table};
 
 /// One arm's answer as `search --format json` prints it.
 #[derive(Debug, serde::Serialize)]
@@ -190,46 +191,4 @@ fn table(result: &ArmResult) -> String {
     let rendered = text_table(&table);
     let (first, rest) = rendered.split_once('\n').unwrap_or((&rendered, ""));
     format!("{first}\n{text}{rest}")
-}
-
-/// A score with four decimals, or in scientific notation when that would show only zeros (FTS5's
-/// idf floor of 1e-6 makes such scores for terms in most files).
-pub fn score_cell(score: f64) -> Cell {
-    if score != 0.0 && score.abs() < 0.0005 {
-        Cell {
-            text: format!("{score:.2e}"),
-            value: Some(score),
-            interval: None,
-        }
-    } else {
-        Cell::number(score, 4)
-    }
-}
-
-/// A question on one line, cut at 100 characters.
-pub fn one_line(text: &str) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(100) {
-        Some((end, _)) => format!("{}…", &flat[..end]),
-        None => flat,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tiny_scores_keep_their_digits() {
-        assert_eq!(score_cell(3.87470477).text, "3.8747");
-        assert_eq!(score_cell(1.5245769e-6).text, "1.52e-6");
-        assert_eq!(score_cell(0.0).text, "0.0000");
-    }
-
-    #[test]
-    fn long_questions_are_cut_on_one_line() {
-        assert_eq!(one_line("a\n  b"), "a b");
-        let long = "x".repeat(150);
-        assert_eq!(one_line(&long).chars().count(), 101);
-    }
 }

@@ -37,7 +37,9 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use routelens_engine::site::{SiteBundle, SiteIndex, SiteStudy, StudyKind, SITE_FILE, SITE_FORMAT};
+use routelens_engine::publish::site::{
+    SiteBundle, SiteIndex, SiteStudy, StudyKind, SITE_FILE, SITE_FORMAT,
+};
 
 use crate::cli::ServeArgs;
 use crate::failure::Failure;
@@ -101,7 +103,7 @@ struct Site {
     bundles: Option<PathBuf>,
     proxy: Proxy,
     /// What `site.json` says built it (the commit looked up once, at start).
-    built: routelens_engine::site::Built,
+    built: routelens_engine::publish::site::Built,
 }
 
 /// Runs the server until the process is stopped.
@@ -211,10 +213,10 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
 fn content_security_policy(dist: &Path, args: &ServeArgs) -> String {
     // Without a readable index.html there is no inline script to allow, and no app to serve.
     let index = std::fs::read_to_string(dist.join("index.html")).unwrap_or_default();
-    let mut connect = routelens_engine::csp::default_connect_origins();
+    let mut connect = routelens_engine::publish::csp::default_connect_origins();
     connect.push(args.typesafe_base.clone());
     connect.extend(args.connect_src.iter().cloned());
-    routelens_engine::csp::policy(&index, &connect, true)
+    routelens_engine::publish::csp::policy(&index, &connect, true)
 }
 
 /// The response to one request: the proxy's, or a file's.

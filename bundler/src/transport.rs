@@ -9,9 +9,9 @@
 
 use std::time::{Duration, Instant};
 
-use routelens_engine::rerank::chat_planner::{ChatOutcome, CHAT_PATH};
-use routelens_engine::route::protocol::{decode_reply, SYSTEMONE_PATH};
-use routelens_engine::route::{Clock, Decider, DecisionError, Request, Response};
+use routelens_engine::remote::rerank::chat_planner::{ChatOutcome, CHAT_PATH};
+use routelens_engine::remote::route::protocol::{decode_reply, SYSTEMONE_PATH};
+use routelens_engine::remote::route::{Clock, Decider, DecisionError, Request, Response};
 
 use crate::interrupt;
 

@@ -317,7 +317,7 @@ fn the_demo_holds_every_gold_file() {
     let files = paths(&manifest(&out));
     assert!(files
         .iter()
-        .any(|path| path == "routelens/engine/src/policy/mod.rs"));
+        .any(|path| path == "routelens/engine/src/corpus/policy/mod.rs"));
     assert!(!files
         .iter()
         .any(|path| path.starts_with("routelens/bundler/demo/")));
@@ -357,7 +357,7 @@ fn gold_lines_are_current(bundle: &Path) {
         .collect();
     let texts: std::collections::BTreeMap<String, String> =
         manifest.read_all(&chunks).unwrap().into_iter().collect();
-    let questions = routelens_engine::lexical::live::parse_questions(
+    let questions = routelens_engine::load::question_set::parse_questions(
         "demo/questions.jsonl",
         &std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/questions.jsonl"),
@@ -380,7 +380,7 @@ fn gold_lines_are_current(bundle: &Path) {
             let text = texts
                 .get(&span.path)
                 .unwrap_or_else(|| panic!("{place}: the file is not in the bundle"));
-            let lines: Vec<&str> = routelens_engine::select::split_lines(text).collect();
+            let lines: Vec<&str> = routelens_engine::delivery::select::split_lines(text).collect();
             assert!(
                 span.start_line >= 1 && span.end_line as usize <= lines.len(),
                 "{place}: outside the file's {} lines",

@@ -7,9 +7,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-use routelens_engine::context::{build_context, parse_gold, parse_ranking, ContextSettings};
-use routelens_engine::pack::render_block;
-use routelens_engine::select::{select_file, QueryTerms, SelectConfig};
+use routelens_engine::delivery::context::{
+    build_context, parse_gold, parse_ranking, ContextSettings,
+};
+use routelens_engine::delivery::pack::render_block;
+use routelens_engine::delivery::select::{select_file, QueryTerms, SelectConfig};
 use routelens_engine::{decode_manifest, Cl100k, TokenCounter};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");

@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use routelens_engine::site::{Checksums, SiteIndex, StudyKind};
+use routelens_engine::publish::site::{Checksums, SiteIndex, StudyKind};
 use routelens_engine::{sha256_hex, ARCHIVE_FILES};
 
 #[path = "../../engine/tests/rank_table/mod.rs"]
@@ -114,7 +114,7 @@ fn publishes_a_site_that_verifies_and_refuses_a_changed_byte() {
     let chunkings = manifest["chunkings"].as_array().unwrap();
     assert_eq!(
         chunkings.len(),
-        routelens_engine::code_chunks::Chunker::ALL.len()
+        routelens_engine::corpus::code_chunks::Chunker::ALL.len()
     );
     for chunking in chunkings {
         for file in [&chunking["file"], &chunking["index"]["file"]] {
@@ -139,14 +139,14 @@ fn publishes_a_site_that_verifies_and_refuses_a_changed_byte() {
     // base URL.
     let html = std::fs::read_to_string(site.join("index.html")).unwrap();
     let published = "<!doctype html><html><head>\n    <base href=\"/paper/\" /><script src=\"./app.js\"></script></head></html>";
-    let policy = routelens_engine::csp::policy(
+    let policy = routelens_engine::publish::csp::policy(
         published,
-        &routelens_engine::csp::default_connect_origins(),
+        &routelens_engine::publish::csp::default_connect_origins(),
         false,
     );
     assert_eq!(
         html,
-        routelens_engine::csp::with_meta(published, &policy).unwrap(),
+        routelens_engine::publish::csp::with_meta(published, &policy).unwrap(),
         "{html}"
     );
     assert!(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'self'; script-src 'self' 'wasm-unsafe-eval';"), "{html}");

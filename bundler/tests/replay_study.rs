@@ -5,13 +5,15 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use routelens_engine::bundle::decode_manifest;
-use routelens_engine::evidence::{live_arm, BundleRef, CaseEvidence, LiveStudyExport};
-use routelens_engine::lexical::live::{live_study, parse_questions, Question};
-use routelens_engine::lexical::FtsIndex;
-use routelens_engine::route::{
+use routelens_engine::corpus::bundle::decode_manifest;
+use routelens_engine::live::evidence::{
+    live_arm, BundleRef, CaseEvidence, LiveStudy, LiveStudyExport,
+};
+use routelens_engine::load::question_set::{parse_questions, Question};
+use routelens_engine::remote::route::{
     self, ManualClock, OfflineDecider, Recorder, RouteSettings, Strategy,
 };
+use routelens_engine::retrieval::lexical::FtsIndex;
 use routelens_engine::{run_arm, LexicalArm, Sources, TextCorpus};
 
 const BUNDLE: &str = "tests/fixtures/repo.bundle";
@@ -40,7 +42,7 @@ fn export() -> LiveStudyExport {
     )
     .unwrap();
     let tree = manifest.tree();
-    let mut study = live_study("repo", &questions);
+    let mut study = LiveStudy::new("repo", &questions);
     let routed = questions
         .iter()
         .map(|q| {

@@ -165,7 +165,8 @@ fn serves_the_app_and_the_archive() {
     let site = get(port, "/site.json");
     assert_eq!(site.status, 200);
     assert_eq!(site.header("content-type"), Some("application/json"));
-    let index = routelens_engine::site::SiteIndex::from_json("site.json", &site.body).unwrap();
+    let index =
+        routelens_engine::publish::site::SiteIndex::from_json("site.json", &site.body).unwrap();
     assert_eq!(index.built.tool, "routelens serve");
     assert!(!index.checksums);
     let listed = serde_json::to_value(&index.studies).unwrap();
@@ -218,7 +219,8 @@ fn lists_no_studies_without_the_archive() {
 
     let server = start(&dist, &root.path().join("no-archive-here"));
     let site = get(server.port, "/site.json");
-    let index = routelens_engine::site::SiteIndex::from_json("site.json", &site.body).unwrap();
+    let index =
+        routelens_engine::publish::site::SiteIndex::from_json("site.json", &site.body).unwrap();
     assert!(index.studies.is_empty());
     assert_eq!(
         get(server.port, "/data/fastindex/paper/data/README.md").status,
@@ -289,7 +291,8 @@ fn serves_bundles_and_lists_them() {
     let listing = get(port, "/site.json");
     assert_eq!(listing.status, 200);
     assert_eq!(listing.header("content-type"), Some("application/json"));
-    let index = routelens_engine::site::SiteIndex::from_json("site.json", &listing.body).unwrap();
+    let index =
+        routelens_engine::publish::site::SiteIndex::from_json("site.json", &listing.body).unwrap();
     assert_eq!(
         serde_json::to_value(&index.bundles).unwrap(),
         serde_json::json!([
@@ -362,7 +365,8 @@ fn lists_no_bundles_without_the_folder() {
     std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
     let server = start(&dist, &root.path().join("no-archive-here"));
     let listing = get(server.port, "/site.json");
-    let index = routelens_engine::site::SiteIndex::from_json("site.json", &listing.body).unwrap();
+    let index =
+        routelens_engine::publish::site::SiteIndex::from_json("site.json", &listing.body).unwrap();
     assert!(index.bundles.is_empty());
     assert_eq!(get(server.port, "/bundles/demo/manifest.json").status, 404);
 }
@@ -515,10 +519,10 @@ fn every_response_carries_the_content_security_policy() {
             "https://studies.example.org/x",
         ],
     );
-    let expected = routelens_engine::csp::policy(
+    let expected = routelens_engine::publish::csp::policy(
         page,
         &[
-            routelens_engine::csp::default_connect_origins(),
+            routelens_engine::publish::csp::default_connect_origins(),
             vec![
                 "http://127.0.0.1:9".into(),
                 "https://studies.example.org".into(),

@@ -1,14 +1,16 @@
 //! Criterion benchmark of the code chunkers and chunk BM25 on the engine's own sources (every
 //! `.rs` file under `engine/src`): cutting every file with all three chunkers at 254 tokens
 //! (one parse and one count of each line for the three), building the structural chunking's
-//! chunk index, and one chunk query. The demo corpus's whole-bundle numbers are in the README.
+//! chunk index, and one chunk query. The demo corpus's whole-bundle numbers are in docs/benchmarks.md.
 
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use routelens_engine::code_chunks::{chunk_file_all, ChunkConfig, Chunker, CodeChunk};
-use routelens_engine::lexical::chunk_index::{build_chunk_index, chunk_texts, ChunkIndex};
-use routelens_engine::tokens::{Cl100k, TokenCache};
+use routelens_engine::corpus::code_chunks::{chunk_file_all, ChunkConfig, Chunker, CodeChunk};
+use routelens_engine::corpus::tokens::{Cl100k, TokenCache};
+use routelens_engine::retrieval::lexical::chunk_index::{
+    build_chunk_index, chunk_texts, ChunkIndex,
+};
 
 fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();

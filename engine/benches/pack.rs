@@ -18,10 +18,12 @@
 mod rank_table;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use routelens_engine::pack::{pack, PackConfig};
-use routelens_engine::select::{select_files, QueryTerms, SelectConfig};
-use routelens_engine::synthetic::{pack_bench_corpus as corpus, PACK_BENCH_ISSUE as ISSUE};
-use routelens_engine::tokens::{Cl100k, TokenCache, TokenCounter};
+use routelens_engine::corpus::tokens::{Cl100k, TokenCache, TokenCounter};
+use routelens_engine::delivery::pack::{pack, PackConfig};
+use routelens_engine::delivery::select::{select_files, QueryTerms, SelectConfig};
+use routelens_engine::delivery::synthetic::{
+    pack_bench_corpus as corpus, PACK_BENCH_ISSUE as ISSUE,
+};
 use routelens_engine::Result;
 
 fn select_and_pack<C: TokenCounter>(

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use routelens_engine::{
-    load_archive, report::rescore_everything, ArchiveBytes, BootstrapConfig, ARCHIVE_FILES,
+    load_archive, scoring::report::rescore_everything, ArchiveBytes, BootstrapConfig, ARCHIVE_FILES,
 };
 
 fn archive() -> ArchiveBytes {

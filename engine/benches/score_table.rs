@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use routelens_engine::score_table::{load_score_table, Mapping};
+use routelens_engine::scoring::score_table::{load_score_table, Mapping};
 use routelens_engine::BootstrapConfig;
 
 fn bench(c: &mut Criterion) {

@@ -2,8 +2,8 @@
 //!
 //! serde_json reports where a value failed (line and column) but not which field that was. The
 //! usual fix, serde_path_to_error, wraps the deserializer, which instantiates every type's
-//! `Deserialize` a second time: 38 KB of the page's 1 MB gzip first-load budget (README "First
-//! load"). Instead the path is recovered only when reading fails, by scanning the text up to the
+//! `Deserialize` a second time: 38 KB of the page's 1 MB gzip first-load budget (docs/first-load.md).
+//! Instead the path is recovered only when reading fails, by scanning the text up to the
 //! failing position. No crate maps a JSON position to a path, so this is hand-written; a test
 //! checks it against serde_path_to_error over the engine's own file types
 //! (`engine/tests/json_path.rs`).

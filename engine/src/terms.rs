@@ -204,3 +204,39 @@ mod tests {
         assert_eq!(first_chars(&long, FIRST_CHARS).len(), 1000);
     }
 }
+
+/// Byte ranges `(start, end)` of `text` where any of `terms` occurs, ASCII case-insensitively
+/// (terms are lower-case `[a-z0-9_]`, so byte offsets of the lower-cased text are the text's),
+/// sorted and merged; for highlighting the matched terms in a file view.
+pub fn term_spans(text: &str, terms: &[String]) -> Vec<(usize, usize)> {
+    let lower = text.to_ascii_lowercase();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for term in terms.iter().filter(|term| !term.is_empty()) {
+        let mut from = 0;
+        while let Some(at) = lower.get(from..).and_then(|rest| rest.find(term.as_str())) {
+            spans.push((from + at, from + at + term.len()));
+            from += at + term.len();
+        }
+    }
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (start, end) in spans {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod span_tests {
+    use super::term_spans;
+
+    #[test]
+    fn spans_are_case_insensitive_and_merged() {
+        let terms = vec!["route".to_string(), "outer".to_string()];
+        assert_eq!(term_spans("A Router; route", &terms), [(2, 8), (10, 15)]);
+        assert!(term_spans("", &terms).is_empty());
+    }
+}

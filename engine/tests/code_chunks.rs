@@ -7,8 +7,10 @@
 use std::sync::{Mutex, OnceLock};
 
 use proptest::prelude::*;
-use routelens_engine::code_chunks::{chunk_file, ChunkConfig, Chunker, CodeChunk, FileChunks};
-use routelens_engine::tokens::Cl100k;
+use routelens_engine::corpus::code_chunks::{
+    chunk_file, ChunkConfig, Chunker, CodeChunk, FileChunks,
+};
+use routelens_engine::corpus::tokens::Cl100k;
 
 /// One counter for every test: building cl100k_base takes a while.
 fn counter() -> &'static Mutex<Cl100k> {

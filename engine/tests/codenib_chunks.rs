@@ -3,8 +3,8 @@
 //! asked for, and the files it skips.
 #![cfg(feature = "chunkers")]
 
-use routelens_engine::code_chunks::{chunk_file, ChunkConfig, Chunker, FileChunks};
-use routelens_engine::tokens::TokenCounter;
+use routelens_engine::corpus::code_chunks::{chunk_file, ChunkConfig, Chunker, FileChunks};
+use routelens_engine::corpus::tokens::TokenCounter;
 
 /// A stand-in counter: these tests are about lines and names, not tokens.
 struct Chars;

@@ -3,8 +3,10 @@
 //! token counts written next to them (the paper's formulas; BM25 with k1 = 1.2, b = 0.75, both as
 //! SQLite FTS5 computes it and as tantivy does).
 
-use routelens_engine::bundle::{decode_manifest, encode_bundle, BundleInput, BundleOptions};
-use routelens_engine::lexical::{run_arm, ArmOutput, LexicalArm, Sources, TextCorpus};
+use routelens_engine::corpus::bundle::{
+    decode_manifest, encode_bundle, BundleInput, BundleOptions,
+};
+use routelens_engine::retrieval::lexical::{run_arm, ArmOutput, LexicalArm, Sources, TextCorpus};
 use routelens_engine::{Error, SourceFile};
 
 /// The corpus. Tokens (as `unicode61` splits them) are counted in the comments.
@@ -37,7 +39,7 @@ struct Loaded {
     paths: Vec<String>,
     texts: TextCorpus,
     #[cfg(feature = "lexical")]
-    index: routelens_engine::lexical::FtsIndex,
+    index: routelens_engine::retrieval::lexical::FtsIndex,
 }
 
 /// Bundles the corpus (with an index when the feature is on), then loads it back from bytes
@@ -45,8 +47,8 @@ struct Loaded {
 fn load() -> Loaded {
     #[cfg(feature = "lexical")]
     let index_blob = Some((
-        routelens_engine::lexical::fts::build_index_blob(FILES).unwrap(),
-        routelens_engine::lexical::fts::INDEX_FORMAT.to_string(),
+        routelens_engine::retrieval::lexical::fts::build_index_blob(FILES).unwrap(),
+        routelens_engine::retrieval::lexical::fts::INDEX_FORMAT.to_string(),
     ));
     #[cfg(not(feature = "lexical"))]
     let index_blob = None;
@@ -88,8 +90,11 @@ fn load() -> Loaded {
         #[cfg(feature = "lexical")]
         index: {
             let entry = manifest.index.as_ref().unwrap();
-            routelens_engine::lexical::FtsIndex::from_bundle(&manifest, &folder[&entry.file])
-                .unwrap()
+            routelens_engine::retrieval::lexical::FtsIndex::from_bundle(
+                &manifest,
+                &folder[&entry.file],
+            )
+            .unwrap()
         },
     }
 }
@@ -253,7 +258,7 @@ fn bm25_arms_need_the_feature() {
 #[cfg(feature = "lexical")]
 mod bm25 {
     use super::*;
-    use routelens_engine::lexical::fts::{
+    use routelens_engine::retrieval::lexical::fts::{
         build_index_blob, build_index_blob_with, FtsIndex, IndexSpec, Scoring, Tokenizer,
         INDEX_FORMAT,
     };

@@ -4,17 +4,17 @@
 //! against its manifest; a pinned corpus that differs is refused.
 #![cfg(feature = "lexical")]
 
-use routelens_engine::bundle::{
+use routelens_engine::corpus::bundle::{
     encode_bundle, encode_chunking, BundleInput, EncodedBundle, StoredIndex,
 };
-use routelens_engine::code_chunks::{Chunker, CodeChunk};
+use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
 use routelens_engine::evaluate::{GridRun, GridSettings, GridStep};
-use routelens_engine::lexical::chunk_index::{
+use routelens_engine::live::live_session::{AnswerBody, Call, CallBody, LiveSession};
+use routelens_engine::load::question_set::parse_question_set;
+use routelens_engine::retrieval::lexical::chunk_index::{
     build_chunk_index, chunk_texts, ChunkIndex, CHUNK_INDEX_FORMAT,
 };
-use routelens_engine::lexical::chunkings::OpenChunkings;
-use routelens_engine::live_session::{AnswerBody, Call, CallBody, LiveSession};
-use routelens_engine::question_set::parse_question_set;
+use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
 use routelens_engine::SourceFile;
 
 const FILES: &[(&str, &str)] = &[

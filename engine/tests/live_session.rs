@@ -6,15 +6,15 @@
 
 mod rank_table;
 
-use routelens_engine::bundle::{encode_bundle, BundleInput, BundleOptions, EncodedBundle};
-use routelens_engine::context::{build_context, ContextSettings};
-use routelens_engine::lexical::fts::{build_index_blob, INDEX_FORMAT};
-use routelens_engine::lexical::issue_run::run_issue;
-use routelens_engine::lexical::timing::ArmTiming;
-use routelens_engine::live_session::{
+use routelens_engine::corpus::bundle::{encode_bundle, BundleInput, BundleOptions, EncodedBundle};
+use routelens_engine::delivery::context::{build_context, ContextSettings};
+use routelens_engine::delivery::synthetic::pack_bench_corpus;
+use routelens_engine::live::live_session::{
     Answer, AnswerBody, BundleUrls, Call, CallBody, LineJob, LiveSession, WireRun,
 };
-use routelens_engine::synthetic::pack_bench_corpus;
+use routelens_engine::retrieval::lexical::fts::{build_index_blob, INDEX_FORMAT};
+use routelens_engine::retrieval::lexical::issue_run::run_issue;
+use routelens_engine::retrieval::lexical::timing::ArmTiming;
 use routelens_engine::{GoldSpan, LexicalArm, SourceFile, Sources, TextCorpus};
 use std::collections::BTreeMap;
 
@@ -115,7 +115,7 @@ fn the_sessions_arms_are_run_issues_arms() {
         p.sort();
         p
     };
-    let index = routelens_engine::lexical::FtsIndex::open(
+    let index = routelens_engine::retrieval::lexical::FtsIndex::open(
         "i",
         &build_index_blob(FILES).unwrap(),
         paths.clone(),
@@ -368,7 +368,7 @@ fn messages_survive_json_and_errors_keep_their_text() {
             manifest_sha256: None,
             index: false,
             texts: true,
-            chunkings: vec![routelens_engine::code_chunks::Chunker::Window],
+            chunkings: vec![routelens_engine::corpus::code_chunks::Chunker::Window],
         },
         CallBody::Cancel { call: 3 },
     ];

@@ -6,7 +6,7 @@
 mod common;
 
 use routelens_engine::{
-    archive::sha256_hex, compare, load_archive, summarize, BootstrapConfig, Error, PairedMetric,
+    checksum::sha256_hex, compare, load_archive, summarize, BootstrapConfig, Error, PairedMetric,
     Study, Subset,
 };
 use serde_json::Value;
@@ -180,7 +180,7 @@ fn subgroups_are_the_papers() {
 
 #[test]
 fn the_flat_tournament_follows_the_archived_config_and_its_call_counts() {
-    use routelens_engine::route::{
+    use routelens_engine::remote::route::{
         run, FlatTournament, ManualClock, OfflineDecider, RouteSettings,
     };
     use routelens_engine::DirTree;
@@ -246,7 +246,7 @@ fn table_7_per_repository_recall_at_8() {
     ];
     // Read off the engine's Table 7 as the app and the CLI show it.
     let arms = ["tree", "fts5", "tree+fts5"].map(|arm| study.arm_index(arm).unwrap());
-    let table = routelens_engine::tables::repo_table(&study, &arms, 8);
+    let table = routelens_engine::scoring::tables::repo_table(&study, &arms, 8);
     assert_eq!(table.rows.len(), expected.len());
     for (repo, n, tree, fts5, fusion) in expected {
         let row = table
@@ -261,7 +261,7 @@ fn table_7_per_repository_recall_at_8() {
 
 #[test]
 fn operating_points_are_the_papers() {
-    use routelens_engine::tables::model_calls_per_issue;
+    use routelens_engine::scoring::tables::model_calls_per_issue;
     let Some(study) = study() else { return };
     let arm = |name: &str| &study.arms[study.arm_index(name).unwrap()];
     let mean = |name: &str, field: &str| arm(name).mean_measurement(field).unwrap().0;

@@ -7,12 +7,12 @@
 
 mod common;
 
-use routelens_engine::score_table::{load_score_table, Mapping, CASE_ARM};
-use routelens_engine::stats::{sign_test, BootstrapConfig};
+use routelens_engine::scoring::score_table::{load_score_table, Mapping, CASE_ARM};
+use routelens_engine::scoring::stats::{sign_test, BootstrapConfig};
 
 const JEV: &str = "typesafe/jev-1.13";
 
-fn codenib() -> Option<routelens_engine::score_table::ScoreTable> {
+fn codenib() -> Option<routelens_engine::scoring::score_table::ScoreTable> {
     let (file, text) = common::read_codenib_cases()?;
     Some(load_score_table(&file, &text, &Mapping::codenib()).unwrap())
 }

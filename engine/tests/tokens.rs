@@ -4,7 +4,7 @@
 
 mod rank_table;
 
-use routelens_engine::tokens::Cl100k;
+use routelens_engine::corpus::tokens::Cl100k;
 
 /// Texts covering the pattern's branches: contractions, letters, digit groups, punctuation
 /// runs with newlines, trailing whitespace, CRLF, non-ASCII scripts, emoji, special-token text,

@@ -7,8 +7,8 @@ mod common;
 
 use proptest::prelude::*;
 use routelens_engine::load_archive;
-use routelens_engine::stats::BootstrapConfig;
-use routelens_engine::unit_metrics::{
+use routelens_engine::scoring::stats::BootstrapConfig;
+use routelens_engine::scoring::unit_metrics::{
     dedupe_spans, overlaps, score_units, summarize_metrics, Clustering, Metric, Relevance,
 };
 use routelens_engine::GoldSpan;

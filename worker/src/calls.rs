@@ -1,15 +1,17 @@
 //! What each call does: fetching (the worker's only I/O) and the session's work, with progress
 //! lines and, for long calls, a step loop that yields to hear `cancel`.
 
-use routelens_engine::code_chunks::Chunker;
-use routelens_engine::context::ContextSettings;
+use routelens_engine::corpus::code_chunks::Chunker;
+use routelens_engine::delivery::context::ContextSettings;
+use routelens_engine::delivery::synthetic::pack_bench_corpus;
 use routelens_engine::evaluate::{GridSettings, GridStep};
-use routelens_engine::lexical::timing::{ArmTimes, TimingPlan};
-use routelens_engine::live_session::{AnswerBody, BundleUrls, CallBody, LineJob, LiveSession};
-use routelens_engine::synthetic::pack_bench_corpus;
+use routelens_engine::live::live_session::{
+    AnswerBody, BundleUrls, CallBody, LineJob, LiveSession,
+};
+use routelens_engine::retrieval::lexical::timing::{ArmTimes, TimingPlan};
 use routelens_engine::{Error, LexicalArm, Result as EngineResult};
 
-use crate::channel::{fetch, next_tick, now_ms, with_session, Progress};
+use crate::host::{fetch, next_tick, now_ms, with_session, Progress};
 
 /// The session's work, its error as the message the page shows.
 fn session<T>(work: impl FnOnce(&mut LiveSession) -> EngineResult<T>) -> Result<T, String> {

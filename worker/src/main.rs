@@ -5,14 +5,16 @@
 //!
 //! Trunk builds it (`index.html`, `data-type="worker"`, with a loader shim); the page starts it
 //! on the first live call (`app/src/live.rs`). [`channel`] is the message loop, [`calls`] what
-//! each call does. Natively this binary does nothing: it exists for wasm32.
+//! each call does, [`host`] what both use of the worker's host. Natively this binary does nothing: it exists for wasm32.
 //!
-//! [`LiveSession`]: routelens_engine::live_session::LiveSession
+//! [`LiveSession`]: routelens_engine::live::live_session::LiveSession
 
 #[cfg(target_arch = "wasm32")]
 mod calls;
 #[cfg(target_arch = "wasm32")]
 mod channel;
+#[cfg(target_arch = "wasm32")]
+mod host;
 
 fn main() {
     #[cfg(target_arch = "wasm32")]

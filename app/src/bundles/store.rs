@@ -4,12 +4,12 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use routelens_engine::bundle::{decode_manifest, Manifest, MANIFEST_FILE};
-use routelens_engine::code_chunks::Chunker;
-use routelens_engine::lexical::live::{parse_questions, Question};
-use routelens_engine::live_session::{AnswerBody, BundleUrls, CallBody};
+use routelens_engine::corpus::bundle::{decode_manifest, Manifest, MANIFEST_FILE};
+use routelens_engine::corpus::code_chunks::Chunker;
+use routelens_engine::live::live_session::{AnswerBody, BundleUrls, CallBody};
+use routelens_engine::load::question_set::{parse_questions, Question};
+use routelens_engine::publish::site::SITE_FILE;
 use routelens_engine::sha256_hex;
-use routelens_engine::site::SITE_FILE;
 
 use crate::api::{self, BundleEntry};
 use crate::error::{Error, Result};

@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use routelens_engine::bundle::Manifest;
-use routelens_engine::lexical::live::{study_case_questions, BundleSnapshot, Question};
+use routelens_engine::corpus::bundle::Manifest;
+use routelens_engine::live::snapshot::{study_case_questions, BundleSnapshot};
+use routelens_engine::load::question_set::Question;
 
 use crate::api::BundleEntry;
 use routelens_engine::Study;

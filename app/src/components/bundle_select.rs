@@ -1,7 +1,7 @@
 //! The bundle and question pickers of the views that work on a bundle (Search, Context, Route).
 
 use leptos::prelude::*;
-use routelens_engine::lexical::live::Question;
+use routelens_engine::load::question_set::Question;
 
 use crate::api::BundleEntry;
 use crate::error::Error;

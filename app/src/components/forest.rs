@@ -3,7 +3,7 @@
 //! rankings' pairs draw the same way.
 
 use leptos::prelude::*;
-use routelens_engine::{score_table::ScorePair, PairedComparison};
+use routelens_engine::{scoring::score_table::ScorePair, PairedComparison};
 
 use crate::api;
 

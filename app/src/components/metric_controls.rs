@@ -3,7 +3,7 @@
 //! setting, so it is in the permalink.
 
 use leptos::prelude::*;
-use routelens_engine::unit_metrics::{Metric, Relevance};
+use routelens_engine::scoring::unit_metrics::{Metric, Relevance};
 
 use crate::state::{AppState, ClusterBy, SettingsStoreFields};
 

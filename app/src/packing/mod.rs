@@ -11,9 +11,10 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use routelens_engine::context::{ContextSettings, RecomputedLines};
-use routelens_engine::lexical::live::{BundleSnapshot, Question};
-use routelens_engine::live_session::{AnswerBody, CallBody, LineJob};
+use routelens_engine::delivery::context::{ContextSettings, RecomputedLines};
+use routelens_engine::live::live_session::{AnswerBody, CallBody, LineJob};
+use routelens_engine::live::snapshot::BundleSnapshot;
+use routelens_engine::load::question_set::Question;
 use routelens_engine::{Policy, MAX_K};
 
 use crate::api::BundleEntry;

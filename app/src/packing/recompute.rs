@@ -4,9 +4,9 @@
 //! bundle's own questions, by the Context view.
 
 use leptos::prelude::*;
-use routelens_engine::context::{recomputed_lines_table, ContextSettings};
-use routelens_engine::lexical::live::snapshot_mismatch;
-use routelens_engine::live_session::LineJob;
+use routelens_engine::delivery::context::{recomputed_lines_table, ContextSettings};
+use routelens_engine::live::live_session::LineJob;
+use routelens_engine::live::snapshot::snapshot_mismatch;
 use routelens_engine::{GoldSpan, Study, Table};
 
 use super::LoadedBundle;

@@ -8,8 +8,8 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::code_chunks::{Chunker, CodeChunk};
-use routelens_engine::live_session::{AnswerBody, CallBody, ChunkResult};
+use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
+use routelens_engine::live::live_session::{AnswerBody, CallBody, ChunkResult};
 
 use crate::components::bundle_select;
 use crate::error::{Error, Result};

@@ -7,10 +7,10 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::code_chunks::Chunker;
+use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::evaluate::{grid_tables, GridReport, GridSettings};
-use routelens_engine::live_session::{AnswerBody, CallBody};
-use routelens_engine::unit_metrics::Clustering;
+use routelens_engine::live::live_session::{AnswerBody, CallBody};
+use routelens_engine::scoring::unit_metrics::Clustering;
 
 use crate::components::{bundle_select, NumberInput, TableView};
 use crate::error::{Error, Result};

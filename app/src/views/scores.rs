@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use routelens_engine::score_table::{ScorePair, ScoreTable};
+use routelens_engine::scoring::score_table::{ScorePair, ScoreTable};
 use routelens_engine::{BootstrapConfig, Table};
 
 use crate::api;

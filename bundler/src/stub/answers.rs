@@ -4,13 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use routelens_engine::rerank::pools::Candidate;
-use routelens_engine::rerank::reranker::{Judge, OfflineJudge};
-use routelens_engine::route::{lexical_response, Criteria, Question, Request};
+use routelens_engine::remote::rerank::pools::Candidate;
+use routelens_engine::remote::rerank::reranker::{Judge, OfflineJudge};
+use routelens_engine::remote::route::{lexical_response, Criteria, Question, Request};
 use routelens_engine::terms::{extract_terms, tokenize};
 use serde_json::{json, Map, Value};
 
-use super::{json_response, unprocessable, Stub, StubResponse};
+use super::response::{json_response, StubResponse};
+use super::{unprocessable, Stub};
 
 impl Stub {
     /// A normal answer, optionally damaged.

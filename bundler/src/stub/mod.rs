@@ -34,6 +34,7 @@
 
 mod answers;
 mod planning;
+mod response;
 mod server;
 
 #[cfg(test)]
@@ -42,14 +43,16 @@ mod tests;
 pub use server::run;
 
 use planning::plan_reply;
+use response::json_response;
+pub use response::StubResponse;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use routelens_engine::rerank::chat_planner::CHAT_PATH;
-use routelens_engine::route::protocol::{DEFAULT_MODEL, SYSTEMONE_PATH};
-use serde_json::{json, Value};
+use routelens_engine::remote::rerank::chat_planner::CHAT_PATH;
+use routelens_engine::remote::route::protocol::{DEFAULT_MODEL, SYSTEMONE_PATH};
+use serde_json::json;
 
 /// The stub's state: the seed and how often each fault spec has fired.
 #[derive(Debug, Default)]
@@ -74,28 +77,6 @@ pub struct StubRequest {
     pub content_encoding: Option<String>,
     /// The body.
     pub body: String,
-}
-
-/// The stub's answer.
-#[derive(Debug)]
-pub struct StubResponse {
-    /// The status.
-    pub status: u16,
-    /// Extra headers.
-    pub headers: Vec<(String, String)>,
-    /// The body.
-    pub body: String,
-    /// Wait this long before answering.
-    pub delay_ms: u64,
-}
-
-fn json_response(status: u16, body: Value) -> StubResponse {
-    StubResponse {
-        status,
-        headers: Vec::new(),
-        body: body.to_string(),
-        delay_ms: 0,
-    }
 }
 
 fn error(status: u16, message: &str) -> StubResponse {

@@ -3,10 +3,10 @@
 //! returned as the message content, in the strict schema's shape (every field present). Usage is
 //! an estimate: a token per four characters in, per four characters of the plan out.
 
-use routelens_engine::rerank::planner::offline_plan;
+use routelens_engine::remote::rerank::planner::offline_plan;
 use serde_json::{json, Value};
 
-use super::{json_response, StubResponse};
+use super::response::{json_response, StubResponse};
 
 /// The answer to one planning request.
 pub(super) fn plan_reply(body: &str, delay_ms: u64) -> StubResponse {

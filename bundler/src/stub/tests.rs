@@ -2,22 +2,22 @@
 //! cross-origin headers and score answers.
 
 use super::*;
-use routelens_engine::route::{parse_response, DecisionError, Request, RouteSettings};
+use routelens_engine::remote::route::{parse_response, DecisionError, Request, RouteSettings};
 
 fn route_request() -> Request {
     let options = vec![
-        routelens_engine::route::MenuOption {
+        routelens_engine::remote::route::MenuOption {
             path: "src/parser.rs".into(),
             is_dir: false,
             text: "src/parser.rs: - [parser.rs](parser.rs)".into(),
         },
-        routelens_engine::route::MenuOption {
+        routelens_engine::remote::route::MenuOption {
             path: "docs".into(),
             is_dir: true,
             text: "docs: - [docs/](docs/); subtopics: guide".into(),
         },
     ];
-    routelens_engine::route::menu::choice_request(
+    routelens_engine::remote::route::menu::choice_request(
         "User question: the parser fails",
         "pick",
         &options,
@@ -139,7 +139,7 @@ fn score_questions_get_a_legend_and_an_expected_score() {
         "k",
         r#"{"model":"m","state":"urgent outage","questions":{"u":{"type":"score","criteria":["can wait","urgent outage now"]}}}"#,
     );
-    let value: Value = serde_json::from_str(&answer.body).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
     let u = &value["answers"]["u"];
     assert_eq!(u["legend"]["1"], "urgent outage now");
     assert!(u["score"].as_f64().unwrap() > 0.5);

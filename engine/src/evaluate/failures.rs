@@ -2,9 +2,9 @@
 //! misses, against those it hits (see the module above).
 
 use crate::error::Result;
-use crate::stats::{BootstrapConfig, PyRandom};
+use crate::scoring::stats::{BootstrapConfig, PyRandom};
+use crate::scoring::unit_metrics::{case_value, Metric, Relevance};
 use crate::study::Study;
-use crate::unit_metrics::{case_value, Metric, Relevance};
 
 /// One share compared between the missed and the hit questions.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -3,7 +3,7 @@
 //! steps — the same numbers either way.
 //!
 //! A [`GridRun`] is built from a question set and [`GridSettings`] (checked then: every name,
-//! cut-off and count), and stepped over a [`ChunkRankings`] (each chunking's table and its BM25
+//! cut-off and count), and stepped over a [`ChunkRankings`](crate::retrieval::chunk_search::ChunkRankings) (each chunking's table and its BM25
 //! ranker): one step per question per chunking, one to build the study, one per metric for the
 //! intervals, one per metric for the pairs, one for the dev/test split, one per analysed
 //! configuration. [`GridRun::report`] then gives the [`GridReport`], which serialises whole (the
@@ -18,16 +18,16 @@ use super::{
     choose_on_dev, dev_test_split, evaluation_study, failure_analysis, mean_over, relevance_of,
     Configuration, FailureAnalysis, Retriever,
 };
-use crate::chunk_search::prefix_for_caps;
-use crate::code_chunks::{Chunker, CodeChunk};
+use crate::corpus::code_chunks::Chunker;
 use crate::error::{Error, Result};
-use crate::paired::PairedComparison;
-use crate::question_set::QuestionSet;
-use crate::stats::BootstrapConfig;
-use crate::study::Study;
-use crate::unit_metrics::{
+use crate::load::question_set::QuestionSet;
+use crate::retrieval::chunk_search::{prefix_for_caps, ChunkRankings};
+use crate::scoring::paired::PairedComparison;
+use crate::scoring::stats::BootstrapConfig;
+use crate::scoring::unit_metrics::{
     compare_metric_pairs, summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
 };
+use crate::study::Study;
 
 /// What the grid runs. Empty lists mean the defaults: every chunking the bundle has, every
 /// retriever, no caps, the default metrics for `k` and the relevance, the default pairs.
@@ -77,17 +77,6 @@ impl Default for GridSettings {
             seed: 0,
         }
     }
-}
-
-/// What the grid reads: each chunking's chunk table and a ranker over it.
-pub trait ChunkRankings {
-    /// The chunkings it holds, in the bundle's order.
-    fn chunkers(&self) -> Vec<Chunker>;
-    /// The chunk table of `chunker`.
-    fn table(&self, chunker: Chunker) -> Result<&[CodeChunk]>;
-    /// The chunks matching `query` under `chunker`, best first, at most `depth`, as positions in
-    /// its table.
-    fn rank(&self, chunker: Chunker, query: &str, depth: usize) -> Result<Vec<usize>>;
 }
 
 /// The cap chosen on the dev half for one chunker and retriever.
@@ -642,7 +631,8 @@ fn default_pairs(configs: &[Configuration]) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lexical::live::Question;
+    use crate::corpus::code_chunks::CodeChunk;
+    use crate::load::question_set::Question;
 
     /// Two chunkings of the same two files; each question's ranking names the file it wants
     /// first under `structural` and second under `window`.

@@ -1,6 +1,6 @@
 //! The CodeAtlas evaluation harness (`../shared/seeds/004_*.txt`) over chunk rankings: every
 //! configuration (chunker × retriever × per-file cap) is an arm of one study whose cases are the
-//! questions, so every metric, interval, pair and sentence of [`crate::unit_metrics`] applies.
+//! questions, so every metric, interval, pair and sentence of [`crate::scoring::unit_metrics`] applies.
 //!
 //! - **Configurations** ([`Configuration`]) are named `chunker/retriever` or
 //!   `chunker/retriever/capN` (`structural/bm25/cap2`).
@@ -23,17 +23,15 @@ mod grid;
 mod report_tables;
 
 pub use failures::{counted, failure_analysis, is_documentation, FailureAnalysis, ShareDifference};
-pub use grid::{
-    ChunkRankings, GridReport, GridRun, GridSettings, GridSplit, GridStep, SplitChoice,
-};
+pub use grid::{GridReport, GridRun, GridSettings, GridSplit, GridStep, SplitChoice};
 pub use report_tables::grid_tables;
 
-use crate::chunk_search::{cap_per_file, ranking_units};
-use crate::code_chunks::{Chunker, CodeChunk};
+use crate::corpus::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};
-use crate::lexical::live::Question;
+use crate::load::question_set::Question;
+use crate::retrieval::chunk_search::{cap_per_file, ranking_units};
+use crate::scoring::unit_metrics::{case_value, Metric, Relevance};
 use crate::study::{Arm, ArmOrigin, Case, Study};
-use crate::unit_metrics::{case_value, Metric, Relevance};
 
 /// The ranker over a chunking's chunks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -162,7 +160,7 @@ pub fn dev_test_split(study: &Study) -> (Vec<usize>, Vec<usize>) {
         .cases
         .iter()
         .enumerate()
-        .map(|(at, case)| (crate::archive::sha256_hex(case.id.as_bytes()), at))
+        .map(|(at, case)| (crate::checksum::sha256_hex(case.id.as_bytes()), at))
         .collect();
     order.sort();
     let dev_len = order.len().div_ceil(2);
@@ -214,7 +212,7 @@ pub fn choose_on_dev(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::BootstrapConfig;
+    use crate::scoring::stats::BootstrapConfig;
     use crate::study::GoldSpan;
 
     fn chunk(path: &str, start: u32) -> CodeChunk {

@@ -1,10 +1,10 @@
 //! The grid's report as tables — what the page shows and what `--format csv` writes.
 
 use super::grid::GridReport;
-use crate::metric_tables::{clustering_name, relevance_name};
+use crate::scoring::metric_tables::{clustering_name, relevance_name};
+use crate::scoring::tables::paired_table;
+use crate::scoring::unit_metrics::{Clustering, Relevance};
 use crate::table::{Cell, Table};
-use crate::tables::paired_table;
-use crate::unit_metrics::{Clustering, Relevance};
 
 /// The report as tables: the grid (every configuration's every metric with its interval), the
 /// pairs, the split (when there are caps) and the failure analysis — what the page shows and

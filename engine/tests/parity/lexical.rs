@@ -18,9 +18,9 @@
 //! To rebuild the fixture after an intended format change (and bump the format version):
 //! `cargo test -p routelens-engine --features lexical --test parity -- --ignored`.
 
-use routelens_engine::archive::sha256_hex;
-use routelens_engine::bundle::decode_manifest;
-use routelens_engine::lexical::{run_arm, LexicalArm, Sources, TextCorpus};
+use routelens_engine::checksum::sha256_hex;
+use routelens_engine::corpus::bundle::decode_manifest;
+use routelens_engine::retrieval::lexical::{run_arm, LexicalArm, Sources, TextCorpus};
 
 const GOLDEN: &[u8] = include_bytes!("../data/golden-bundle-v1.bin");
 
@@ -69,8 +69,11 @@ fn fingerprint(arms: &[LexicalArm]) -> (String, String) {
     #[cfg(feature = "lexical")]
     let index = {
         let entry = manifest.index.as_ref().unwrap();
-        routelens_engine::lexical::FtsIndex::from_bundle(&manifest, file(&files, &entry.file))
-            .unwrap()
+        routelens_engine::retrieval::lexical::FtsIndex::from_bundle(
+            &manifest,
+            file(&files, &entry.file),
+        )
+        .unwrap()
     };
     #[cfg(feature = "lexical")]
     let sources = sources.with_index(&index);
@@ -125,8 +128,8 @@ fn bm25_arms_match_the_committed_fingerprint() {
 #[test]
 #[ignore]
 fn regenerate_golden_bundle() {
-    use routelens_engine::bundle::{encode_bundle, BundleInput, BundleOptions, SourceFile};
-    use routelens_engine::lexical::fts::{build_index_blob, INDEX_FORMAT};
+    use routelens_engine::corpus::bundle::{encode_bundle, BundleInput, BundleOptions, SourceFile};
+    use routelens_engine::retrieval::lexical::fts::{build_index_blob, INDEX_FORMAT};
 
     let files = synthetic_corpus();
     let blob = build_index_blob(&files).unwrap();

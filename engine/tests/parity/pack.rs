@@ -19,11 +19,11 @@
 #[path = "../rank_table/mod.rs"]
 mod rank_table;
 
-use routelens_engine::archive::sha256_hex;
-use routelens_engine::linescore::score_lines;
-use routelens_engine::pack::{pack, render_block, PackConfig};
-use routelens_engine::select::{count_lines, select_files, QueryTerms, SelectConfig};
-use routelens_engine::tokens::{TokenCache, TokenCounter};
+use routelens_engine::checksum::sha256_hex;
+use routelens_engine::corpus::tokens::{TokenCache, TokenCounter};
+use routelens_engine::delivery::linescore::score_lines;
+use routelens_engine::delivery::pack::{pack, render_block, PackConfig};
+use routelens_engine::delivery::select::{count_lines, select_files, QueryTerms, SelectConfig};
 use routelens_engine::{GoldSpan, Result};
 
 /// The fingerprint with the fake counter, computed natively on x86_64.

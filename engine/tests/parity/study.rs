@@ -4,7 +4,7 @@
 //! shortest round-trip form, against one committed value.
 
 use routelens_engine::{
-    add_fusion, archive::sha256_hex, compare, load_jsonl, report::rescore_everything,
+    add_fusion, checksum::sha256_hex, compare, load_jsonl, scoring::report::rescore_everything,
     BootstrapConfig, PairedMetric, RrfConfig, Study, Subset,
 };
 

@@ -12,14 +12,15 @@
 
 use std::collections::BTreeMap;
 
-use routelens_engine::archive::{sha256_hex, ARCHIVE_FILES, README};
-use routelens_engine::bundle::decode_manifest;
-use routelens_engine::code_chunks::Chunker;
-use routelens_engine::rerank::pools::Candidate;
-use routelens_engine::route::protocol::{
+use routelens_engine::checksum::sha256_hex;
+use routelens_engine::corpus::bundle::decode_manifest;
+use routelens_engine::corpus::code_chunks::Chunker;
+use routelens_engine::load::archive::{ARCHIVE_FILES, README};
+use routelens_engine::remote::rerank::pools::Candidate;
+use routelens_engine::remote::route::protocol::{
     Criteria, Question, Request, DEFAULT_MODEL, NONE_KEY, ROUTE_QUESTION,
 };
-use routelens_engine::route::{ManualClock, Replayer, RunFile, Session};
+use routelens_engine::remote::route::{ManualClock, Replayer, RunFile, Session};
 use routelens_engine::DirTree;
 use routelens_engine::Error;
 
@@ -104,7 +105,7 @@ pub fn jsonl(data: &[u8]) {
 
 /// A score table: its column mapping (empty for CodeNib's built-in one) and its CSV.
 pub fn score_table(data: &[u8]) {
-    use routelens_engine::score_table::{load_score_table, Mapping};
+    use routelens_engine::scoring::score_table::{load_score_table, Mapping};
     let [mapping, csv] = parts(data, 2)[..] else {
         return;
     };
@@ -172,7 +173,7 @@ pub fn bundle(data: &[u8]) {
     check(manifest.read_all(&chunks).map(drop));
     if let Some(stored) = index {
         check(manifest.open_index(stored).and_then(|(entry, blob)| {
-            routelens_engine::lexical::fts::blob::decode(&entry.file, &blob).map(drop)
+            routelens_engine::retrieval::lexical::fts::blob::decode(&entry.file, &blob).map(drop)
         }));
     }
     for (chunker, stored) in tables {
@@ -190,7 +191,7 @@ pub fn run_file(data: &[u8]) {
         Ok(file) => replay(&file),
     }
     if let Err(err) =
-        routelens_engine::rerank::record::RerankRunFile::from_json("rerank.json", text)
+        routelens_engine::remote::rerank::record::RerankRunFile::from_json("rerank.json", text)
     {
         names_a_file(&err, &["rerank.json"]);
     }
@@ -238,7 +239,7 @@ pub fn decision_reply(data: &[u8]) {
         score_request()
     };
     // Every reply is either a response or a typed error: both are fine; neither may panic.
-    let _ = routelens_engine::route::protocol::decode_reply(
+    let _ = routelens_engine::remote::route::protocol::decode_reply(
         &request,
         status,
         retry_after,
@@ -282,12 +283,17 @@ fn score_request() -> Request {
         candidate(0, "a.rs", "fn parse() {}"),
         candidate(1, "b.rs", "fn b() {}"),
     ];
-    routelens_engine::rerank::jev::batch_request("where is the parser?", 0, &batch, DEFAULT_MODEL)
+    routelens_engine::remote::rerank::jev::batch_request(
+        "where is the parser?",
+        0,
+        &batch,
+        DEFAULT_MODEL,
+    )
 }
 
 /// `routelens pack`'s ranking file and gold file.
 pub fn pack_inputs(data: &[u8]) {
-    use routelens_engine::context::{parse_gold, parse_ranking};
+    use routelens_engine::delivery::context::{parse_gold, parse_ranking};
     let [ranking, gold] = parts(data, 2)[..] else {
         return;
     };
@@ -306,14 +312,16 @@ pub fn pack_inputs(data: &[u8]) {
 /// A bundle's question set.
 pub fn question_set(data: &[u8]) {
     let Some(text) = text(data) else { return };
-    if let Err(err) = routelens_engine::question_set::parse_question_set("questions.jsonl", text) {
+    if let Err(err) =
+        routelens_engine::load::question_set::parse_question_set("questions.jsonl", text)
+    {
         names_a_file(&err, &["questions.jsonl"]);
     }
 }
 
 /// A published site's `site.json` and `CHECKSUMS`.
 pub fn site(data: &[u8]) {
-    use routelens_engine::site::{Checksums, SiteIndex};
+    use routelens_engine::publish::site::{Checksums, SiteIndex};
     let [index, checksums] = parts(data, 2)[..] else {
         return;
     };
@@ -331,10 +339,12 @@ pub fn site(data: &[u8]) {
 /// reader opens.
 pub fn documents(data: &[u8]) {
     let Some(text) = text(data) else { return };
-    if let Err(err) = routelens_engine::evidence::LiveStudyExport::from_json("live.json", text) {
+    if let Err(err) =
+        routelens_engine::live::evidence::LiveStudyExport::from_json("live.json", text)
+    {
         names_a_file(&err, &["live.json"]);
     }
-    if let Err(err) = routelens_engine::rerank::plan::parse_plan("plan.json", text) {
+    if let Err(err) = routelens_engine::remote::rerank::plan::parse_plan("plan.json", text) {
         names_a_file(&err, &["plan.json"]);
     }
     if let Err(err) = routelens_engine::parse_issue_texts("issues.jsonl", text) {

@@ -1,5 +1,5 @@
 //! The in-browser measurement of the context stage: select and pack the engine's benchmark corpus
-//! (16 files of 2,000–4,000 lines, [`routelens_engine::synthetic`], the criterion bench's input)
+//! (16 files of 2,000–4,000 lines, [`routelens_engine::delivery::synthetic`], the criterion bench's input)
 //! at the 16,000-token budget, timed with `performance.now()` in the live worker. Two figures: the first pack of an
 //! issue (every block encoded with cl100k_base, median of 5) and a re-pack after a budget change
 //! (every count from the token memo, median of 20). A scripted browser (`bench/pack-browser.mjs`)
@@ -7,7 +7,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::live_session::{AnswerBody, CallBody};
+use routelens_engine::live::live_session::{AnswerBody, CallBody};
 
 use crate::live;
 use crate::packing as load;

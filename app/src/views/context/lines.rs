@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::context::{recomputed_lines_table, ContextSettings};
-use routelens_engine::live_session::LineJob;
+use routelens_engine::delivery::context::{recomputed_lines_table, ContextSettings};
+use routelens_engine::live::live_session::LineJob;
 use routelens_engine::Table;
 
 use crate::components::{shown_errors, TableView};

@@ -24,9 +24,10 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::context::ContextSettings;
-use routelens_engine::lexical::live::{snapshot_mismatch, Question};
-use routelens_engine::live_session::{AnswerBody, CallBody};
+use routelens_engine::delivery::context::ContextSettings;
+use routelens_engine::live::live_session::{AnswerBody, CallBody};
+use routelens_engine::live::snapshot::snapshot_mismatch;
+use routelens_engine::load::question_set::Question;
 
 use crate::api::BundleEntry;
 use crate::bundles::BundleStore;

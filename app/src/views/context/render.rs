@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
-use routelens_engine::context::{ContextReport, GoldDelivery};
-use routelens_engine::select::split_lines;
+use routelens_engine::delivery::context::{ContextReport, GoldDelivery};
+use routelens_engine::delivery::select::split_lines;
 
 use super::state::Packed;
 

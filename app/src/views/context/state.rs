@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use routelens_engine::context::ContextReport;
+use routelens_engine::delivery::context::ContextReport;
 use routelens_engine::GoldSpan;
 
 /// One packed arm: its name and report, or why it could not be packed.

@@ -19,11 +19,11 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::code_chunks::Chunker;
-use routelens_engine::lexical::live::Question;
-use routelens_engine::rerank::pools::Route;
-use routelens_engine::rerank::record::RerankRunFile;
-use routelens_engine::rerank::settings::RerankerChoice;
+use routelens_engine::corpus::code_chunks::Chunker;
+use routelens_engine::load::question_set::Question;
+use routelens_engine::remote::rerank::pools::Route;
+use routelens_engine::remote::rerank::record::RerankRunFile;
+use routelens_engine::remote::rerank::settings::RerankerChoice;
 use web_sys::HtmlInputElement;
 
 use self::render::shown;

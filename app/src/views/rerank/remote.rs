@@ -5,13 +5,13 @@
 //! holds request bodies only.
 
 use gloo_net::http::Request as HttpRequest;
-use routelens_engine::rerank::chat_planner::{
+use routelens_engine::remote::rerank::chat_planner::{
     ChatOutcome, ChatReplayer, PlannerAccounting, PlannerPayload, PlannerRun, PlannerSettings,
     CHAT_PATH,
 };
-use routelens_engine::rerank::jev::{JevRun, JevSettings};
-use routelens_engine::rerank::record::{RecordedArm, RerankRunFile};
-use routelens_engine::rerank::settings::RerankArm;
+use routelens_engine::remote::rerank::jev::{JevRun, JevSettings};
+use routelens_engine::remote::rerank::record::{RecordedArm, RerankRunFile};
+use routelens_engine::remote::rerank::settings::RerankArm;
 
 use crate::api;
 use crate::decisions::{sleep_ms, Transport};
@@ -21,7 +21,7 @@ use crate::error::Error;
 /// or why there is none, with the exchanges and their cost.
 pub(super) struct Planned {
     pub text: Result<String, String>,
-    pub exchanges: Vec<routelens_engine::rerank::chat_planner::ChatExchange>,
+    pub exchanges: Vec<routelens_engine::remote::rerank::chat_planner::ChatExchange>,
     pub accounting: PlannerAccounting,
 }
 

@@ -2,7 +2,7 @@
 //! judge's costs, every candidate's judgment, and the top results with gold marked.
 
 use leptos::prelude::*;
-use routelens_engine::lexical::live::Question;
+use routelens_engine::load::question_set::Question;
 
 use super::state::{Outcome, Ran};
 

@@ -6,16 +6,17 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use routelens_engine::code_chunks::Chunker;
-use routelens_engine::lexical::live::{join_live_arms, Question};
-use routelens_engine::live_session::{AnswerBody, CallBody};
-use routelens_engine::rerank::chat_planner::{overview, PlannerSettings, OVERVIEW_CHARS};
-use routelens_engine::rerank::jev::JevSettings;
-use routelens_engine::rerank::plan::Plan;
-use routelens_engine::rerank::pools::Route;
-use routelens_engine::rerank::record::RerankRunFile;
-use routelens_engine::rerank::reranker::DEFAULT_BATCH;
-use routelens_engine::rerank::settings::{RerankSettings, RerankerChoice};
+use routelens_engine::corpus::code_chunks::Chunker;
+use routelens_engine::live::evidence::{join_live_arms, LiveArm};
+use routelens_engine::live::live_session::{AnswerBody, CallBody};
+use routelens_engine::load::question_set::Question;
+use routelens_engine::remote::rerank::chat_planner::{overview, PlannerSettings, OVERVIEW_CHARS};
+use routelens_engine::remote::rerank::jev::JevSettings;
+use routelens_engine::remote::rerank::plan::Plan;
+use routelens_engine::remote::rerank::pools::Route;
+use routelens_engine::remote::rerank::record::RerankRunFile;
+use routelens_engine::remote::rerank::reranker::DEFAULT_BATCH;
+use routelens_engine::remote::rerank::settings::{RerankSettings, RerankerChoice};
 use routelens_engine::{Arm, ArmOrigin, GoldSpan};
 
 use super::remote::{judge, plan};
@@ -263,7 +264,10 @@ pub(super) async fn add_as_arm(
         base.as_deref(),
         &setup.bundle,
         &questions,
-        vec![arm],
+        vec![LiveArm {
+            arm,
+            evidence: Vec::new(),
+        }],
     )?;
     let into = if joined.open.is_some() {
         "the open study"

@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use routelens_engine::lexical::live::Question;
-use routelens_engine::rerank::chat_planner::PlannerAccounting;
-use routelens_engine::rerank::record::RerankRunFile;
-use routelens_engine::rerank::settings::QuestionRun;
-use routelens_engine::Study;
+use routelens_engine::live::evidence::LiveStudy;
+use routelens_engine::load::question_set::Question;
+use routelens_engine::remote::rerank::chat_planner::PlannerAccounting;
+use routelens_engine::remote::rerank::record::RerankRunFile;
+use routelens_engine::remote::rerank::settings::QuestionRun;
 
 /// One question through both stages and the judge.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,7 +53,7 @@ pub(super) struct RerankState {
     /// Set by Cancel, read before every call.
     pub cancel: RwSignal<bool>,
     /// The live study of the bundle's question set, once an arm is added.
-    pub live: RwSignal<Option<Arc<Study>>>,
+    pub live: RwSignal<Option<Arc<LiveStudy>>>,
     /// What "Add as arm" did.
     pub arm_note: RwSignal<Option<String>>,
 }

@@ -19,10 +19,10 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::evidence::{BundleRef, LiveStudyExport};
-use routelens_engine::lexical::live::Question;
-use routelens_engine::route::{Replayer, Run, RunFile, Session, Strategy};
-use routelens_engine::tables::file_recall_table;
+use routelens_engine::live::evidence::{BundleRef, LiveStudyExport};
+use routelens_engine::load::question_set::Question;
+use routelens_engine::remote::route::{Replayer, Run, RunFile, Session, Strategy};
+use routelens_engine::scoring::tables::file_recall_table;
 use routelens_engine::MAX_K;
 use web_sys::HtmlInputElement;
 
@@ -358,8 +358,9 @@ pub fn RouteView() -> impl IntoView {
             {move || rs.progress.get().map(|p| view! { <p class="progress" data-testid="route-progress">{p}</p> })}
             {move || rs.error.get().map(|e| view! { <p class="error" data-testid="route-error">{e.to_string()}</p> })}
             {move || rs.shown.get().map(|shown| walk_view(shown, rs.k.get()))}
-            {move || rs.live.get().map(|study| {
-                let table = file_recall_table(&study, &[rs.k.get(), MAX_K]);
+            {move || rs.live.get().map(|live| {
+                let study = &live.study;
+                let table = file_recall_table(study, &[rs.k.get(), MAX_K]);
                 view! {
                     <div data-testid="route-live-study">
                         <p class="muted">

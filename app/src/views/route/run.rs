@@ -10,9 +10,10 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use routelens_engine::evidence::{live_arm, CaseEvidence};
-use routelens_engine::lexical::live::{join_live_arms, Question};
-use routelens_engine::route::{RouteSettings, Run, RunFile, Session, Strategy};
+use routelens_engine::live::evidence::join_live_arms;
+use routelens_engine::live::evidence::{live_arm, CaseEvidence};
+use routelens_engine::load::question_set::Question;
+use routelens_engine::remote::route::{RouteSettings, Run, RunFile, Session, Strategy};
 use routelens_engine::DirTree;
 
 use super::state::{RouteState, Shown};
@@ -206,7 +207,7 @@ async fn route_one(
 /// Makes the live study the open study, so every study view shows the route arm.
 pub(super) fn open_live_study(app: AppState, rs: RouteState) {
     if let (Some(study), Some(open)) = (rs.live.get_untracked(), rs.open.get_untracked()) {
-        app.open_live_study((*study).clone(), open.entry.name.clone());
+        app.open_live_study(study.study.clone(), open.entry.name.clone());
     }
 }
 

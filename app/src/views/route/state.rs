@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use reactive_stores::Field;
-use routelens_engine::evidence::BundleRef;
-use routelens_engine::lexical::live::Question;
-use routelens_engine::route::{RouteSettings, Run, RunFile};
+use routelens_engine::live::evidence::BundleRef;
+use routelens_engine::load::question_set::Question;
+use routelens_engine::remote::route::{RouteSettings, Run, RunFile};
 use routelens_engine::DirTree;
 
 use crate::api::BundleEntry;
@@ -52,7 +52,7 @@ pub(super) struct RouteState {
     pub(super) cancel: RwSignal<bool>,
     pub(super) progress: RwSignal<Option<String>>,
     pub(super) error: RwSignal<Option<Error>>,
-    pub(super) live: RwSignal<Option<Arc<routelens_engine::Study>>>,
+    pub(super) live: RwSignal<Option<Arc<routelens_engine::live::evidence::LiveStudy>>>,
     /// The k recall is shown at: the store's `k`, so it is in the permalink.
     pub(super) k: Field<usize>,
 }

@@ -3,7 +3,7 @@
 //! probability and whether it was kept, and why.
 
 use leptos::prelude::*;
-use routelens_engine::route::{Cap, MenuRecord, RouteSettings, Strategy};
+use routelens_engine::remote::route::{Cap, MenuRecord, RouteSettings, Strategy};
 use routelens_engine::score_ranking;
 
 use super::state::Shown;

@@ -5,10 +5,12 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use routelens_engine::evidence::{live_arm, CaseEvidence};
-use routelens_engine::lexical::issue_run::{fuse_runs, ArmRun};
-use routelens_engine::lexical::live::{join_live_arms, trec_run, Question, RunList};
-use routelens_engine::live_session::{AnswerBody, CallBody, WireRun};
+use routelens_engine::live::evidence::join_live_arms;
+use routelens_engine::live::evidence::{live_arm, CaseEvidence};
+use routelens_engine::live::live_session::{AnswerBody, CallBody, WireRun};
+use routelens_engine::live::trec_export::{trec_run, RunList};
+use routelens_engine::load::question_set::Question;
+use routelens_engine::retrieval::lexical::issue_run::{fuse_runs, ArmRun};
 use routelens_engine::{fusion_name, MAX_K};
 
 use super::sources::load;
@@ -184,6 +186,6 @@ pub(super) fn export_trec(s: SearchState) -> String {
 /// shows the live arms. The permalink names it `live:<bundle>`; it cannot carry the runs.
 pub(super) fn open_live_study(app: AppState, s: SearchState) {
     if let (Some(study), Some(open)) = (s.live.get_untracked(), s.open.get_untracked()) {
-        app.open_live_study((*study).clone(), open.entry.name.clone());
+        app.open_live_study(study.study.clone(), open.entry.name.clone());
     }
 }

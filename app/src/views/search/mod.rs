@@ -25,9 +25,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::evidence::{BundleRef, LiveStudyExport};
-use routelens_engine::lexical::live::Question;
-use routelens_engine::tables::file_recall_table;
+use routelens_engine::live::evidence::{BundleRef, LiveStudyExport};
+use routelens_engine::load::question_set::Question;
+use routelens_engine::scoring::tables::file_recall_table;
 use routelens_engine::{LexicalArm, MAX_K};
 
 use crate::api::{self, BundleEntry};
@@ -262,8 +262,9 @@ pub fn SearchView() -> impl IntoView {
             {move || results_view(s)}
             {move || file_view(s)}
             {move || {
-                s.live.get().map(|study| {
-                    let table = file_recall_table(&study, &[s.k.get(), MAX_K]);
+                s.live.get().map(|live| {
+                    let study = &live.study;
+                    let table = file_recall_table(study, &[s.k.get(), MAX_K]);
                     view! {
                         <div data-testid="live-study">
                             <p class="muted">

@@ -3,10 +3,10 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::lexical::live::term_spans;
 use routelens_engine::score_ranking;
+use routelens_engine::terms::term_spans;
 
-use routelens_engine::lexical::issue_run::fuse_runs;
+use routelens_engine::retrieval::lexical::issue_run::fuse_runs;
 use routelens_engine::{Error as EngineError, MAX_K};
 
 use super::state::SearchState;

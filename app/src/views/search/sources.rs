@@ -3,8 +3,8 @@
 //! (which every view shares), and every arm run there.
 
 use leptos::prelude::*;
-use routelens_engine::lexical::issue_run::ArmRun;
-use routelens_engine::live_session::{AnswerBody, CallBody, WireRun};
+use routelens_engine::live::live_session::{AnswerBody, CallBody, WireRun};
+use routelens_engine::retrieval::lexical::issue_run::ArmRun;
 
 use crate::bundles::load_call;
 use routelens_engine::MAX_K;

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use reactive_stores::Field;
-use routelens_engine::bundle::Manifest;
-use routelens_engine::lexical::issue_run::ArmRun;
-use routelens_engine::lexical::live::Question;
-use routelens_engine::Study;
+use routelens_engine::corpus::bundle::Manifest;
+use routelens_engine::live::evidence::LiveStudy;
+use routelens_engine::load::question_set::Question;
+use routelens_engine::retrieval::lexical::issue_run::ArmRun;
 
 use crate::api::BundleEntry;
 use crate::error::Error;
@@ -59,7 +59,7 @@ pub(super) struct SearchState {
     pub(super) fused: Field<Vec<String>>,
     pub(super) k: Field<usize>,
     pub(super) file: RwSignal<Option<(String, String, Vec<String>)>>,
-    pub(super) live: RwSignal<Option<Arc<Study>>>,
+    pub(super) live: RwSignal<Option<Arc<LiveStudy>>>,
     pub(super) all: RwSignal<Option<AllRuns>>,
     pub(super) busy: RwSignal<bool>,
 }

@@ -10,8 +10,8 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::lexical::timing::ArmTiming;
-use routelens_engine::live_session::{AnswerBody, CallBody};
+use routelens_engine::live::live_session::{AnswerBody, CallBody};
+use routelens_engine::retrieval::lexical::timing::ArmTiming;
 
 use super::sources::load;
 use super::state::SearchState;

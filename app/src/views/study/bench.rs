@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_engine::{report::rescore_everything, BootstrapConfig};
+use routelens_engine::{scoring::report::rescore_everything, BootstrapConfig};
 
 use crate::api;
 use crate::components::NumberInput;

@@ -8,11 +8,10 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::{
-    check_issue_texts, first_gold_rank,
-    metric_tables::{case_metric_table, case_units_table},
-    parse_issue_texts, score_ranking,
-    tables::{case_gold_table, case_measurements_table},
-    unit_metrics::{Metric, Relevance},
+    check_issue_texts, first_gold_rank, parse_issue_texts, score_ranking,
+    scoring::metric_tables::{case_metric_table, case_units_table},
+    scoring::tables::{case_gold_table, case_measurements_table},
+    scoring::unit_metrics::{Metric, Relevance},
     Study,
 };
 

@@ -2,7 +2,7 @@
 //! as a new arm that every view then shows.
 
 use leptos::prelude::*;
-use routelens_engine::{tables::file_recall_table, ArmOrigin};
+use routelens_engine::{scoring::tables::file_recall_table, ArmOrigin};
 
 use crate::components::{NumberInput, TableView};
 use crate::state::{AppState, SettingsStoreFields};

@@ -6,7 +6,7 @@
 //! repositories no bundle holds, so it shows archived values only, and says so.
 
 use leptos::prelude::*;
-use routelens_engine::{tables::archived_lines_table, Subset};
+use routelens_engine::{scoring::tables::archived_lines_table, Subset};
 
 use std::collections::BTreeSet;
 

@@ -4,7 +4,7 @@
 //! themselves without a model (the engine's `model_calls_per_issue`).
 
 use leptos::prelude::*;
-use routelens_engine::tables::{model_calls_per_issue, operations_table};
+use routelens_engine::scoring::tables::{model_calls_per_issue, operations_table};
 use routelens_engine::{summarize, Subset};
 
 use crate::components::{KSelect, TableView};

@@ -7,8 +7,9 @@
 
 use leptos::prelude::*;
 use routelens_engine::{
-    compare, report::PRESPECIFIED_PAIRS, tables::paired_table, unit_metrics::compare_metric_pairs,
-    unit_metrics::Metric, BootstrapConfig, PairedComparison, PairedMetric, Study, Subset,
+    compare, scoring::report::PRESPECIFIED_PAIRS, scoring::tables::paired_table,
+    scoring::unit_metrics::compare_metric_pairs, scoring::unit_metrics::Metric, BootstrapConfig,
+    PairedComparison, PairedMetric, Study, Subset,
 };
 
 use crate::components::{

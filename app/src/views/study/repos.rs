@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 use routelens_engine::{
-    metric_tables::repo_metric_table, paired::repo_differences, tables::repo_table, PairedMetric,
-    Subset,
+    scoring::metric_tables::repo_metric_table, scoring::paired::repo_differences,
+    scoring::tables::repo_table, PairedMetric, Subset,
 };
 
 use crate::components::{

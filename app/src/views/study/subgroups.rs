@@ -4,7 +4,9 @@
 //! in each subgroup with its 95% interval.
 
 use leptos::prelude::*;
-use routelens_engine::{metric_tables::subgroup_metric_table, tables::subgroup_table};
+use routelens_engine::{
+    scoring::metric_tables::subgroup_metric_table, scoring::tables::subgroup_table,
+};
 
 use crate::components::{
     shown_errors, ArmToggles, ClusterSelect, KSelect, RelevanceSelect, TableView, ViewMetricSelect,

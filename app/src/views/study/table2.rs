@@ -3,7 +3,7 @@
 //! bootstrap interval, under the chosen relevance and clustering.
 
 use leptos::prelude::*;
-use routelens_engine::{metric_tables::metric_table, tables::file_recall_table};
+use routelens_engine::{scoring::metric_tables::metric_table, scoring::tables::file_recall_table};
 
 use crate::components::{
     ClusterSelect, KSelect, MetricListInput, NumberInput, RelevanceSelect, TableView,

@@ -1,0 +1,304 @@
+//! Reading a bundle: `manifest.json` parsed and checked, and every chunk, file and index verified
+//! against it as it is opened.
+
+use super::{
+    decompress, DirTree, FileEntry, IndexEntry, Listed, Manifest, MANIFEST_FILE, READ_VERSIONS,
+};
+use crate::checksum::sha256_hex;
+use crate::corpus::policy::is_clean_path;
+use crate::error::{Error, Result};
+
+/// Parses and checks `manifest.json`: the format version first (so a newer bundle says so
+/// rather than failing on a new field), then the fields, then that the paths are clean, sorted
+/// and unique, that every hash is 64 hex digits, every hashed file is named by its hash, and
+/// every file lies inside its chunk.
+pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
+    let file = MANIFEST_FILE;
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|error| Error::Parse {
+        file: file.to_string(),
+        message: format!("invalid JSON: {error}"),
+    })?;
+    match value
+        .get("format_version")
+        .and_then(serde_json::Value::as_u64)
+    {
+        Some(version) if READ_VERSIONS.iter().any(|&read| u64::from(read) == version) => {}
+        Some(version) => {
+            return Err(Error::field(
+                file,
+                "format_version",
+                format!("bundle format {version}; this build reads formats {READ_VERSIONS:?}"),
+            ))
+        }
+        None => {
+            return Err(Error::field(
+                file,
+                "format_version",
+                "missing or not a number",
+            ))
+        }
+    }
+    let manifest: Manifest = crate::json_path::from_value(&value)
+        .map_err(|err| Error::field(file, err.path, err.error.to_string()))?;
+    manifest.check()?;
+    Ok(manifest)
+}
+
+/// A chunk's verified, decompressed bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    index: usize,
+    raw: Vec<u8>,
+}
+
+impl Chunk {
+    /// The chunk's position in [`Manifest::chunks`].
+    pub fn index(&self) -> usize {
+        self.index
+    }
+}
+
+impl Manifest {
+    /// The entry of a path, by binary search over the sorted file list.
+    pub fn file(&self, path: &str) -> Option<&FileEntry> {
+        self.files
+            .binary_search_by(|entry| entry.path.as_str().cmp(path))
+            .ok()
+            .map(|index| &self.files[index])
+    }
+
+    /// Every path, sorted.
+    pub fn paths(&self) -> Vec<String> {
+        self.files.iter().map(|entry| entry.path.clone()).collect()
+    }
+
+    /// The directory tree the walks route over: the bundle's files, and by name the files the
+    /// policy kept out by their content (binary, not UTF-8, too large), as the paper's walker
+    /// lists them (see [`DirTree::from_listing`]).
+    pub fn tree(&self) -> DirTree {
+        use crate::corpus::policy::ExclusionReason::{Binary, NotUtf8, TooLarge};
+        let files = self.files.iter().map(|file| {
+            let listed = if file.bytes == 0 {
+                Listed::Empty
+            } else {
+                Listed::Searchable
+            };
+            (file.path.as_str(), listed)
+        });
+        let unreadable = self
+            .excluded_files
+            .iter()
+            .filter(|file| matches!(file.reason, Binary | NotUtf8 | TooLarge))
+            .map(|file| (file.path.as_str(), Listed::Unreadable));
+        let listing: Vec<(&str, Listed)> = files.chain(unreadable).collect();
+        DirTree::from_listing(&listing)
+    }
+
+    /// The files stored in chunk `index`, in path order.
+    pub fn files_in_chunk(&self, index: usize) -> impl Iterator<Item = &FileEntry> {
+        self.files
+            .iter()
+            .filter(move |entry| entry.chunk as usize == index)
+    }
+
+    /// The sum of the searchable files' sizes.
+    pub fn raw_bytes(&self) -> u64 {
+        self.files.iter().map(|entry| entry.bytes).sum()
+    }
+
+    /// The size of the bundle folder: the given manifest size plus every chunk and the index.
+    pub fn stored_bytes(&self, manifest_bytes: u64) -> u64 {
+        manifest_bytes
+            + self.chunks.iter().map(|chunk| chunk.bytes).sum::<u64>()
+            + self.index.as_ref().map_or(0, |index| index.bytes)
+            + self
+                .chunkings
+                .iter()
+                .map(|c| c.bytes + c.index.as_ref().map_or(0, |index| index.bytes))
+                .sum::<u64>()
+    }
+
+    /// Verifies the stored bytes of chunk `index` against the manifest and decompresses them.
+    pub fn open_chunk(&self, index: usize, stored: &[u8]) -> Result<Chunk> {
+        let entry = self.chunks.get(index).ok_or_else(|| {
+            Error::setting(
+                "chunk",
+                index,
+                &format!("0 to {} (the manifest's chunks)", self.chunks.len()),
+            )
+        })?;
+        verify_hash(&entry.file, &entry.sha256, stored)?;
+        let raw = decompress(&entry.file, stored, entry.raw_bytes as usize)?;
+        Ok(Chunk { index, raw })
+    }
+
+    /// The text of `path` from its (already opened) chunk, after checking its SHA-256.
+    pub fn file_text<'c>(&self, chunk: &'c Chunk, path: &str) -> Result<&'c str> {
+        let entry = self
+            .file(path)
+            .ok_or_else(|| Error::field(MANIFEST_FILE, "files", format!("no file {path:?}")))?;
+        if entry.chunk as usize != chunk.index {
+            return Err(Error::field(
+                path,
+                "chunk",
+                format!("stored in chunk {}, not chunk {}", entry.chunk, chunk.index),
+            ));
+        }
+        // `check` proved the range lies inside the chunk's raw size, and `open_chunk` proved
+        // the raw size; `get` keeps this panic-free regardless.
+        let start = entry.offset as usize;
+        let bytes = chunk
+            .raw
+            .get(start..start + entry.bytes as usize)
+            .ok_or_else(|| Error::field(path, "offset", "outside its chunk"))?;
+        verify_hash(path, &entry.sha256, bytes)?;
+        std::str::from_utf8(bytes).map_err(|error| Error::Parse {
+            file: path.to_string(),
+            message: format!("not UTF-8: {error}"),
+        })
+    }
+
+    /// Every file's text, given every chunk's stored bytes in manifest order; each chunk and
+    /// each file is verified.
+    pub fn read_all<B: AsRef<[u8]>>(&self, chunks: &[B]) -> Result<Vec<(String, String)>> {
+        if chunks.len() != self.chunks.len() {
+            return Err(Error::field(
+                MANIFEST_FILE,
+                "chunks",
+                format!(
+                    "{} chunks supplied, the manifest lists {}",
+                    chunks.len(),
+                    self.chunks.len()
+                ),
+            ));
+        }
+        let opened = chunks
+            .iter()
+            .enumerate()
+            .map(|(index, stored)| self.open_chunk(index, stored.as_ref()))
+            .collect::<Result<Vec<_>>>()?;
+        self.files
+            .iter()
+            .map(|entry| {
+                let text = self.file_text(&opened[entry.chunk as usize], &entry.path)?;
+                Ok((entry.path.clone(), text.to_string()))
+            })
+            .collect()
+    }
+
+    /// Verifies the index file's stored bytes against the manifest and returns its entry and
+    /// the blob (decompressed when the manifest gives a raw size).
+    pub fn open_index(&self, stored: &[u8]) -> Result<(&IndexEntry, Vec<u8>)> {
+        let entry = self.index.as_ref().ok_or_else(|| {
+            Error::field(MANIFEST_FILE, "index", "this bundle has no search index")
+        })?;
+        verify_hash(&entry.file, &entry.sha256, stored)?;
+        let blob = match entry.raw_bytes {
+            Some(raw_bytes) => decompress(&entry.file, stored, raw_bytes as usize)?,
+            None => stored.to_vec(),
+        };
+        Ok((entry, blob))
+    }
+
+    fn check(&self) -> Result<()> {
+        let file = MANIFEST_FILE;
+        for (index, entry) in self.files.iter().enumerate() {
+            let field = |name: &str| format!("files[{index}].{name}");
+            if !is_clean_path(&entry.path) {
+                return Err(Error::field(
+                    file,
+                    field("path"),
+                    format!("{:?} is not a clean relative path", entry.path),
+                ));
+            }
+            if index > 0 && self.files[index - 1].path >= entry.path {
+                return Err(Error::field(
+                    file,
+                    field("path"),
+                    format!("{:?} is out of order or repeated", entry.path),
+                ));
+            }
+            check_hex(&entry.sha256, &field("sha256"))?;
+            let chunk = self.chunks.get(entry.chunk as usize).ok_or_else(|| {
+                Error::field(
+                    file,
+                    field("chunk"),
+                    format!("chunk {} does not exist", entry.chunk),
+                )
+            })?;
+            if entry
+                .offset
+                .checked_add(entry.bytes)
+                .is_none_or(|end| end > chunk.raw_bytes)
+            {
+                return Err(Error::field(
+                    file,
+                    field("offset"),
+                    format!("the file does not fit in chunk {}", entry.chunk),
+                ));
+            }
+        }
+        for (index, chunk) in self.chunks.iter().enumerate() {
+            let field = format!("chunks[{index}]");
+            check_hex(&chunk.sha256, &format!("{field}.sha256"))?;
+            check_named(&chunk.file, "chunks/", &chunk.sha256, ".deflate", &field)?;
+        }
+        if let Some(index) = &self.index {
+            check_hex(&index.sha256, "index.sha256")?;
+            let suffix = if index.raw_bytes.is_some() {
+                ".tantivy.deflate"
+            } else {
+                ".tantivy"
+            };
+            check_named(&index.file, "index/", &index.sha256, suffix, "index")?;
+        }
+        self.check_chunkings()
+    }
+}
+
+pub(super) fn verify_hash(file: &str, expected: &str, bytes: &[u8]) -> Result<()> {
+    let actual = sha256_hex(bytes);
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(Error::ManifestHash {
+            file: file.to_string(),
+            expected: expected.to_string(),
+            actual,
+        })
+    }
+}
+
+pub(super) fn check_hex(value: &str, field: &str) -> Result<()> {
+    if value.len() == 64
+        && value
+            .bytes()
+            .all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+    {
+        Ok(())
+    } else {
+        Err(Error::field(
+            MANIFEST_FILE,
+            field,
+            format!("{value:?} is not a SHA-256 in lower-case hex"),
+        ))
+    }
+}
+
+pub(super) fn check_named(
+    name: &str,
+    dir: &str,
+    sha256: &str,
+    ext: &str,
+    field: &str,
+) -> Result<()> {
+    if name == format!("{dir}{sha256}{ext}") {
+        Ok(())
+    } else {
+        Err(Error::field(
+            MANIFEST_FILE,
+            format!("{field}.file"),
+            format!("{name:?} should be named {dir}{sha256}{ext}"),
+        ))
+    }
+}

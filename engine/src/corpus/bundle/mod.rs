@@ -1,0 +1,169 @@
+//! The bundle disk format, shared by the bundler (which writes it) and the app (which reads it).
+//!
+//! A bundle is a folder of immutable files. Only `manifest.json` has a fixed name; every other
+//! file is named by the SHA-256 of its bytes, so it can be cached forever and a changed file is a
+//! new file:
+//!
+//! ```text
+//! manifest.json                  Manifest: format version, source, commit, tool version,
+//!                                policy and its counts, files, chunks, index
+//! chunks/<sha256>.deflate        file contents, packed in path order (see `chunk`)
+//! index/<sha256>.tantivy.deflate the search index blob, DEFLATE-compressed (optional; see
+//!                                `lexical::fts`); format 1 stored it raw as
+//!                                `index/<sha256>.tantivy`; also each chunking's chunk index
+//! chunkings/<sha256>.json.deflate each chunker's table of code chunks (format 3; see
+//!                                `chunkings`)
+//! ```
+//!
+//! Format 2 compresses the index (a tantivy index is bit-packed but its term dictionary is not:
+//! DEFLATE takes a third off), because the index is what the first search must fetch. Format 3
+//! adds the chunkings. This build writes format 3 and reads all three.
+//!
+//! The directory tree is not a separate file: the manifest lists every path, sorted, and the
+//! files its policy kept out by content, and [`Manifest::tree`] derives the walks' tree from them. The app fetches `manifest.json` first,
+//! the index on the first search, and a chunk when one of its files is shown or searched.
+//!
+//! This module only turns values into bytes and back; the bundler does the file I/O. Decoding
+//! verifies as it goes: [`Manifest::open_chunk`] refuses a chunk whose bytes do not hash to the
+//! manifest's value, [`Manifest::file_text`] refuses a file whose bytes do not, and
+//! [`Manifest::open_index`] does the same for the index, each with an
+//! [`Error::ManifestHash`] naming the file.
+
+mod chunk;
+mod chunkings;
+mod decode;
+#[cfg(not(target_arch = "wasm32"))]
+mod encode;
+#[cfg(test)]
+mod tests;
+mod tree;
+
+use std::collections::BTreeMap;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use chunk::compress;
+pub use chunk::{
+    decompress, plan_chunks, Placement, DEFAULT_CHUNK_TARGET_BYTES, DEFAULT_COMPRESSION_LEVEL,
+    MAX_COMPRESSION_LEVEL,
+};
+pub use chunkings::{ChunkingEntry, CHUNK_COUNTER};
+pub use decode::{decode_manifest, Chunk};
+#[cfg(not(target_arch = "wasm32"))]
+pub use encode::{
+    count_lines, encode_bundle, encode_chunking, BundleFile, BundleInput, BundleOptions,
+    EncodedBundle, PendingBundle, StoredChunking, StoredIndex,
+};
+pub use tree::{DirTree, Listed};
+
+use crate::corpus::policy::{ExclusionReason, Policy};
+
+/// The format version this build writes.
+pub const FORMAT_VERSION: u32 = 3;
+
+/// The format versions this build reads.
+pub const READ_VERSIONS: [u32; 3] = [1, 2, 3];
+
+/// The manifest's file name in the bundle folder.
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// `manifest.json`: everything about a bundle except the bytes of its files.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// The bundle format version ([`FORMAT_VERSION`]).
+    pub format_version: u32,
+    /// Where the files came from, as the bundler was told (a directory or repository name).
+    pub source: String,
+    /// The git commit the files were read at, when the source is a git repository.
+    pub commit: Option<String>,
+    /// The tool that wrote the bundle and its version (`routelens 0.1.0`).
+    pub tool_version: String,
+    /// The searchable-file policy the files passed.
+    pub policy: Policy,
+    /// How many files each policy rule excluded. Path rules count every file under an excluded
+    /// directory when the bundler walked it, or the directory once when it pruned it unread;
+    /// the bundler documents which.
+    pub excluded: BTreeMap<ExclusionReason, u64>,
+    /// The files excluded by a content rule (size, binary, not UTF-8) or as symbolic links, so a
+    /// gold file missing from the bundle can be explained. Path-rule exclusions are not listed:
+    /// [`Policy::check_path`] re-derives them, and there can be very many (`node_modules`).
+    pub excluded_files: Vec<ExcludedFile>,
+    /// The searchable files, sorted by path (byte order), unique.
+    pub files: Vec<FileEntry>,
+    /// The chunk files, in packing order.
+    pub chunks: Vec<ChunkEntry>,
+    /// The search index blob, when the bundle has one.
+    pub index: Option<IndexEntry>,
+    /// The chunkings of code chunks, one per chunker (format 3; absent before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chunkings: Vec<ChunkingEntry>,
+}
+
+/// One searchable file, as listed in `manifest.json`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileEntry {
+    /// The repository-relative path, `/`-separated.
+    pub path: String,
+    /// The file's size in bytes.
+    pub bytes: u64,
+    /// The number of lines: newlines, plus one when the last line has no newline.
+    pub lines: u64,
+    /// SHA-256 of the file's bytes, lower-case hex.
+    pub sha256: String,
+    /// The chunk holding the file: an index into [`Manifest::chunks`].
+    pub chunk: u32,
+    /// The file's first byte in the chunk's uncompressed bytes.
+    pub offset: u64,
+}
+
+/// One file excluded by a content rule, as listed in `manifest.json`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExcludedFile {
+    /// The repository-relative path.
+    pub path: String,
+    /// Why it is out.
+    pub reason: ExclusionReason,
+}
+
+/// One chunk file, `chunks/<sha256>.deflate`, as listed in `manifest.json`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChunkEntry {
+    /// The file's name relative to the bundle folder.
+    pub file: String,
+    /// SHA-256 of the stored (compressed) bytes; also the file name's stem.
+    pub sha256: String,
+    /// The stored size in bytes.
+    pub bytes: u64,
+    /// The size after decompression: the sum of its files' sizes.
+    pub raw_bytes: u64,
+}
+
+/// The index blob, `index/<sha256>.tantivy.deflate`, as listed in `manifest.json`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexEntry {
+    /// The file's name relative to the bundle folder.
+    pub file: String,
+    /// SHA-256 of the stored bytes; also the file name's stem.
+    pub sha256: String,
+    /// The stored size in bytes.
+    pub bytes: u64,
+    /// The blob's size after decompression; absent when the blob is stored raw (format 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_bytes: Option<u64>,
+    /// What reads it: the index format the searcher checks before opening
+    /// (`tantivy-0.27/unicode61/1`).
+    pub format: String,
+}
+
+/// One file to put in a bundle: a policy-passing path and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The repository-relative path.
+    pub path: String,
+    /// The file's bytes (UTF-8 text, by the policy).
+    pub bytes: Vec<u8>,
+}

@@ -1,0 +1,399 @@
+//! The bundle format's unit tests: encoding, decoding and verification together.
+
+use super::*;
+use crate::checksum::sha256_hex;
+use crate::error::Error;
+
+fn input(files: &[(&str, &str)]) -> BundleInput {
+    BundleInput {
+        source: "demo".into(),
+        commit: Some("0123abc".into()),
+        tool_version: "routelens test".into(),
+        excluded: [(ExclusionReason::Hidden, 3), (ExclusionReason::Binary, 1)].into(),
+        excluded_files: vec![ExcludedFile {
+            path: "logo.png".into(),
+            reason: ExclusionReason::Binary,
+        }],
+        files: files
+            .iter()
+            .map(|(path, text)| SourceFile {
+                path: path.to_string(),
+                bytes: text.as_bytes().to_vec(),
+            })
+            .collect(),
+        ..BundleInput::default()
+    }
+}
+
+fn small_chunks() -> BundleOptions {
+    BundleOptions {
+        chunk_target_bytes: 16,
+        ..BundleOptions::default()
+    }
+}
+
+const FILES: &[(&str, &str)] = &[
+    ("src/main.rs", "fn main() {}\n"),
+    ("README.md", "# Demo\nno newline at end"),
+    ("src/lib.rs", "pub mod a;\npub mod b;\n"),
+    ("empty.txt", ""),
+];
+
+#[test]
+fn round_trips_through_bytes() {
+    let encoded = encode_bundle(input(FILES), small_chunks()).unwrap();
+    let names: Vec<&str> = encoded.files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names[0], MANIFEST_FILE);
+    assert!(names[1..].iter().all(|name| name.starts_with("chunks/")));
+    let manifest = decode_manifest(&encoded.files[0].bytes).unwrap();
+    assert_eq!(manifest, encoded.manifest);
+    assert_eq!(
+        manifest.paths(),
+        ["README.md", "empty.txt", "src/lib.rs", "src/main.rs"]
+    );
+    let readme = manifest.file("README.md").unwrap();
+    assert_eq!((readme.bytes, readme.lines), (24, 2));
+    assert_eq!(manifest.file("empty.txt").unwrap().lines, 0);
+    assert_eq!(manifest.file("src/lib.rs").unwrap().lines, 2);
+    assert_eq!(manifest.excluded[&ExclusionReason::Hidden], 3);
+    // 24 bytes alone; then 0 + 22 (> 16 only after the empty file); then 13.
+    assert_eq!(manifest.chunks.len(), 3);
+    let stored: Vec<&[u8]> = encoded.files[1..].iter().map(|f| &f.bytes[..]).collect();
+    let mut texts = manifest.read_all(&stored).unwrap();
+    texts.sort();
+    let mut expected: Vec<(String, String)> = FILES
+        .iter()
+        .map(|(path, text)| (path.to_string(), text.to_string()))
+        .collect();
+    expected.sort();
+    assert_eq!(texts, expected);
+    assert_eq!(manifest.raw_bytes(), 24 + 13 + 22);
+    assert_eq!(
+        manifest.tree().find("src").unwrap().files,
+        ["lib.rs", "main.rs"]
+    );
+}
+
+#[test]
+fn one_chunk_serves_one_file() {
+    let encoded = encode_bundle(input(FILES), small_chunks()).unwrap();
+    let manifest = &encoded.manifest;
+    let entry = manifest.file("src/main.rs").unwrap();
+    let chunk_file = &manifest.chunks[entry.chunk as usize].file;
+    let stored = &encoded
+        .files
+        .iter()
+        .find(|f| &f.name == chunk_file)
+        .unwrap()
+        .bytes;
+    let chunk = manifest.open_chunk(entry.chunk as usize, stored).unwrap();
+    assert_eq!(
+        manifest.file_text(&chunk, "src/main.rs").unwrap(),
+        "fn main() {}\n"
+    );
+    let wrong = manifest.file_text(&chunk, "README.md").unwrap_err();
+    assert!(wrong.to_string().contains("stored in chunk 0"), "{wrong}");
+}
+
+#[test]
+fn refuses_tampered_chunks_and_files_naming_them() {
+    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let manifest = &encoded.manifest;
+    assert_eq!(manifest.chunks.len(), 1);
+    let mut stored = encoded.files[1].bytes.clone();
+    stored[0] ^= 1;
+    let error = manifest.open_chunk(0, &stored).unwrap_err();
+    assert!(matches!(&error, Error::ManifestHash { file, .. } if file == &manifest.chunks[0].file));
+    assert!(error.to_string().contains("SHA-256 mismatch"), "{error}");
+    // A manifest whose file hash is wrong: the chunk passes, the file is refused by name.
+    let mut altered = manifest.clone();
+    altered.files[2].sha256 = "0".repeat(64);
+    let chunk = altered.open_chunk(0, &encoded.files[1].bytes).unwrap();
+    let error = altered.file_text(&chunk, "src/lib.rs").unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("src/lib.rs: SHA-256 mismatch"),
+        "{error}"
+    );
+    assert!(altered.read_all(&[&encoded.files[1].bytes]).is_err());
+}
+
+#[test]
+fn index_blob_is_compressed_hashed_named_and_verified() {
+    let mut bundle = input(FILES);
+    let blob = b"blob ".repeat(40);
+    bundle.index = Some((blob.clone(), "test/1".into()));
+    let encoded = encode_bundle(bundle, BundleOptions::default()).unwrap();
+    let manifest = decode_manifest(&encoded.files[0].bytes).unwrap();
+    let entry = manifest.index.clone().unwrap();
+    let stored = &encoded.files.last().unwrap().bytes;
+    assert_eq!(
+        entry.file,
+        format!("index/{}.tantivy.deflate", sha256_hex(stored))
+    );
+    assert_eq!(encoded.files.last().unwrap().name, entry.file);
+    assert_eq!(entry.raw_bytes, Some(blob.len() as u64));
+    assert!(stored.len() < blob.len());
+    let (opened, raw) = manifest.open_index(stored).unwrap();
+    assert_eq!((opened.format.as_str(), raw), ("test/1", blob));
+    let mut damaged = stored.clone();
+    damaged.push(0);
+    let error = manifest.open_index(&damaged).unwrap_err();
+    assert!(error.to_string().starts_with(&entry.file), "{error}");
+    let raw = manifest.raw_bytes();
+    assert_eq!(
+        manifest.stored_bytes(10),
+        10 + manifest.chunks[0].bytes + entry.bytes
+    );
+    assert!(raw > 0);
+}
+
+#[test]
+fn reads_a_format_1_manifest_with_a_raw_index() {
+    let mut value = manifest_value();
+    value["format_version"] = 1.into();
+    let sha = sha256_hex(b"blob");
+    value["index"] = serde_json::json!({
+        "file": format!("index/{sha}.tantivy"),
+        "sha256": sha,
+        "bytes": 4,
+        "format": "test/1",
+    });
+    let manifest = decode_manifest(value.to_string().as_bytes()).unwrap();
+    let (entry, raw) = manifest.open_index(b"blob").unwrap();
+    assert_eq!((entry.raw_bytes, raw), (None, b"blob".to_vec()));
+    // A raw index must not carry the compressed name, nor the reverse.
+    value["index"]["file"] = format!("index/{sha}.tantivy.deflate").into();
+    assert!(decode_manifest(value.to_string().as_bytes()).is_err());
+}
+
+#[test]
+fn an_index_added_later_gives_the_same_bundle() {
+    let level = small_chunks().compression_level;
+    let mut with = input(FILES);
+    with.index = Some((b"blob".to_vec(), "test/1".into()));
+    let at_once = encode_bundle(with, small_chunks()).unwrap();
+    let later = encode_bundle(input(FILES), small_chunks())
+        .unwrap()
+        .with_index(StoredIndex::new(b"blob", "test/1".into(), level))
+        .unwrap();
+    assert_eq!(later, at_once);
+    // Replacing an index drops the old blob's file.
+    let other = StoredIndex::new(b"other", "test/2".into(), level);
+    let other_bytes = other.file.bytes.clone();
+    let replaced = at_once.with_index(other).unwrap();
+    assert_eq!(replaced.files.len(), later.files.len());
+    let old = &later.manifest.index.as_ref().unwrap().file;
+    assert!(!replaced.files.iter().any(|file| &file.name == old));
+    let manifest = decode_manifest(&replaced.files[0].bytes).unwrap();
+    assert_eq!(
+        manifest.open_index(&other_bytes).unwrap().0.format,
+        "test/2"
+    );
+}
+
+#[test]
+fn chunks_compressed_by_several_threads_give_the_same_bundle() {
+    let files: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            (
+                format!("src/f{i:02}.rs"),
+                format!("fn f{i}() {{}}\n").repeat(i % 7 + 1),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let whole = encode_bundle(input(&files), small_chunks()).unwrap();
+    assert!(whole.manifest.chunks.len() > 10);
+    let pending = PendingBundle::prepare(input(&files), small_chunks()).unwrap();
+    std::thread::scope(|scope| {
+        for _ in 0..3 {
+            scope.spawn(|| while pending.compress_next() {});
+        }
+    });
+    assert!(!pending.compress_next(), "every chunk was claimed");
+    assert_eq!(pending.finish().unwrap(), whole);
+    // Nobody else helping: finish compresses them all itself.
+    let alone = PendingBundle::prepare(input(&files), small_chunks()).unwrap();
+    assert_eq!(alone.finish().unwrap(), whole);
+}
+
+#[test]
+fn refuses_bad_inputs() {
+    let twice = input(&[("a", "x"), ("a", "y")]);
+    let error = encode_bundle(twice, BundleOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("listed twice"), "{error}");
+    let hidden = input(&[(".env", "x")]);
+    let error = encode_bundle(hidden, BundleOptions::default()).unwrap_err();
+    assert!(
+        error.to_string().starts_with(".env: field policy"),
+        "{error}"
+    );
+    let binary = BundleInput {
+        files: vec![SourceFile {
+            path: "a.bin".into(),
+            bytes: vec![0, 1],
+        }],
+        ..BundleInput::default()
+    };
+    assert!(encode_bundle(binary, BundleOptions::default()).is_err());
+}
+
+fn manifest_value() -> serde_json::Value {
+    let encoded = encode_bundle(input(FILES), small_chunks()).unwrap();
+    serde_json::from_slice(&encoded.files[0].bytes).unwrap()
+}
+
+fn decode_error(value: &serde_json::Value) -> String {
+    decode_manifest(&serde_json::to_vec(value).unwrap())
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn refuses_malformed_manifests() {
+    assert!(decode_manifest(b"{")
+        .unwrap_err()
+        .to_string()
+        .contains("invalid JSON"));
+    let mut value = manifest_value();
+    value["format_version"] = 4.into();
+    assert!(
+        decode_error(&value).contains("bundle format 4; this build reads formats [1, 2, 3]"),
+        "{}",
+        decode_error(&value)
+    );
+    let mut value = manifest_value();
+    value["surprise"] = 1.into();
+    assert!(decode_error(&value).contains("unknown field"));
+    let mut value = manifest_value();
+    value["files"][1]["path"] = "../etc/passwd".into();
+    assert!(decode_error(&value).contains("files[1].path"));
+    let mut value = manifest_value();
+    value["files"][1]["path"] = "A".into();
+    assert!(decode_error(&value).contains("out of order"));
+    let mut value = manifest_value();
+    value["files"][0]["sha256"] = "XYZ".into();
+    assert!(decode_error(&value).contains("files[0].sha256"));
+    let mut value = manifest_value();
+    value["files"][0]["chunk"] = 99.into();
+    assert!(decode_error(&value).contains("chunk 99 does not exist"));
+    let mut value = manifest_value();
+    value["files"][0]["offset"] = u64::MAX.into();
+    assert!(decode_error(&value).contains("does not fit"));
+    let mut value = manifest_value();
+    value["chunks"][0]["file"] = "chunks/other.deflate".into();
+    assert!(decode_error(&value).contains("chunks[0].file"));
+    let mut value = manifest_value();
+    value["files"][0]["bytes"] = "many".into();
+    assert!(decode_error(&value).contains("files[0].bytes"));
+}
+
+#[test]
+fn counts_lines() {
+    assert_eq!(count_lines(b""), 0);
+    assert_eq!(count_lines(b"a"), 1);
+    assert_eq!(count_lines(b"a\n"), 1);
+    assert_eq!(count_lines(b"a\nb"), 2);
+    assert_eq!(count_lines(b"\n\n"), 2);
+}
+
+fn code_chunk(
+    path: &str,
+    start: u32,
+    end: u32,
+    kind: &str,
+    name: &str,
+) -> crate::corpus::code_chunks::CodeChunk {
+    crate::corpus::code_chunks::CodeChunk {
+        path: path.into(),
+        start_line: start,
+        end_line: end,
+        kind: kind.into(),
+        name: name.into(),
+        tokens: 7,
+    }
+}
+
+#[test]
+fn a_chunking_round_trips_and_is_refused_when_altered() {
+    use crate::corpus::code_chunks::Chunker;
+    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let chunks = vec![
+        code_chunk("src/lib.rs", 1, 1, "module", ""),
+        code_chunk("README.md", 1, 2, "section", "Demo"),
+        code_chunk("src/lib.rs", 2, 2, "module", ""),
+    ];
+    let stored =
+        encode_chunking(&encoded.manifest.files, (Chunker::Window, 254), &chunks, 6).unwrap();
+    let table = stored.file.bytes.clone();
+    let encoded = encoded.with_chunkings(vec![stored]).unwrap();
+    let json = &encoded
+        .files
+        .iter()
+        .find(|f| f.name == MANIFEST_FILE)
+        .unwrap()
+        .bytes;
+    let manifest = decode_manifest(json).unwrap();
+    assert_eq!(manifest.format_version, 3);
+    let entry = manifest.chunking(Chunker::Window).unwrap();
+    assert_eq!(
+        (entry.chunks, entry.budget, entry.counter.as_str()),
+        (3, 254, "cl100k_base")
+    );
+    // Stored in the files' order: README.md first.
+    let read = manifest.open_chunking(Chunker::Window, &table).unwrap();
+    assert_eq!(
+        read,
+        [chunks[1].clone(), chunks[0].clone(), chunks[2].clone()]
+    );
+    // A changed byte is refused by name; a chunker the bundle lacks is named with what it has.
+    let mut altered = table.clone();
+    altered[3] ^= 1;
+    let error = manifest
+        .open_chunking(Chunker::Window, &altered)
+        .unwrap_err();
+    assert!(matches!(&error, Error::ManifestHash { file, .. } if file == &entry.file));
+    let missing = manifest
+        .chunking_or_error(Chunker::Structural)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        missing.contains("no structural chunking; it has window"),
+        "{missing}"
+    );
+    // A chunk of a file that is not in the bundle is refused when encoding.
+    let stray = encode_chunking(
+        &manifest.files,
+        (Chunker::Window, 254),
+        &[code_chunk("nope.rs", 1, 1, "window", "")],
+        6,
+    )
+    .unwrap_err();
+    assert!(stray.to_string().contains("nope.rs"), "{stray}");
+}
+
+#[test]
+fn a_chunk_past_its_file_s_end_is_refused_naming_the_entry() {
+    use crate::corpus::code_chunks::Chunker;
+    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    // src/lib.rs has 2 lines.
+    let chunks = vec![code_chunk("src/lib.rs", 2, 3, "module", "")];
+    let stored =
+        encode_chunking(&encoded.manifest.files, (Chunker::Window, 254), &chunks, 6).unwrap();
+    let table = stored.file.bytes.clone();
+    let encoded = encoded.with_chunkings(vec![stored]).unwrap();
+    let error = encoded
+        .manifest
+        .open_chunking(Chunker::Window, &table)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("start[0]") && error.contains("not within src/lib.rs's 2 lines"),
+        "{error}"
+    );
+}

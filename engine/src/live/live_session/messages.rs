@@ -1,0 +1,380 @@
+//! The messages between the page and its live worker, as JSON: a [`Call`] carries an id and what
+//! to do; every [`Answer`] to it carries the same id, any number of [`AnswerBody::Progress`] lines
+//! first and then exactly one final answer. A call is answered in the order it arrived, except
+//! [`CallBody::Cancel`], which is heard while a long call (timing, a question set) runs.
+//!
+//! Errors cross as their messages: [`WireRun::into_run`] turns one back into an
+//! [`Error::Relayed`] that displays exactly as it did in the worker.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::code_chunks::Chunker;
+use crate::delivery::context::{ContextReport, ContextSettings, RecomputedLines};
+use crate::error::Error;
+use crate::evaluate::{GridReport, GridSettings};
+use crate::remote::rerank::settings::{QuestionRun, RerankSettings};
+use crate::retrieval::lexical::issue_run::ArmRun;
+use crate::retrieval::lexical::timing::ArmTiming;
+use crate::retrieval::lexical::ArmOutput;
+use crate::study::GoldSpan;
+
+/// Where a bundle's files are: under one URL, or (a folder picked in the page) each at its own
+/// blob URL. URLs are absolute: a worker has no page to resolve against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BundleUrls {
+    /// The URL the files are under (empty for a picked folder).
+    pub base: String,
+    /// A picked folder's files: each one's URL by its path inside the bundle.
+    #[serde(default)]
+    pub each: BTreeMap<String, String>,
+}
+
+impl BundleUrls {
+    /// The URL of the bundle's file `file` (a picked folder without it answers `None`).
+    pub fn url_of(&self, file: &str) -> Option<String> {
+        if self.base.is_empty() {
+            self.each.get(file).cloned()
+        } else {
+            Some(format!("{}/{file}", self.base.trim_end_matches('/')))
+        }
+    }
+}
+
+/// A call from the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    /// Chosen by the page; every answer repeats it.
+    pub id: u64,
+    /// What to do.
+    pub body: CallBody,
+}
+
+/// What the page asks of the worker. Calls over a bundle name it: a call for a bundle the
+/// session does not hold fails, naming both.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "snake_case")]
+pub enum CallBody {
+    /// Makes `bundle` (served under `base`) the session's bundle and loads its manifest (unless
+    /// it is the session's bundle already) and the parts asked for; parts already loaded for it
+    /// are kept, another bundle's are dropped.
+    Load {
+        /// The bundle's name.
+        bundle: String,
+        /// Where its files are.
+        files: BundleUrls,
+        /// The SHA-256 of the manifest the page read (and, on a published site, checked against
+        /// its `CHECKSUMS`): a manifest that hashes otherwise is refused, so every file the
+        /// worker loads is vouched for by what the page checked.
+        manifest_sha256: Option<String>,
+        /// Load the search index.
+        index: bool,
+        /// Load every chunk (every file's text).
+        texts: bool,
+        /// Load these chunkings (each table and chunk index), for chunk search and the grid.
+        #[serde(default)]
+        chunkings: Vec<Chunker>,
+    },
+    /// Fetches the cl100k_base rank table at `url` and builds the counter, once per session.
+    LoadCounter {
+        /// The rank table's absolute URL.
+        url: String,
+    },
+    /// Every lexical arm over one issue, then the fusion of `fused` (two or more arms).
+    RunIssue {
+        /// The bundle the arms search.
+        bundle: String,
+        /// The issue text.
+        issue: String,
+        /// Results per arm.
+        k: usize,
+        /// The arms to fuse.
+        fused: Vec<String>,
+    },
+    /// [`CallBody::RunIssue`] for each issue in turn, with progress; cancellable.
+    RunIssues {
+        /// The bundle the arms search.
+        bundle: String,
+        /// The issue texts.
+        issues: Vec<String>,
+        /// Results per arm.
+        k: usize,
+        /// The arms to fuse.
+        fused: Vec<String>,
+    },
+    /// Selects and packs each ranking for one issue, scored against `gold` when it is not empty.
+    Pack {
+        /// The bundle whose texts are packed.
+        bundle: String,
+        /// The issue text.
+        issue: String,
+        /// `(arm, ranking)` pairs, each packed on its own.
+        rankings: Vec<(String, Vec<String>)>,
+        /// k, budget, radius and anchors.
+        settings: ContextSettings,
+        /// Gold line spans (empty: no line scores).
+        gold: Vec<GoldSpan>,
+    },
+    /// Line recall of every ranking of every job, with progress; cancellable.
+    LineScores {
+        /// The bundle whose texts are packed.
+        bundle: String,
+        /// The issues.
+        jobs: Vec<LineJob>,
+        /// k, budget, radius and anchors.
+        settings: ContextSettings,
+    },
+    /// Times every lexical arm over the questions, `rounds` passes each, the way the native
+    /// benchmark does ([`crate::retrieval::lexical::timing`]), with progress; cancellable.
+    Time {
+        /// The bundle the arms search.
+        bundle: String,
+        /// The question texts.
+        questions: Vec<String>,
+        /// Passes per arm (at least 1).
+        rounds: usize,
+        /// Results per call.
+        k: usize,
+    },
+    /// Times select + pack over the engine's benchmark corpus ([`crate::delivery::synthetic`]).
+    PackBench,
+    /// Chunk BM25 over one loaded chunking, optionally capped per file.
+    ChunkSearch {
+        /// The bundle searched.
+        bundle: String,
+        /// The chunking.
+        chunker: Chunker,
+        /// The question.
+        query: String,
+        /// Results.
+        k: usize,
+        /// At most this many chunks of a file at the head.
+        cap: Option<usize>,
+    },
+    /// CodeNib's two stages for one question ([`crate::remote::rerank::run`]) over a loaded chunking and
+    /// the bundle's texts.
+    Rerank {
+        /// The bundle searched.
+        bundle: String,
+        /// The question.
+        query: String,
+        /// Routes, rerankers, pool (its `plan` is ignored: the plan comes as text).
+        settings: RerankSettings,
+        /// The grep plan as typed (JSON), read and checked in the worker so that the page never
+        /// carries the regex and glob compilers; none: the offline planner plans.
+        plan: Option<String>,
+    },
+    /// The CodeAtlas grid ([`crate::evaluate::GridRun`]) of the question set at `questions`
+    /// over the bundle's loaded chunkings, with progress; cancellable. A set that pins its
+    /// corpus is checked against the bundle first.
+    Evaluate {
+        /// The bundle evaluated.
+        bundle: String,
+        /// The question set's absolute URL (fetched by the worker, named in errors).
+        questions: String,
+        /// What the grid runs.
+        settings: GridSettings,
+    },
+    /// Stops the running call `call` at its next step; it answers with what it has.
+    Cancel {
+        /// The id of the call to stop.
+        call: u64,
+    },
+}
+
+/// One issue of a [`CallBody::LineScores`] call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineJob {
+    /// The case's (or question's) index, carried into the scores.
+    pub index: usize,
+    /// The issue text.
+    pub text: String,
+    /// Its gold spans.
+    pub gold: Vec<GoldSpan>,
+    /// `(arm, ranking)` pairs.
+    pub rankings: Vec<(String, Vec<String>)>,
+}
+
+/// An answer from the worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    /// The call's id.
+    pub id: u64,
+    /// The answer.
+    pub body: AnswerBody,
+}
+
+/// What the worker answers. Every variant but `Progress` is final.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum AnswerBody {
+    /// A progress line while the call runs.
+    Progress {
+        /// What is happening, in words.
+        text: String,
+    },
+    /// The bundle and the parts asked for are loaded.
+    Loaded {
+        /// The bundle's files.
+        files: usize,
+        /// The chunks the bundle stores them in.
+        chunks: usize,
+        /// The bytes of its chunks and index, as its manifest lists them.
+        stored_bytes: u64,
+        /// Whether every file's text is loaded (asked for now or by an earlier call).
+        texts: bool,
+    },
+    /// The counter is built.
+    CounterReady {
+        /// How long fetching and building took, in ms.
+        ms: f64,
+    },
+    /// [`CallBody::RunIssue`]'s arms.
+    Ran {
+        /// Every arm, failed ones with their message, then the fusion.
+        runs: Vec<WireRun>,
+    },
+    /// [`CallBody::RunIssues`]'s arms, per issue (fewer than asked when cancelled).
+    RanAll {
+        /// Per issue, every arm.
+        issues: Vec<Vec<WireRun>>,
+        /// Whether the call was cancelled.
+        cancelled: bool,
+    },
+    /// [`CallBody::Pack`]'s packs, in the rankings' order.
+    Packed {
+        /// Per ranking.
+        packs: Vec<PackAnswer>,
+    },
+    /// [`CallBody::LineScores`]'s rows, one per arm.
+    Lines {
+        /// Per arm, the scores of the jobs it could be scored on.
+        rows: Vec<RecomputedLines>,
+        /// Whether the call was cancelled.
+        cancelled: bool,
+    },
+    /// [`CallBody::Time`]'s summary, per arm.
+    Timed {
+        /// Per arm, medians and percentiles over the questions.
+        arms: Vec<ArmTiming>,
+        /// Whether the call was cancelled (the summary holds the calls made).
+        cancelled: bool,
+    },
+    /// [`CallBody::PackBench`]'s figures.
+    Bench {
+        /// The first pack (every block encoded), median of 5, in ms.
+        cold_ms: f64,
+        /// A re-pack after a budget change (every count from the memo), median of 20, in ms.
+        warm_ms: f64,
+        /// Tokens packed.
+        tokens: usize,
+    },
+    /// [`CallBody::ChunkSearch`]'s chunks, best first.
+    ChunkHits {
+        /// The chunks with their scores.
+        hits: Vec<ChunkResult>,
+        /// The query's time in ms.
+        ms: f64,
+    },
+    /// [`CallBody::Rerank`]'s run.
+    Reranked {
+        /// The plan, the grep pool, every route × reranker.
+        run: Box<QuestionRun>,
+        /// The run's time in ms.
+        ms: f64,
+    },
+    /// [`CallBody::Evaluate`]'s report (none when cancelled).
+    Evaluated {
+        /// The grid's report.
+        report: Option<Box<GridReport>>,
+        /// Steps done.
+        done: usize,
+        /// Steps in all.
+        total: usize,
+        /// The whole call's time in ms, fetching the questions included.
+        ms: f64,
+    },
+    /// The call failed.
+    Failed {
+        /// Why, naming the file, bundle or arm.
+        message: String,
+    },
+}
+
+impl AnswerBody {
+    /// Whether this answer ends its call.
+    pub fn is_final(&self) -> bool {
+        !matches!(self, AnswerBody::Progress { .. })
+    }
+}
+
+/// One arm's answer as it crosses: [`ArmRun`] with its error as a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireRun {
+    /// The arm's name.
+    pub arm: String,
+    /// Its output, or why it has none.
+    pub output: Result<ArmOutput, String>,
+    /// The arm's run time in ms (`None` for a fusion).
+    pub ms: Option<f64>,
+}
+
+impl From<ArmRun> for WireRun {
+    fn from(run: ArmRun) -> Self {
+        WireRun {
+            arm: run.arm,
+            output: run.output.map_err(|error| error.to_string()),
+            ms: run.ms,
+        }
+    }
+}
+
+impl WireRun {
+    /// The run again, its error [`Error::Relayed`].
+    pub fn into_run(self) -> ArmRun {
+        ArmRun {
+            arm: self.arm,
+            output: self.output.map_err(|message| Error::Relayed { message }),
+            ms: self.ms,
+        }
+    }
+}
+
+/// One chunk a chunk search found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChunkResult {
+    /// Its file.
+    pub path: String,
+    /// First line, 1-based.
+    pub start_line: u32,
+    /// Last line, inclusive.
+    pub end_line: u32,
+    /// Its kind (`function`, `window`, …).
+    pub kind: String,
+    /// Its qualified name.
+    pub name: String,
+    /// Its BM25 score.
+    pub score: f32,
+}
+
+/// One ranking's pack.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PackAnswer {
+    /// The arm.
+    pub arm: String,
+    /// The pack, or why it could not be made.
+    pub result: Result<PackedReport, String>,
+}
+
+/// A pack with what the page needs to show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PackedReport {
+    /// The selector's and packer's report.
+    pub report: ContextReport,
+    /// Select + pack time in ms.
+    pub ms: f64,
+    /// The text of every file the report names (ranked files and gold files), by path: the page
+    /// keeps no texts of its own.
+    pub texts: BTreeMap<String, String>,
+}

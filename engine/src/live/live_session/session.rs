@@ -1,0 +1,485 @@
+//! The session itself: what is loaded, and each piece of work over it (see the module above).
+
+use std::collections::BTreeMap;
+
+use super::messages::{ChunkResult, LineJob, PackAnswer, PackedReport, WireRun};
+use crate::checksum::sha256_hex;
+use crate::corpus::bundle::{decode_manifest, Manifest, MANIFEST_FILE};
+use crate::corpus::code_chunks::Chunker;
+use crate::corpus::tokens::{Cl100k, TokenCache};
+use crate::delivery::context::{build_context, ContextSettings, RecomputedLines};
+#[cfg(doc)]
+use crate::delivery::synthetic::pack_bench_corpus;
+use crate::delivery::synthetic::PACK_BENCH_ISSUE;
+use crate::error::{Error, Result};
+use crate::evaluate::{GridRun, GridSettings, GridStep};
+use crate::load::question_set::{parse_question_set, verify_corpus};
+use crate::remote::rerank::plan::parse_plan;
+use crate::remote::rerank::run::{rerank_question, QuestionRun, RerankSettings, TermFiles};
+use crate::retrieval::chunk_search::ChunkRankings;
+use crate::retrieval::lexical::chunkings::OpenChunkings;
+use crate::retrieval::lexical::issue_run::run_issue;
+use crate::retrieval::lexical::{run_arm, FtsIndex, LexicalArm, Sources, TextCorpus};
+use crate::study::GoldSpan;
+
+/// The session: at most one bundle and one counter.
+#[derive(Default)]
+pub struct LiveSession {
+    bundle: Option<LoadedBundle>,
+    counter: Option<TokenCache<Cl100k>>,
+}
+
+/// The session's bundle and what of it is loaded.
+struct LoadedBundle {
+    name: String,
+    manifest: Manifest,
+    paths: Vec<String>,
+    index: Option<FtsIndex>,
+    texts: Option<Texts>,
+    chunkings: OpenChunkings,
+}
+
+/// Every file's text, by path, and the literal arms' corpus over them.
+struct Texts {
+    by_path: BTreeMap<String, String>,
+    corpus: TextCorpus,
+    /// The offline planner's term counts, made on its first use.
+    term_files: std::cell::OnceCell<TermFiles>,
+}
+
+impl LiveSession {
+    /// An empty session.
+    pub fn new() -> Self {
+        LiveSession::default()
+    }
+
+    /// Makes `name` the session's bundle from its manifest bytes. The same bundle with the same
+    /// manifest keeps what is loaded; anything else drops it.
+    pub fn open(&mut self, name: &str, manifest_bytes: &[u8]) -> Result<&Manifest> {
+        self.open_checked(name, manifest_bytes, None)
+    }
+
+    /// [`LiveSession::open`], refusing manifest bytes that do not hash to `expected` (the
+    /// SHA-256 of the manifest the page checked), naming the bundle.
+    pub fn open_checked(
+        &mut self,
+        name: &str,
+        manifest_bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<&Manifest> {
+        if let Some(expected) = expected {
+            let actual = sha256_hex(manifest_bytes);
+            if actual != expected {
+                return Err(Error::Parse {
+                    file: format!("{name}/{MANIFEST_FILE}"),
+                    message: format!(
+                        "refused: the copy the live worker fetched hashes to {actual}, not to \
+                         {expected} as the copy the page checked"
+                    ),
+                });
+            }
+        }
+        let manifest = decode_manifest(manifest_bytes)?;
+        let same = self
+            .bundle
+            .as_ref()
+            .is_some_and(|b| b.name == name && b.manifest == manifest);
+        if !same {
+            self.bundle = Some(LoadedBundle {
+                name: name.to_string(),
+                paths: manifest.paths(),
+                manifest,
+                index: None,
+                texts: None,
+                chunkings: OpenChunkings::new(),
+            });
+        }
+        Ok(&self.bundle_named(name)?.manifest)
+    }
+
+    /// The open bundle's manifest, if `name` is open.
+    pub fn manifest(&self, name: &str) -> Option<&Manifest> {
+        self.bundle
+            .as_ref()
+            .filter(|b| b.name == name)
+            .map(|b| &b.manifest)
+    }
+
+    /// Whether the open bundle `name` has its index loaded.
+    pub fn has_index(&self, name: &str) -> bool {
+        self.bundle_named(name).is_ok_and(|b| b.index.is_some())
+    }
+
+    /// Whether the open bundle `name` has its texts loaded.
+    pub fn has_texts(&self, name: &str) -> bool {
+        self.bundle_named(name).is_ok_and(|b| b.texts.is_some())
+    }
+
+    /// Whether the counter is built.
+    pub fn has_counter(&self) -> bool {
+        self.counter.is_some()
+    }
+
+    /// Loads bundle `name`'s index from the stored index file (verified against the manifest).
+    pub fn load_index(&mut self, name: &str, stored: &[u8]) -> Result<()> {
+        let bundle = self.bundle_named_mut(name)?;
+        bundle.index = Some(FtsIndex::from_bundle(&bundle.manifest, stored)?);
+        Ok(())
+    }
+
+    /// Checks chunk `at` of bundle `name` against its manifest (to name a bad chunk before the
+    /// rest are fetched).
+    pub fn check_chunk(&self, name: &str, at: usize, stored: &[u8]) -> Result<()> {
+        self.bundle_named(name)?.manifest.open_chunk(at, stored)?;
+        Ok(())
+    }
+
+    /// Loads every file's text of bundle `name` from its chunks, in manifest order.
+    pub fn load_texts<B: AsRef<[u8]>>(&mut self, name: &str, chunks: &[B]) -> Result<usize> {
+        let bundle = self.bundle_named_mut(name)?;
+        let by_path: BTreeMap<String, String> =
+            bundle.manifest.read_all(chunks)?.into_iter().collect();
+        let corpus = TextCorpus::new(by_path.iter().map(|(p, t)| (p.clone(), t.as_str())));
+        let files = by_path.len();
+        bundle.texts = Some(Texts {
+            by_path,
+            corpus,
+            term_files: std::cell::OnceCell::new(),
+        });
+        Ok(files)
+    }
+
+    /// Whether the open bundle `name` has `chunker`'s chunking loaded.
+    pub fn has_chunking(&self, name: &str, chunker: Chunker) -> bool {
+        self.bundle_named(name)
+            .is_ok_and(|b| b.chunkings.has(chunker))
+    }
+
+    /// Loads `chunker`'s chunking of bundle `name` from the stored bytes of its table and its
+    /// chunk index (both verified against the manifest).
+    pub fn load_chunking(
+        &mut self,
+        name: &str,
+        chunker: Chunker,
+        table: &[u8],
+        index: &[u8],
+    ) -> Result<()> {
+        let bundle = self.bundle_named_mut(name)?;
+        bundle
+            .chunkings
+            .open_stored(&bundle.manifest, chunker, table, index)
+    }
+
+    /// Chunk BM25 over bundle `name`'s loaded `chunker` chunking (capped per file when `cap`
+    /// is set), with the query's time by `clock` (ms).
+    pub fn chunk_search(
+        &self,
+        name: &str,
+        chunker: Chunker,
+        query: &str,
+        (k, cap): (usize, Option<usize>),
+        clock: &mut dyn FnMut() -> f64,
+    ) -> Result<(Vec<ChunkResult>, f64)> {
+        let chunkings = &self.bundle_named(name)?.chunkings;
+        let started = clock();
+        let hits = chunkings.search(chunker, query, k, cap)?;
+        let ms = clock() - started;
+        let table = chunkings.table(chunker)?;
+        let results = hits
+            .iter()
+            .map(|hit| {
+                let c = &table[hit.chunk];
+                ChunkResult {
+                    path: c.path.clone(),
+                    start_line: c.start_line,
+                    end_line: c.end_line,
+                    kind: c.kind.clone(),
+                    name: c.name.clone(),
+                    score: hit.score,
+                }
+            })
+            .collect();
+        Ok((results, ms))
+    }
+
+    /// A grid of `settings` over the question set `text` (from `file`) on bundle `name`: the
+    /// set parsed, its corpus pin (if any) checked against the manifest.
+    pub fn grid(
+        &self,
+        name: &str,
+        file: &str,
+        text: &str,
+        settings: GridSettings,
+    ) -> Result<GridRun> {
+        let manifest = &self.bundle_named(name)?.manifest;
+        let set = parse_question_set(file, text)?;
+        if let Some(pinned) = &set.corpus {
+            verify_corpus(pinned, manifest, name)?;
+        }
+        let available: Vec<Chunker> = manifest.chunkings.iter().map(|c| c.chunker).collect();
+        GridRun::new(file, set, settings, &available)
+    }
+
+    /// Both of CodeNib's stages for `query` over bundle `name`'s loaded chunking and texts, with
+    /// the run's time by `clock` (ms). `plan`, when given, is the plan's JSON text (named "the
+    /// plan" in errors) and replaces the settings' plan.
+    pub fn rerank(
+        &self,
+        name: &str,
+        query: &str,
+        (settings, plan): (&RerankSettings, Option<&str>),
+        clock: &mut dyn FnMut() -> f64,
+    ) -> Result<(QuestionRun, f64)> {
+        let mut settings = settings.clone();
+        if let Some(text) = plan {
+            settings.plan = Some(parse_plan("the plan", text)?);
+        }
+        let bundle = self.bundle_named(name)?;
+        let texts = bundle.texts.as_ref().ok_or_else(|| {
+            Error::setting(
+                "texts",
+                name,
+                "a bundle whose texts are loaded (grep reads them)",
+            )
+        })?;
+        let started = clock();
+        let terms = texts
+            .term_files
+            .get_or_init(|| TermFiles::new(texts.by_path.values().map(String::as_str)));
+        let run = rerank_question(
+            query,
+            &bundle.chunkings,
+            &texts.by_path,
+            &|term| terms.holding(term),
+            &settings,
+        )?;
+        Ok((run, clock() - started))
+    }
+
+    /// One step of `run` over bundle `name`'s loaded chunkings.
+    pub fn grid_step(&self, name: &str, run: &mut GridRun) -> Result<GridStep> {
+        run.step(&self.bundle_named(name)?.chunkings)
+    }
+
+    /// Builds the counter from the cl100k_base rank table's bytes.
+    pub fn load_counter(&mut self, rank_table: &[u8]) -> Result<()> {
+        self.counter = Some(TokenCache::new(Cl100k::from_rank_table(rank_table)?));
+        Ok(())
+    }
+
+    /// Every arm over `issue` and the fusion of `fused` (the engine's [`run_issue`]); arms whose
+    /// parts are not loaded fail with what they need.
+    pub fn run_issue(
+        &self,
+        name: &str,
+        issue: &str,
+        k: usize,
+        fused: &[String],
+        now: &mut dyn FnMut() -> f64,
+    ) -> Result<Vec<WireRun>> {
+        let bundle = self.bundle_named(name)?;
+        let runs = run_issue(&bundle.sources(), issue, k, fused, now);
+        Ok(runs.into_iter().map(WireRun::from).collect())
+    }
+
+    /// One timed call of `arm` over `issue`, in ms of `now`; only the engine call is timed.
+    pub fn time_call(
+        &self,
+        name: &str,
+        arm: LexicalArm,
+        issue: &str,
+        k: usize,
+        now: &mut dyn FnMut() -> f64,
+    ) -> Result<f64> {
+        let bundle = self.bundle_named(name)?;
+        let sources = bundle.sources();
+        let started = now();
+        let output = run_arm(arm, &sources, issue, k);
+        let ms = now() - started;
+        output.map_err(|error| Error::Relayed {
+            message: format!("{}: {error}", arm.name()),
+        })?;
+        Ok(ms)
+    }
+
+    /// Selects and packs each ranking for `issue`, each timed, with the texts of the files each
+    /// report names. A ranking that cannot be packed answers with its message.
+    pub fn pack(
+        &mut self,
+        name: &str,
+        issue: &str,
+        rankings: &[(String, Vec<String>)],
+        settings: &ContextSettings,
+        gold: &[GoldSpan],
+        now: &mut dyn FnMut() -> f64,
+    ) -> Result<Vec<PackAnswer>> {
+        let (texts, counter) = self.texts_and_counter(name)?;
+        let gold = (!gold.is_empty()).then_some(gold);
+        Ok(rankings
+            .iter()
+            .map(|(arm, ranking)| {
+                let started = now();
+                let result =
+                    build_context(issue, ranking, settings, texts.text_of(), gold, counter)
+                        .map(|report| {
+                            let ms = now() - started;
+                            let shown = report
+                                .files
+                                .iter()
+                                .chain(report.gold.iter().map(|span| &span.path));
+                            let texts = shown
+                                .filter_map(|path| {
+                                    Some((path.clone(), texts.by_path.get(path)?.clone()))
+                                })
+                                .collect();
+                            PackedReport { report, ms, texts }
+                        })
+                        .map_err(|error| error.to_string());
+                PackAnswer {
+                    arm: arm.clone(),
+                    result,
+                }
+            })
+            .collect())
+    }
+
+    /// Packs every ranking of `job` and adds each line score to `rows` (one row per arm, in
+    /// the order arms are first seen). A pack that fails fails the call: a missing score would
+    /// bias the mean.
+    pub fn score_lines(
+        &mut self,
+        name: &str,
+        job: &LineJob,
+        settings: &ContextSettings,
+        rows: &mut Vec<RecomputedLines>,
+    ) -> Result<()> {
+        let (texts, counter) = self.texts_and_counter(name)?;
+        for (arm, ranking) in &job.rankings {
+            let report = build_context(
+                &job.text,
+                ranking,
+                settings,
+                texts.text_of(),
+                Some(&job.gold),
+                counter,
+            )?;
+            let Some(score) = report.score else { continue };
+            match rows.iter_mut().find(|row| row.arm == *arm) {
+                Some(row) => row.scores.push((job.index, score)),
+                None => rows.push(RecomputedLines {
+                    arm: arm.clone(),
+                    k: settings.k,
+                    scores: vec![(job.index, score)],
+                }),
+            }
+        }
+        Ok(())
+    }
+
+    /// One round of the pack bench over `corpus` ([`pack_bench_corpus`]): a first pack with a
+    /// fresh memo (`warm` `None`) or a re-pack at the budget less `warm` with the session's
+    /// memo. `(ms, tokens used)`.
+    pub fn pack_bench_round(
+        &mut self,
+        corpus: &[(String, String)],
+        warm: Option<usize>,
+        now: &mut dyn FnMut() -> f64,
+    ) -> Result<(f64, usize)> {
+        let session_counter = self.counter.as_mut().ok_or_else(needs_counter)?;
+        let ranking: Vec<String> = corpus.iter().map(|(path, _)| path.clone()).collect();
+        let base = ContextSettings {
+            k: corpus.len(),
+            ..ContextSettings::default()
+        };
+        let settings = ContextSettings {
+            budget_tokens: base.budget_tokens - warm.unwrap_or(0),
+            ..base
+        };
+        let text_of = |path: &str| {
+            corpus
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, text)| text.as_str())
+        };
+        // A first pack encodes every block: it gets an empty memo over the same encoder.
+        let mut fresh;
+        let counter = match warm {
+            None => {
+                fresh = TokenCache::new(session_counter.counter().clone());
+                &mut fresh
+            }
+            Some(_) => session_counter,
+        };
+        let started = now();
+        let report = build_context(
+            PACK_BENCH_ISSUE,
+            &ranking,
+            &settings,
+            text_of,
+            None,
+            counter,
+        )?;
+        Ok((now() - started, report.pack.tokens_used))
+    }
+
+    fn bundle_named(&self, name: &str) -> Result<&LoadedBundle> {
+        match &self.bundle {
+            Some(bundle) if bundle.name == name => Ok(bundle),
+            other => Err(not_open(name, other.as_ref())),
+        }
+    }
+
+    fn bundle_named_mut(&mut self, name: &str) -> Result<&mut LoadedBundle> {
+        self.bundle_named(name)?;
+        self.bundle.as_mut().ok_or_else(|| not_open(name, None))
+    }
+
+    fn texts_and_counter(&mut self, name: &str) -> Result<(&Texts, &mut TokenCache<Cl100k>)> {
+        let bundle = match &self.bundle {
+            Some(bundle) if bundle.name == name => bundle,
+            other => return Err(not_open(name, other.as_ref())),
+        };
+        let texts = bundle.texts.as_ref().ok_or_else(|| Error::Unavailable {
+            arm: "pack".into(),
+            needs: format!("the texts of bundle {name:?}, which are not loaded"),
+        })?;
+        let counter = self.counter.as_mut().ok_or_else(needs_counter)?;
+        Ok((texts, counter))
+    }
+}
+
+impl LoadedBundle {
+    fn sources(&self) -> Sources<'_> {
+        let mut sources = Sources::new(&self.paths);
+        if let Some(index) = &self.index {
+            sources = sources.with_index(index);
+        }
+        if let Some(texts) = &self.texts {
+            sources = sources.with_texts(&texts.corpus);
+        }
+        sources
+    }
+}
+
+impl Texts {
+    fn text_of<'s>(&'s self) -> impl Fn(&str) -> Option<&'s str> + 's {
+        |path| self.by_path.get(path).map(String::as_str)
+    }
+}
+
+fn not_open(name: &str, open: Option<&LoadedBundle>) -> Error {
+    Error::Unavailable {
+        arm: "live session".into(),
+        needs: match open {
+            Some(bundle) => format!("bundle {name:?} loaded, but {:?} is", bundle.name),
+            None => format!("bundle {name:?} loaded, but no bundle is"),
+        },
+    }
+}
+
+fn needs_counter() -> Error {
+    Error::Unavailable {
+        arm: "pack".into(),
+        needs: "the cl100k_base counter, which is not built yet".into(),
+    }
+}

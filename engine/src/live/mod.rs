@@ -1,0 +1,10 @@
+//! Floor 9: live sessions. The live study of a question set ([`study`]), arms run live with the
+//! evidence that produced them, the live study export and its replay ([`evidence`]), which of the
+//! open study's cases a bundle may answer ([`snapshot`]), live results as a TREC run
+//! ([`trec_export`]), and the worker's session ([`live_session`]).
+
+pub mod evidence;
+pub mod live_session;
+pub mod snapshot;
+pub mod study;
+pub mod trec_export;

@@ -1,0 +1,384 @@
+//! A grep plan run over a bundle's texts, as CodeNib's grep stage runs it: each action searches
+//! the files its glob matches, in path order, at most [`GrepLimits::per_file`] matching lines per
+//! file and [`GrepLimits::per_action`] per action; each matched line maps to the smallest chunk
+//! that holds it (per file, chunks ordered by length, then start line, then name), and a line
+//! outside every chunk is dropped. The actions' chunk lists are merged round-robin in priority
+//! order, duplicates dropped, at most [`GrepLimits::candidates`]. An empty pool stays empty (no
+//! BM25 refill). An action whose pattern does not compile fails alone, with its reason, and the
+//! others still run.
+
+use std::collections::{BTreeMap, HashSet};
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use super::plan::Plan;
+use crate::corpus::code_chunks::CodeChunk;
+
+/// CodeNib's grep limits, the defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrepLimits {
+    /// Matching lines kept per file per action (20).
+    pub per_file: usize,
+    /// Matching lines kept per action (500).
+    pub per_action: usize,
+    /// Candidates in the merged pool (100).
+    pub candidates: usize,
+}
+
+impl Default for GrepLimits {
+    fn default() -> Self {
+        GrepLimits {
+            per_file: 20,
+            per_action: 500,
+            candidates: 100,
+        }
+    }
+}
+
+/// What one action found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActionMatches {
+    /// The action's position in the plan.
+    pub action: usize,
+    /// The matched lines kept, `(path, 1-based line)`, in path then line order.
+    pub lines: Vec<(String, u32)>,
+    /// Whether a limit cut the matches short.
+    pub truncated: bool,
+    /// Matched lines outside every chunk (dropped).
+    pub outside: usize,
+    /// The chunks the kept lines map to, first match first, each once.
+    pub chunks: Vec<usize>,
+    /// Why the action failed (an invalid pattern), when it did.
+    pub error: Option<String>,
+}
+
+/// A plan's pool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GrepPool {
+    /// Every action's matches, in plan order.
+    pub actions: Vec<ActionMatches>,
+    /// The merged candidates (positions in the chunk table), best first.
+    pub candidates: Vec<usize>,
+}
+
+/// For each file, its chunks from the smallest: the enclosing-chunk map.
+pub struct EnclosingChunks<'c> {
+    by_path: BTreeMap<&'c str, Vec<usize>>,
+    chunks: &'c [CodeChunk],
+}
+
+impl<'c> EnclosingChunks<'c> {
+    /// The map over a chunk table.
+    pub fn new(chunks: &'c [CodeChunk]) -> Self {
+        let mut by_path: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (at, chunk) in chunks.iter().enumerate() {
+            by_path.entry(&chunk.path).or_default().push(at);
+        }
+        for list in by_path.values_mut() {
+            list.sort_by(|&a, &b| {
+                let (a, b) = (&chunks[a], &chunks[b]);
+                let len = |c: &CodeChunk| c.end_line - c.start_line;
+                len(a)
+                    .cmp(&len(b))
+                    .then(a.start_line.cmp(&b.start_line))
+                    .then(a.name.cmp(&b.name))
+            });
+        }
+        EnclosingChunks { by_path, chunks }
+    }
+
+    /// The smallest chunk of `path` holding `line`, if any.
+    pub fn of(&self, path: &str, line: u32) -> Option<usize> {
+        self.by_path.get(path)?.iter().copied().find(|&at| {
+            let c = &self.chunks[at];
+            c.start_line <= line && line <= c.end_line
+        })
+    }
+}
+
+/// Runs `plan` over `files` (`(path, text)`, any order: searched in path order) with `limits`,
+/// mapping matches onto `chunks`.
+pub fn grep_pool<'t>(
+    plan: &Plan,
+    files: impl IntoIterator<Item = (&'t str, &'t str)>,
+    chunks: &[CodeChunk],
+    limits: GrepLimits,
+) -> GrepPool {
+    let mut files: Vec<(&str, &str)> = files.into_iter().collect();
+    files.sort_by(|a, b| a.0.cmp(b.0));
+    let enclosing = EnclosingChunks::new(chunks);
+    let actions: Vec<ActionMatches> = plan
+        .actions
+        .iter()
+        .enumerate()
+        .map(|(at, action)| {
+            let mut found = ActionMatches {
+                action: at,
+                lines: Vec::new(),
+                truncated: false,
+                outside: 0,
+                chunks: Vec::new(),
+                error: None,
+            };
+            let (regex, glob) = match (action.regex(), action.matcher()) {
+                (Ok(r), Ok(g)) => (r, g),
+                (Err(why), _) | (_, Err(why)) => {
+                    found.error = Some(why);
+                    return found;
+                }
+            };
+            let mut seen = HashSet::new();
+            'files: for (path, text) in &files {
+                if !glob.is_match(path) {
+                    continue;
+                }
+                for (in_file, (number, _)) in matching_lines(&regex, text).into_iter().enumerate() {
+                    if in_file == limits.per_file {
+                        found.truncated = true;
+                        break;
+                    }
+                    if found.lines.len() == limits.per_action {
+                        found.truncated = true;
+                        break 'files;
+                    }
+                    let number = number as u32 + 1;
+                    found.lines.push((path.to_string(), number));
+                    match enclosing.of(path, number) {
+                        Some(chunk) if seen.insert(chunk) => found.chunks.push(chunk),
+                        Some(_) => {}
+                        None => found.outside += 1,
+                    }
+                }
+            }
+            found
+        })
+        .collect();
+    let lists: Vec<&[usize]> = actions.iter().map(|a| a.chunks.as_slice()).collect();
+    let candidates = round_robin(&lists, limits.candidates);
+    GrepPool {
+        actions,
+        candidates,
+    }
+}
+
+/// The lines of `text` that `regex` matches, each once, as `(0-based line number, line)`: the
+/// same lines as testing every line of `text.lines()` on its own, found by searching the whole
+/// text (the regex crate's literal prefilters skip most of it, about ten times faster on the
+/// demo corpus than a match attempt per line). A match found across a line break only points at
+/// its first line, which is then tested alone, so a pattern never matches across lines.
+fn matching_lines<'t>(regex: &Regex, text: &'t str) -> Vec<(usize, &'t str)> {
+    let mut out = Vec::new();
+    let (mut at, mut line_start, mut number) = (0, 0, 0);
+    while let Some(found) = regex.find_at(text, at) {
+        let start = found.start();
+        // `str::lines` has no empty line after a final newline (nor in an empty text).
+        if start == text.len() && (text.is_empty() || text.ends_with('\n')) {
+            break;
+        }
+        // Advance to the line holding the match's start.
+        number += text[line_start..start]
+            .bytes()
+            .filter(|&b| b == b'\n')
+            .count();
+        line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        // As `str::lines`: a `\r` goes with the `\n` after it, not at the end of the text.
+        let whole = &text[line_start..line_end];
+        let line = match whole.strip_suffix('\r') {
+            Some(stripped) if line_end < text.len() => stripped,
+            _ => whole,
+        };
+        if regex.is_match(line) {
+            out.push((number, line));
+        }
+        if line_end >= text.len() {
+            break;
+        }
+        at = line_end + 1;
+        line_start = at;
+        number += 1;
+    }
+    out
+}
+
+/// The lists interleaved — the first of each in order, then the second of each, … — each item
+/// once (its first appearance), at most `cap`.
+pub fn round_robin(lists: &[&[usize]], cap: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let longest = lists.iter().map(|l| l.len()).max().unwrap_or(0);
+    for depth in 0..longest {
+        for list in lists {
+            if out.len() == cap {
+                return out;
+            }
+            if let Some(&item) = list.get(depth) {
+                if seen.insert(item) {
+                    out.push(item);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::remote::rerank::plan::GrepAction;
+
+    fn chunk(path: &str, start: u32, end: u32, name: &str) -> CodeChunk {
+        CodeChunk {
+            path: path.into(),
+            start_line: start,
+            end_line: end,
+            kind: "function".into(),
+            name: name.into(),
+            tokens: 0,
+        }
+    }
+
+    fn action(pattern: &str, glob: &str) -> GrepAction {
+        GrepAction {
+            pattern: pattern.into(),
+            glob: glob.into(),
+            case_sensitive: false,
+        }
+    }
+
+    #[test]
+    fn a_line_maps_to_the_smallest_chunk_holding_it_ties_by_start_then_name() {
+        let chunks = vec![
+            chunk("a.py", 1, 20, "Outer"),
+            chunk("a.py", 5, 9, "Outer.inner"),
+            chunk("a.py", 5, 9, "Outer.alias"),
+            chunk("a.py", 12, 16, "Outer.other"),
+        ];
+        let map = EnclosingChunks::new(&chunks);
+        assert_eq!(map.of("a.py", 6), Some(2), "same length and start: by name");
+        assert_eq!(map.of("a.py", 14), Some(3));
+        assert_eq!(map.of("a.py", 2), Some(0));
+        assert_eq!(map.of("a.py", 21), None);
+        assert_eq!(map.of("b.py", 1), None);
+    }
+
+    #[test]
+    fn round_robin_interleaves_in_priority_order_and_drops_duplicates() {
+        assert_eq!(
+            round_robin(&[&[1, 2, 3], &[2, 4], &[5]], 10),
+            [1, 2, 5, 4, 3]
+        );
+        assert_eq!(round_robin(&[&[1, 2, 3], &[4, 5, 6]], 3), [1, 4, 2]);
+        assert!(round_robin(&[&[], &[]], 5).is_empty());
+    }
+
+    #[test]
+    fn the_limits_cut_per_file_and_per_action_and_say_so() {
+        let text = "hit\n".repeat(30);
+        let files = [
+            ("a.py", text.as_str()),
+            ("b.py", text.as_str()),
+            ("c.rs", "hit\n"),
+        ];
+        let chunks: Vec<CodeChunk> = (0..30)
+            .flat_map(|at| {
+                [
+                    chunk("a.py", at + 1, at + 1, ""),
+                    chunk("b.py", at + 1, at + 1, ""),
+                ]
+            })
+            .collect();
+        let limits = GrepLimits {
+            per_file: 20,
+            per_action: 25,
+            candidates: 100,
+        };
+        let plan = Plan {
+            actions: vec![action("hit", "**/*.py")],
+        };
+        let pool = grep_pool(&plan, files, &chunks, limits);
+        let found = &pool.actions[0];
+        assert!(found.truncated);
+        assert_eq!(found.lines.len(), 25, "20 of a.py, then 5 of b.py");
+        assert_eq!(found.lines.iter().filter(|(p, _)| p == "a.py").count(), 20);
+        assert!(
+            found.lines.iter().all(|(p, _)| p != "c.rs"),
+            "the glob leaves c.rs out"
+        );
+        assert_eq!(pool.candidates.len(), 25);
+    }
+
+    #[test]
+    fn a_bad_pattern_fails_its_action_alone_and_lines_outside_chunks_are_dropped() {
+        let files = [("a.py", "def allow():\n    return rate\n# rate note\n")];
+        let chunks = vec![chunk("a.py", 1, 2, "allow")];
+        let plan = Plan {
+            actions: vec![action("(unclosed", "**/*"), action("rate", "**/*")],
+        };
+        let pool = grep_pool(&plan, files, &chunks, GrepLimits::default());
+        assert!(pool.actions[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("(unclosed"));
+        assert_eq!(
+            pool.actions[1].lines,
+            [("a.py".to_string(), 2), ("a.py".to_string(), 3)]
+        );
+        assert_eq!(pool.actions[1].outside, 1);
+        assert_eq!(pool.candidates, [0]);
+        // Nothing matched: the pool stays empty.
+        let none = Plan {
+            actions: vec![action("absent", "**/*")],
+        };
+        assert!(grep_pool(&none, files, &chunks, GrepLimits::default())
+            .candidates
+            .is_empty());
+    }
+
+    #[test]
+    fn case_sensitivity_is_the_actions() {
+        let files = [("a.rs", "RateLimit\nratelimit\n")];
+        let chunks = vec![chunk("a.rs", 1, 1, "x"), chunk("a.rs", 2, 2, "y")];
+        let mut sensitive = action("RateLimit", "**/*");
+        sensitive.case_sensitive = true;
+        let plan = Plan {
+            actions: vec![sensitive],
+        };
+        assert_eq!(
+            grep_pool(&plan, files, &chunks, GrepLimits::default()).candidates,
+            [0]
+        );
+        let plan = Plan {
+            actions: vec![action("RateLimit", "**/*")],
+        };
+        assert_eq!(
+            grep_pool(&plan, files, &chunks, GrepLimits::default()).candidates,
+            [0, 1]
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn whole_text_search_finds_the_lines_a_line_by_line_search_finds(
+            text in "[abcxy \\n\\r]{0,80}",
+            pattern in proptest::sample::select(vec![
+                "a", "^b", "c$", "a\\s+b", "[^x]+y", "\\bab\\b", "x|^$", "b\\r?$",
+            ]),
+        ) {
+            let action = GrepAction {
+                pattern: pattern.to_string(),
+                glob: "**/*".into(),
+                case_sensitive: true,
+            };
+            let regex = action.regex().unwrap();
+            let expected: Vec<(usize, &str)> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| regex.is_match(line))
+                .collect();
+            proptest::prop_assert_eq!(matching_lines(&regex, &text), expected);
+        }
+    }
+}

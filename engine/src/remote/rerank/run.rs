@@ -1,0 +1,124 @@
+//! Both stages for one question over a bundle's opened chunking and texts, as `routelens rerank`
+//! and the browser's worker run them: the plan (given, or the offline planner's), the grep pool
+//! when a route needs it, the BM25 pool, and for each route × reranker the reranked pool.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::grep_pool::{grep_pool, GrepLimits};
+use super::planner::offline_plan;
+use super::pools::{candidates, union_pool, Route};
+use super::reranker::{keep_order, rerank_in_batches, OfflineJudge};
+pub use super::settings::{QuestionRun, RerankArm, RerankSettings, RerankerChoice};
+use crate::error::{Error, Result};
+use crate::retrieval::chunk_search::ChunkRankings;
+use crate::retrieval::lexical::chunkings::OpenChunkings;
+use crate::terms::token_runs;
+
+/// Runs both stages for `query` (see the module docs). `texts` holds every file's text by path;
+/// `files_holding` counts the files holding a lower-case term, for the offline planner.
+pub fn rerank_question(
+    query: &str,
+    chunkings: &OpenChunkings,
+    texts: &BTreeMap<String, String>,
+    files_holding: &dyn Fn(&str) -> usize,
+    settings: &RerankSettings,
+) -> Result<QuestionRun> {
+    if settings.pool.depth == 0 || settings.batch == 0 {
+        return Err(Error::setting(
+            "pool/batch",
+            0,
+            "at least 1 candidate per pool and per batch",
+        ));
+    }
+    let chunker = settings.chunker;
+    let table = chunkings.table(chunker)?;
+    let needs_grep = settings.routes.iter().any(|r| *r != Route::Bm25);
+    let plan = match (&settings.plan, needs_grep) {
+        (_, false) => None,
+        (Some(plan), true) => Some(plan.clone()),
+        (None, true) => offline_plan(query, files_holding),
+    };
+    let limits = GrepLimits {
+        candidates: settings.pool.depth,
+        ..settings.limits
+    };
+    let grep = plan.as_ref().map(|plan| {
+        grep_pool(
+            plan,
+            texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
+            table,
+            limits,
+        )
+    });
+    let bm25: Vec<usize> =
+        if settings.routes.contains(&Route::Bm25) || settings.routes.contains(&Route::Union) {
+            chunkings
+                .search(chunker, query, settings.pool.depth, None)?
+                .into_iter()
+                .map(|h| h.chunk)
+                .collect()
+        } else {
+            Vec::new()
+        };
+    let grep_ids = grep
+        .as_ref()
+        .map(|g| g.candidates.clone())
+        .unwrap_or_default();
+    let mut arms = Vec::new();
+    for &route in &settings.routes {
+        let pool = match route {
+            Route::Bm25 => bm25.clone(),
+            Route::Grep => grep_ids.clone(),
+            Route::Union => union_pool(&bm25, &grep_ids, settings.pool.depth),
+        };
+        let seen = candidates(
+            &pool,
+            table,
+            |p| texts.get(p).map(String::as_str),
+            settings.pool.visible_chars,
+        )?;
+        for &choice in &settings.rerankers {
+            let reranked = match choice {
+                RerankerChoice::None => keep_order(&seen),
+                RerankerChoice::Offline => {
+                    rerank_in_batches(&mut OfflineJudge, query, &seen, settings.batch)
+                }
+                RerankerChoice::Jev => keep_order(&seen),
+            };
+            arms.push(RerankArm {
+                route,
+                candidates: seen.clone(),
+                reranked,
+                judge_pending: choice == RerankerChoice::Jev,
+            });
+        }
+    }
+    Ok(QuestionRun { plan, grep, arms })
+}
+
+/// How many files hold each token (the offline planner's rarity), counted once over the texts:
+/// a query term is a token (`terms::extract_terms`), so a file holds it when one of its tokens
+/// is the term — a lookup per term instead of a scan of every text.
+pub struct TermFiles {
+    files: HashMap<String, usize>,
+}
+
+impl TermFiles {
+    /// Counts the files of each lower-cased token of the texts.
+    pub fn new<'t>(texts: impl IntoIterator<Item = &'t str>) -> Self {
+        let mut files: HashMap<String, usize> = HashMap::new();
+        for text in texts {
+            let lower = text.to_lowercase();
+            let tokens: HashSet<&str> = token_runs(&lower).collect();
+            for token in tokens {
+                *files.entry(token.to_string()).or_default() += 1;
+            }
+        }
+        TermFiles { files }
+    }
+
+    /// Files holding the token `term` (lower-case).
+    pub fn holding(&self, term: &str) -> usize {
+        self.files.get(term).copied().unwrap_or(0)
+    }
+}

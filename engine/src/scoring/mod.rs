@@ -1,0 +1,15 @@
+//! Floor 4: scoring. Numbers from a study: ranking metrics ([`metrics`], [`unit_metrics`]),
+//! reciprocal-rank fusion ([`fusion`]), the bootstrap and exact tests ([`stats`]), paired
+//! comparisons ([`paired`]), the command line's report ([`report`]), the paper's tables
+//! ([`tables`]), any metric with intervals ([`metric_tables`]) and per-case score tables
+//! ([`score_table`]).
+
+pub mod fusion;
+pub mod metric_tables;
+pub mod metrics;
+pub mod paired;
+pub mod report;
+pub mod score_table;
+pub mod stats;
+pub mod tables;
+pub mod unit_metrics;
