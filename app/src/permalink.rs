@@ -122,6 +122,7 @@ pub fn write_location(settings: &Settings) {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
     use routelens_engine::code_chunks::Chunker;
     use routelens_engine::rerank::pools::Route;
     use routelens_engine::rerank::settings::RerankerChoice;
@@ -377,5 +378,212 @@ mod tests {
                 ("x".to_string(), String::new())
             ]
         );
+    }
+
+    /// Values worth trying for each key: defaults, other values the key takes, values at and
+    /// past its limits, and values it refuses. Free text is tried for every key besides.
+    fn samples() -> Vec<(&'static str, Vec<String>)> {
+        let names = |names: &[&str]| names.iter().map(|name| name.to_string()).collect();
+        let with_bad = |mut values: Vec<String>| {
+            values.push("x".into());
+            values
+        };
+        vec![
+            (
+                "study",
+                names(&[
+                    "",
+                    "pinned",
+                    "picked",
+                    "fastindex",
+                    "live:demo bundle",
+                    "live:",
+                    "url:https://example.org/a b.jsonl?x=1&y=2",
+                ]),
+            ),
+            (
+                "view",
+                with_bad(View::ALL.iter().map(|v| v.name().to_string()).collect()),
+            ),
+            ("k", names(&["1", "8", "16", "0", "17", "x"])),
+            ("seed", names(&["0", "7", "18446744073709551615", "-1"])),
+            ("resamples", names(&["2", "10000", "1", "x"])),
+            (
+                "bundle",
+                names(&["", "demo", "url:https://example.org/b/", "picked:folder"]),
+            ),
+            (
+                "q",
+                names(&["", "q1", "where is the json! macro?", "a&b=c%d+e#f"]),
+            ),
+            (
+                "chunker",
+                with_bad(Chunker::ALL.iter().map(|c| c.name().to_string()).collect()),
+            ),
+            (
+                "base",
+                names(&[
+                    "https://api.typesafe.ai",
+                    "http://127.0.0.1:9/gw/",
+                    "http://",
+                    "http:",
+                    "ftp://example.org",
+                    "",
+                ]),
+            ),
+            (
+                "fuse",
+                names(&[
+                    "",
+                    "tree+fts5",
+                    "tree+fts5,rg+fts5+basename",
+                    ",",
+                    "a++b",
+                    "+",
+                ]),
+            ),
+            (
+                "rrfk",
+                names(&["60", "30.5", "1e5", "0", "-1", "NaN", "inf", "x"]),
+            ),
+            ("depth", names(&["1", "16", "0", "x"])),
+            ("cluster", names(&["repo", "case", "x"])),
+            (
+                "metrics",
+                names(&["", "mrr,span_recall@5", "RR,Success@5", "mrr,bogus@3"]),
+            ),
+            ("relevance", names(&["file", "span", "x"])),
+            (
+                "vmetric",
+                names(&["ndcg@10", "nDCG@10", "file_recall@8", "x"]),
+            ),
+            ("budget", names(&["16000", "4000", "0", "x"])),
+            ("radius", names(&["200", "50", "0", "x"])),
+            ("anchors", names(&["4", "2", "0", "x"])),
+            ("ks", names(&["8,16", "3,12", "8,99", "8", "8,16,", "x,y"])),
+            ("left", names(&["", "tree", "tree+fts5"])),
+            ("right", names(&["", "fts5", "rg"])),
+            ("metric", names(&["file", "lines", "x"])),
+            ("subset", names(&["all", "aligned", "x"])),
+            ("arms", names(&["", "tree,fts5", ","])),
+            ("case", names(&["", "SWE-PolyBench__python__x y&z"])),
+            ("issue", names(&["", "django__django-1"])),
+            ("frame", names(&["", "published"])),
+            ("smetric", names(&["", "mrr"])),
+            (
+                "spairs",
+                names(&[
+                    "",
+                    "a:b",
+                    "grep/typesafe/jev-1.13:bm25/typesafe/jev-1.13;a:b",
+                    "a:b;c",
+                    "a:b:c",
+                ]),
+            ),
+            ("sfuse", names(&["", "fts5+rg", "fts5+basename+rg", "+"])),
+            ("arm", names(&["", "fts5", "rg"])),
+            ("vs", names(&["", "fts5+rg"])),
+            ("strategy", names(&["tree", "flat", "x"])),
+            (
+                "decider",
+                with_bad(
+                    DeciderKind::ALL
+                        .iter()
+                        .map(|d| d.name().to_string())
+                        .collect(),
+                ),
+            ),
+            ("model", names(&["", "jev-1.13.0", "jev-2"])),
+            ("max_files", names(&["1", "16", "10000", "0", "10001", "x"])),
+            ("max_calls", names(&["1", "32", "10000", "0", "10001", "x"])),
+            ("path", names(&["", "src/a b.rs"])),
+            ("cap", names(&["1", "2", "0", "-1", "x"])),
+            (
+                "chunkers",
+                names(&[
+                    "",
+                    "structural,window",
+                    "structural-unmerged,codenib",
+                    "structural,bogus",
+                ]),
+            ),
+            ("caps", names(&["", "1,3", "0"])),
+            ("eks", names(&["", "1,5,10", "5,20", "0"])),
+            ("select", names(&["ndcg@10", "mrr", "nope"])),
+            ("edepth", names(&["100", "50", "0", "x"])),
+            ("ecluster", names(&["case", "project", "repo"])),
+            (
+                "pool",
+                with_bad(Route::ALL.iter().map(|r| r.name().to_string()).collect()),
+            ),
+            (
+                "reranker",
+                with_bad(
+                    RerankerChoice::ALL
+                        .iter()
+                        .map(|r| r.name().to_string())
+                        .collect(),
+                ),
+            ),
+            ("judge", names(&["http", "proxy", "replay", "offline", "x"])),
+            ("jmodel", names(&["", "jev-1.13", "jev-2"])),
+            (
+                "planner",
+                with_bad(
+                    PlannerKind::ALL
+                        .iter()
+                        .map(|p| p.name().to_string())
+                        .collect(),
+                ),
+            ),
+            ("pbase", names(&["", "http://127.0.0.1:9/v1"])),
+            ("pmodel", names(&["", "m/x"])),
+        ]
+    }
+
+    #[test]
+    fn the_samples_cover_every_key() {
+        let mut sampled: Vec<&str> = samples().into_iter().map(|(key, _)| key).collect();
+        let settings = Settings::default();
+        let mut keys: Vec<&str> = settings
+            .parts()
+            .iter()
+            .flat_map(|part| part.keys().iter().copied())
+            .collect();
+        sampled.sort();
+        keys.sort();
+        assert_eq!(sampled, keys, "every key has sample values here");
+    }
+
+    /// One `key=value` of a link: a key's sample value, free text for a key, or an unknown key.
+    fn pair() -> impl Strategy<Value = (String, String)> {
+        let table = samples();
+        let keys: Vec<&str> = table.iter().map(|(key, _)| *key).collect();
+        let sampled: Vec<(String, String)> = table
+            .iter()
+            .flat_map(|(key, values)| values.iter().map(|value| (key.to_string(), value.clone())))
+            .collect();
+        prop_oneof![
+            4 => prop::sample::select(sampled),
+            1 => (prop::sample::select(keys), "\\PC{0,12}")
+                .prop_map(|(key, value)| (key.to_string(), value)),
+            1 => ("[a-z_]{0,6}", "\\PC{0,6}"),
+        ]
+    }
+
+    proptest! {
+        /// Any link's settings, written and read again, are the same settings, with no notice.
+        #[test]
+        fn read_write_read_keeps_the_settings(pairs in prop::collection::vec(pair(), 0..16)) {
+            let query: Vec<String> = pairs
+                .iter()
+                .map(|(key, value)| format!("{}={}", encode(key), encode(value)))
+                .collect();
+            let (first, _) = from_query(&format!("?{}", query.join("&")));
+            let written = to_query(&first);
+            let (again, notices) = from_query(&format!("?{written}"));
+            prop_assert!(notices.is_empty(), "{} read back with {:?}", written, notices);
+            prop_assert_eq!(again, first, "{}", written);
+        }
     }
 }
