@@ -11,13 +11,56 @@ use routelens_engine::remote::route::{
 
 use crate::api;
 use crate::error::Error;
-use crate::state::{DeciderKind, RouteSetup};
+
+/// The decision API's public base URL, the http decider's default.
+pub const DEFAULT_API_BASE: &str = "https://api.typesafe.ai";
 
 /// The same-origin proxy of `routelens serve` (it adds the key from its environment).
 pub const PROXY_URL: &str = "typesafe/v1/systemone";
 
 /// The decision API's path under a base URL.
 const SYSTEMONE_PATH: &str = "/v1/systemone";
+
+/// Who answers the decision API's calls: the Route view's decider, the Rerank view's Jev judge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeciderKind {
+    /// The engine's lexical scorer: no key, no network.
+    #[default]
+    Offline,
+    /// The decision API (or a gateway) from the browser, with a key typed into the page.
+    Http,
+    /// `routelens serve`'s same-origin proxy, which adds the key; the page holds none.
+    Proxy,
+    /// A recorded run file, replayed exactly with no network.
+    Replay,
+}
+
+impl DeciderKind {
+    /// Every kind, in menu order.
+    pub const ALL: [DeciderKind; 4] = [
+        DeciderKind::Offline,
+        DeciderKind::Http,
+        DeciderKind::Proxy,
+        DeciderKind::Replay,
+    ];
+
+    /// The name used in the permalink (`decider=`, `judge=`) and in runs.
+    pub fn name(self) -> &'static str {
+        match self {
+            DeciderKind::Offline => "offline",
+            DeciderKind::Http => "http",
+            DeciderKind::Proxy => "proxy",
+            DeciderKind::Replay => "replay",
+        }
+    }
+
+    /// The kind with this name.
+    pub fn from_name(name: &str) -> Option<DeciderKind> {
+        DeciderKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == name)
+    }
+}
 
 /// Who answers one run's calls.
 pub enum Transport {
@@ -30,11 +73,6 @@ pub enum Transport {
 }
 
 impl Transport {
-    /// The transport for the Route view's settings; the error says what is missing.
-    pub fn for_setup(setup: &RouteSetup, key: &str) -> Result<Transport, Error> {
-        Transport::for_kind(setup.decider, &setup.base, key)
-    }
-
     /// The transport of a kind, with the API's base URL for `http`; the error says what is
     /// missing.
     pub fn for_kind(kind: DeciderKind, base: &str, key: &str) -> Result<Transport, Error> {

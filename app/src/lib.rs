@@ -3,7 +3,8 @@
 //! The browser front end: Leptos (client-side rendering) over the engine, built for wasm32 by
 //! Trunk. It holds views and state only; every number comes from `routelens_engine`.
 //!
-//! Flow: the permalink ([`permalink`]) seeds the store ([`state`]); [`open`] gets a study's bytes
+//! Flow: the permalink ([`permalink`]) reads the settings ([`params`], each view's part in its
+//! `params.rs`) and seeds the store ([`state`]); [`open`] gets a study's bytes
 //! through [`api`] (the site's `site.json`, a URL, the pinned public archive, or picked files) and
 //! hands them to the engine's loader; the views ([`views`]) render engine tables through
 //! [`components::TableView`]; every settings change is written back into the URL.
@@ -93,7 +94,7 @@
 //! ## Opening the paper's study in a test
 //!
 //! Against `routelens serve`: `/?study=fastindex` (add `&view=table2&ks=8,16` and so on; see
-//! [`permalink`] for every parameter). The app fetches `site.json` (and `CHECKSUMS` on a published site), then the archive files.
+//! [`params`] and each view's `params.rs` for every parameter). The app fetches `site.json` (and `CHECKSUMS` on a published site), then the archive files.
 
 use leptos::prelude::*;
 
@@ -106,6 +107,7 @@ mod key_store;
 mod live;
 mod open;
 mod packing;
+mod params;
 mod permalink;
 mod site;
 mod state;
@@ -113,10 +115,12 @@ mod views;
 
 // The permalink parser and the settings it fills, for the fuzz target that reads any query string
 // (`fuzz/bodies`); the app itself reaches them through its modules.
+pub use params::Settings;
 pub use permalink::{from_query, to_query};
-pub use state::Settings;
 
-use state::{AppState, SettingsStoreFields, Status, StudyRef, View};
+use params::page::{PageParamsStoreFields, StudyRef, View};
+use params::SettingsStoreFields;
+use state::{AppState, Status};
 
 /// The whole app: reads the permalink, opens the study it names, and keeps the URL in step.
 #[component]
@@ -130,7 +134,7 @@ pub fn App() -> impl IntoView {
 
     let has_study = Memo::new(move |_| state.study.with(Option::is_some));
     let has_scores = Memo::new(move |_| state.scores.with(Option::is_some));
-    let view_field = state.settings.view();
+    let view_field = state.settings.page().view();
     let searching = Memo::new(move |_| view_field.get().needs_no_study());
     view! {
         <header class="top">
@@ -171,7 +175,7 @@ fn bundle_tabs(state: AppState) -> impl IntoView {
 
 /// One tab button per view; the active one has class `active`.
 fn tab_buttons(state: AppState, views: impl IntoIterator<Item = View>) -> impl IntoView {
-    let view_field = state.settings.view();
+    let view_field = state.settings.page().view();
     views
         .into_iter()
         .map(|view| {
@@ -207,7 +211,7 @@ fn HomeTabs() -> impl IntoView {
 fn SearchPage() -> impl IntoView {
     let state = AppState::get();
     let link = move || format!("?{}", permalink::to_query(&state.settings.get()));
-    let view_field = state.settings.view();
+    let view_field = state.settings.page().view();
     let active = move || match view_field.get() {
         View::Context => view! { <views::ContextView /> }.into_any(),
         View::Route => view! { <views::RouteView /> }.into_any(),
@@ -221,7 +225,7 @@ fn SearchPage() -> impl IntoView {
             <button
                 class="tab"
                 data-testid="tab-home"
-                on:click=move |_| state.settings.view().set(View::Table2)
+                on:click=move |_| state.settings.page().view().set(View::Table2)
             >
                 "Studies"
             </button>
@@ -310,10 +314,10 @@ fn ScoresPage() -> impl IntoView {
 #[component]
 fn StudyPage() -> impl IntoView {
     let state = AppState::get();
-    let view_field = state.settings.view();
+    let view_field = state.settings.page().view();
     let title = move || state.with_study(|study| study.title.clone());
     let link = move || format!("?{}", permalink::to_query(&state.settings.get()));
-    let picked = move || state.settings.study().get() == StudyRef::Picked;
+    let picked = move || state.settings.page().study().get() == StudyRef::Picked;
     let tabs = tab_buttons(state, View::ALL);
     let fusion_errors = move || {
         state

@@ -15,12 +15,14 @@ use web_sys::File;
 use crate::api;
 use crate::api::StudiesList;
 use crate::error::Error;
+use crate::params::page::{PageParamsStoreFields, StudyRef};
+use crate::params::SettingsStoreFields;
 use crate::site::Site;
-use crate::state::{AppState, SettingsStoreFields, StudyRef};
+use crate::state::AppState;
 
 /// Asks the server for its study list, then opens the study the permalink names, if any.
 pub fn start(state: AppState) {
-    let wanted = state.settings.study().get_untracked();
+    let wanted = state.settings.page().study().get_untracked();
     if wanted == StudyRef::Pinned {
         open_pinned(state);
     }

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use reactive_stores::Field;
 use routelens_engine::MAX_K;
 
-use crate::state::{AppState, SettingsStoreFields};
+use crate::state::AppState;
 
 /// A `<select>` of k from 1 to 16.
 #[component]
@@ -82,12 +82,15 @@ pub fn ArmSelect(
     }
 }
 
-/// One checkbox per arm, editing the chosen-arms setting (empty means all arms).
+/// One checkbox per arm, editing a chosen-arms setting (empty means all arms).
 /// Each box has `data-testid="arm-toggle-<arm>"`.
 #[component]
-pub fn ArmToggles() -> impl IntoView {
+pub fn ArmToggles(
+    /// The setting it edits.
+    #[prop(into)]
+    chosen: Field<Vec<String>>,
+) -> impl IntoView {
     let state = AppState::get();
-    let chosen = state.settings.arms();
     let toggle = move |name: String, on: bool| {
         let all = state.arm_names();
         let mut now = chosen.get_untracked();

@@ -1,11 +1,58 @@
 //! The controls of the metric tables: what intervals resample, when a unit is relevant, the
 //! metric list beside Table 2 and the one metric of the single-metric views. Every choice is a
-//! setting, so it is in the permalink.
+//! setting (`crate::params::metric_tables`), so it is in the permalink; the views read the
+//! choices through the store's readers here, beside the controls that set them.
 
 use leptos::prelude::*;
-use routelens_engine::scoring::unit_metrics::{Metric, Relevance};
+use routelens_engine::scoring::metric_tables::{self, MetricSetup};
+use routelens_engine::scoring::unit_metrics::{Clustering, Metric, Relevance};
+use routelens_engine::{BootstrapConfig, Study};
 
-use crate::state::{AppState, ClusterBy, SettingsStoreFields};
+use crate::params::metric_tables::{ClusterBy, MetricTableParamsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
+
+impl AppState {
+    /// The metrics of the metric table (tracked): the reader's, else the study's defaults. The
+    /// names in the settings were checked when they were set.
+    pub fn metrics(&self, study: &Study) -> Vec<Metric> {
+        let names = self.settings.metric_tables().metrics().get();
+        if names.is_empty() {
+            return metric_tables::default_metrics(study);
+        }
+        names.iter().filter_map(|n| Metric::parse(n).ok()).collect()
+    }
+
+    /// The metric of the single-metric views (tracked): the reader's, else file recall at k.
+    pub fn view_metric(&self) -> Metric {
+        self.settings
+            .metric_tables()
+            .view_metric()
+            .get()
+            .and_then(|name| Metric::parse(&name).ok())
+            .unwrap_or_else(|| Metric::FileRecall(self.settings.shared().k().get()))
+    }
+
+    /// Relevance, clustering and bootstrap of the metric tables (tracked).
+    pub fn metric_setup(&self, study: &Study) -> MetricSetup {
+        let (tables, shared) = (self.settings.metric_tables(), self.settings.shared());
+        MetricSetup {
+            relevance: tables
+                .relevance()
+                .get()
+                .unwrap_or_else(|| metric_tables::default_relevance(study)),
+            clustering: match tables.cluster().get() {
+                ClusterBy::Repo => Clustering::Repo,
+                ClusterBy::Case => Clustering::Case,
+            },
+            bootstrap: BootstrapConfig {
+                resamples: shared.resamples().get(),
+                seed: shared.seed().get(),
+            },
+        }
+    }
+}
 
 /// What every interval resamples: whole repositories or single cases.
 #[component]
@@ -13,7 +60,7 @@ pub fn ClusterSelect(
     /// The select's `data-testid`.
     testid: &'static str,
 ) -> impl IntoView {
-    let cluster = AppState::get().settings.score_cluster();
+    let cluster = AppState::get().settings.metric_tables().cluster();
     view! {
         <label class="control">
             "resample "
@@ -39,7 +86,7 @@ pub fn ClusterSelect(
 #[component]
 pub fn RelevanceSelect() -> impl IntoView {
     let state = AppState::get();
-    let relevance = state.settings.relevance();
+    let relevance = state.settings.metric_tables().relevance();
     let chosen = move || {
         state
             .with_study(|study| state.metric_setup(study).relevance)
@@ -94,7 +141,7 @@ pub fn MetricListInput() -> impl IntoView {
         match parsed {
             Ok(names) => {
                 problem.set(None);
-                state.settings.metrics().set(names);
+                state.settings.metric_tables().metrics().set(names);
             }
             Err(err) => problem.set(Some(err.to_string())),
         }
@@ -127,7 +174,7 @@ pub fn ViewMetricSelect(
         let mut names: Vec<String> = state
             .with_study(|study| state.metrics(study).iter().map(Metric::name).collect())
             .unwrap_or_default();
-        let paper = Metric::FileRecall(state.settings.k().get()).name();
+        let paper = Metric::FileRecall(state.settings.shared().k().get()).name();
         for name in [paper, current.clone()] {
             if !names.contains(&name) {
                 names.insert(0, name);
@@ -150,7 +197,7 @@ pub fn ViewMetricSelect(
             "metric "
             <select
                 data-testid=testid
-                on:change=move |ev| state.settings.view_metric().set(Some(event_target_value(&ev)))
+                on:change=move |ev| state.settings.metric_tables().view_metric().set(Some(event_target_value(&ev)))
             >
                 {options}
             </select>

@@ -5,6 +5,7 @@
 //! memoised here), and the cl100k_base counter, built there from the rank table fetched on the
 //! first pack.
 
+pub mod params;
 pub mod recompute;
 
 use std::cell::RefCell;

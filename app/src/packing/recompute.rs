@@ -11,16 +11,19 @@ use routelens_engine::{GoldSpan, Study, Table};
 
 use super::LoadedBundle;
 use crate::error::Result;
-use crate::state::{AppState, SettingsStoreFields};
+use crate::packing::params::PackParamsStoreFields;
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// The Context view's settings.
 pub fn settings_now(app: AppState) -> ContextSettings {
     let s = app.settings;
     ContextSettings {
-        k: s.k().get_untracked(),
-        anchors_per_file: s.anchors().get_untracked(),
-        radius_lines: s.radius().get_untracked(),
-        budget_tokens: s.budget().get_untracked(),
+        k: s.shared().k().get_untracked(),
+        anchors_per_file: s.packing().anchors().get_untracked(),
+        radius_lines: s.packing().radius().get_untracked(),
+        budget_tokens: s.packing().budget().get_untracked(),
     }
 }
 

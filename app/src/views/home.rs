@@ -10,7 +10,9 @@ use routelens_engine::PINNED_ARCHIVE_URL;
 use crate::api;
 use crate::api::StudiesList;
 use crate::open;
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// The home page.
 #[component]
@@ -104,7 +106,7 @@ pub fn HomeView() -> impl IntoView {
     let add_bundle = move |entry: api::BundleEntry| {
         let name = entry.name.clone();
         state.bundles.add(entry);
-        state.settings.bundle().set(Some(name.clone()));
+        state.settings.shared().bundle().set(Some(name.clone()));
         bundle_said.set(Some(Ok(format!(
             "bundle {name:?} added: it is chosen in Search, Context and Route (its manifest and \
              files are checked when a view opens it)"

@@ -17,6 +17,7 @@
 
 mod bench;
 mod lines;
+pub mod params;
 mod render;
 mod state;
 
@@ -34,7 +35,11 @@ use crate::bundles::BundleStore;
 use crate::components::{bundle_select, KSelect, NumberInput};
 use crate::error::Error;
 use crate::live;
-use crate::state::{AppState, SettingsStoreFields};
+use crate::packing::params::PackParamsStoreFields;
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
+use params::ContextParamsStoreFields;
 
 use crate::packing::{self as load, LoadedBundle};
 use state::{Issue, Packed};
@@ -74,7 +79,7 @@ pub fn ContextView() -> impl IntoView {
     spawn_local(async move {
         // The resource's list, once it is in: the permalink's bundle opens.
         let _ = c.bundles.await;
-        if let Some(name) = s.bundle().get_untracked() {
+        if let Some(name) = s.shared().bundle().get_untracked() {
             match app.bundles.find(&name).await {
                 Ok(entry) => open_bundle(c, entry).await,
                 Err(err) => c.error.set(Some(err)),
@@ -84,7 +89,7 @@ pub fn ContextView() -> impl IntoView {
 
     let bundle = move || c.loaded.get().and_then(|name| app.packed_bundle(&name));
     let issue = Memo::new(move |_| {
-        let query = s.query().get()?;
+        let query = s.shared().query().get()?;
         c.loaded.get()?;
         let bundle = bundle()?;
         Some(match bundle.questions.iter().find(|q| q.id == query) {
@@ -140,13 +145,13 @@ pub fn ContextView() -> impl IntoView {
         let inputs = (bundle(), issue.get(), arms());
         let ready = c.counter_ready.get();
         let settings = ContextSettings {
-            k: s.k().get(),
-            anchors_per_file: s.anchors().get(),
-            radius_lines: s.radius().get(),
-            budget_tokens: s.budget().get(),
+            k: s.shared().k().get(),
+            anchors_per_file: s.packing().anchors().get(),
+            radius_lines: s.packing().radius().get(),
+            budget_tokens: s.packing().budget().get(),
         };
-        let mut wanted = vec![s.pack_arm().get()];
-        if let Some(vs) = s.pack_vs().get().filter(|vs| *vs != wanted[0]) {
+        let mut wanted = vec![s.context().arm().get()];
+        if let Some(vs) = s.context().vs().get().filter(|vs| *vs != wanted[0]) {
             wanted.push(vs);
         }
         async move {
@@ -161,9 +166,9 @@ pub fn ContextView() -> impl IntoView {
     });
 
     let bundle_select = move || {
-        let chosen = s.bundle().get_untracked().unwrap_or_default();
+        let chosen = s.shared().bundle().get_untracked().unwrap_or_default();
         let pick = move |entry: BundleEntry| {
-            s.bundle().set(Some(entry.name.clone()));
+            s.shared().bundle().set(Some(entry.name.clone()));
             spawn_local(open_bundle(c, entry));
         };
         bundle_select(
@@ -188,7 +193,7 @@ pub fn ContextView() -> impl IntoView {
                     format!("{id} (gold lines)")
                 };
                 view! {
-                    <option value=id.clone() prop:selected=move || s.query().get().as_deref() == Some(id.as_str())>
+                    <option value=id.clone() prop:selected=move || s.shared().query().get().as_deref() == Some(id.as_str())>
                         {label}
                     </option>
                 }
@@ -201,10 +206,10 @@ pub fn ContextView() -> impl IntoView {
                     data-testid="context-question"
                     on:change=move |ev| {
                         let id = event_target_value(&ev);
-                        s.query().set((!id.is_empty()).then_some(id));
+                        s.shared().query().set((!id.is_empty()).then_some(id));
                     }
                 >
-                    <option value="" prop:selected=move || s.query().get().is_none()>
+                    <option value="" prop:selected=move || s.shared().query().get().is_none()>
                         "(choose a question)"
                     </option>
                     {options}
@@ -217,9 +222,9 @@ pub fn ContextView() -> impl IntoView {
         let names = arm_names();
         let current = move || {
             if optional {
-                s.pack_vs().get().unwrap_or_default()
+                s.context().vs().get().unwrap_or_default()
             } else {
-                s.pack_arm().get()
+                s.context().arm().get()
             }
         };
         let options = names
@@ -240,9 +245,9 @@ pub fn ContextView() -> impl IntoView {
                     on:change=move |ev| {
                         let name = event_target_value(&ev);
                         if optional {
-                            s.pack_vs().set((!name.is_empty()).then_some(name));
+                            s.context().vs().set((!name.is_empty()).then_some(name));
                         } else {
-                            s.pack_arm().set(name);
+                            s.context().arm().set(name);
                         }
                     }
                 >
@@ -276,22 +281,22 @@ pub fn ContextView() -> impl IntoView {
                 <div class="controls">
                     {arm_select("context-arm", "arm ", false)}
                     {arm_select("context-vs", "compare with ", true)}
-                    <KSelect value=s.k() label="k " testid="context-k" />
+                    <KSelect value=s.shared().k() label="k " testid="context-k" />
                     <NumberInput
-                        value=Signal::derive(move || s.budget().get())
-                        set=Callback::new(move |v| s.budget().set(v))
+                        value=Signal::derive(move || s.packing().budget().get())
+                        set=Callback::new(move |v| s.packing().budget().set(v))
                         label="budget (tokens) "
                         testid="context-budget-input"
                     />
                     <NumberInput
-                        value=Signal::derive(move || s.radius().get())
-                        set=Callback::new(move |v| s.radius().set(v))
+                        value=Signal::derive(move || s.packing().radius().get())
+                        set=Callback::new(move |v| s.packing().radius().set(v))
                         label="radius (lines) "
                         testid="context-radius"
                     />
                     <NumberInput
-                        value=Signal::derive(move || s.anchors().get())
-                        set=Callback::new(move |v: usize| s.anchors().set(v.max(1)))
+                        value=Signal::derive(move || s.packing().anchors().get())
+                        set=Callback::new(move |v: usize| s.packing().anchors().set(v.max(1)))
                         label="anchors "
                         testid="context-anchors"
                     />

@@ -10,6 +10,7 @@
 //! `state.rs` the signals, `run.rs` the driver, `remote.rs` the page's calls, `render.rs` the
 //! result.
 
+pub mod params;
 mod remote;
 mod render;
 mod run;
@@ -31,11 +32,13 @@ use self::run::{add_as_arm, run_question, RunSetup};
 use self::state::{Ran, RerankState};
 use crate::api;
 use crate::components::{bundle_select, question_select};
+use crate::decisions::DeciderKind;
 use crate::error::Error;
-use crate::state::{
-    AppState, DeciderKind, PlannerKind, RerankRemoteStoreFields, RouteSetup, SettingsStoreFields,
-};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 use crate::{decisions, key_store};
+use params::{PlannerKind, RerankParamsStoreFields, RerankRemote, RerankRemoteStoreFields};
 
 /// The Rerank view.
 #[component]
@@ -48,7 +51,7 @@ pub fn RerankView() -> impl IntoView {
     }
     let bundles = LocalResource::new(move || app.bundles.list());
     let questions = LocalResource::new(move || {
-        let name = s.bundle().get();
+        let name = s.shared().bundle().get();
         async move {
             let Some(name) = name else {
                 return Ok((Vec::new(), Vec::new()));
@@ -64,7 +67,7 @@ pub fn RerankView() -> impl IntoView {
     // The question a permalink names (an id of the set, or the text itself).
     Effect::new(move || {
         if let Some(Ok((set, _))) = questions.get() {
-            let query = s.query().get_untracked().unwrap_or_default();
+            let query = s.shared().query().get_untracked().unwrap_or_default();
             let found = set.iter().find(|q| q.id == query);
             text.set(found.map_or(query, |q| q.question.clone()));
         }
@@ -75,7 +78,8 @@ pub fn RerankView() -> impl IntoView {
             .and_then(|r| r.ok())
             .map(|(_, c)| c)
             .unwrap_or_default();
-        s.chunk_chunker()
+        s.shared()
+            .chunker()
             .get()
             .filter(|c| have.contains(c))
             .or_else(|| have.iter().copied().find(|c| *c == Chunker::Codenib))
@@ -87,7 +91,7 @@ pub fn RerankView() -> impl IntoView {
             .or_else(|| have.first().copied())
     };
     let setup = move || -> Result<RunSetup, String> {
-        let (Some(bundle), Some(chunker)) = (s.bundle().get_untracked(), chunker()) else {
+        let (Some(bundle), Some(chunker)) = (s.shared().bundle().get_untracked(), chunker()) else {
             return Err("choose a bundle with chunkings first".into());
         };
         // Read and checked by the worker: the page carries no regex or glob compiler.
@@ -95,10 +99,10 @@ pub fn RerankView() -> impl IntoView {
         Ok(RunSetup {
             bundle,
             chunker,
-            route: s.rerank_route().get_untracked(),
-            reranker: s.reranker().get_untracked(),
-            remote: s.rerank_remote().get_untracked(),
-            api_base: s.route().get_untracked().base,
+            route: s.rerank().pool().get_untracked(),
+            reranker: s.rerank().reranker().get_untracked(),
+            remote: s.rerank().remote().get_untracked(),
+            api_base: s.shared().api_base().get_untracked(),
             typed_plan: (!typed.trim().is_empty()).then_some(typed),
         })
     };
@@ -173,13 +177,13 @@ pub fn RerankView() -> impl IntoView {
         });
     };
     let picker = move || {
-        let chosen = s.bundle().get_untracked().unwrap_or_default();
+        let chosen = s.shared().bundle().get_untracked().unwrap_or_default();
         bundle_select(
             bundles.get(),
             chosen,
             "rerank-bundle-select",
             "bundles-absent",
-            move |entry| s.bundle().set(Some(entry.name)),
+            move |entry| s.shared().bundle().set(Some(entry.name)),
         )
     };
     let question_picker = move || {
@@ -188,7 +192,7 @@ pub fn RerankView() -> impl IntoView {
             .and_then(|r| r.ok())
             .map(|(q, _)| q)
             .unwrap_or_default();
-        let selected = Signal::derive(move || s.query().get());
+        let selected = Signal::derive(move || s.shared().query().get());
         question_select(
             set,
             selected,
@@ -196,7 +200,7 @@ pub fn RerankView() -> impl IntoView {
             move |q: Option<&Question>| {
                 if let Some(q) = q {
                     text.set(q.question.clone());
-                    s.query().set(Some(q.id.clone()));
+                    s.shared().query().set(Some(q.id.clone()));
                     plan_text.set(String::new());
                 }
             },
@@ -225,12 +229,12 @@ pub fn RerankView() -> impl IntoView {
                         data-testid="rerank-route"
                         on:change=move |ev| {
                             if let Some(route) = Route::from_name(&event_target_value(&ev)) {
-                                s.rerank_route().set(route);
+                                s.rerank().pool().set(route);
                             }
                         }
                     >
                         {Route::ALL.map(|r| view! {
-                            <option value=r.name() selected=move || s.rerank_route().get() == r>{r.name()}</option>
+                            <option value=r.name() selected=move || s.rerank().pool().get() == r>{r.name()}</option>
                         })}
                     </select>
                 </label>
@@ -240,12 +244,12 @@ pub fn RerankView() -> impl IntoView {
                         data-testid="rerank-reranker"
                         on:change=move |ev| {
                             if let Some(choice) = RerankerChoice::from_name(&event_target_value(&ev)) {
-                                s.reranker().set(choice);
+                                s.rerank().reranker().set(choice);
                             }
                         }
                     >
                         {RerankerChoice::ALL.map(|r| view! {
-                            <option value=r.name() selected=move || s.reranker().get() == r>{r.name()}</option>
+                            <option value=r.name() selected=move || s.rerank().reranker().get() == r>{r.name()}</option>
                         })}
                     </select>
                 </label>
@@ -253,19 +257,19 @@ pub fn RerankView() -> impl IntoView {
                     "chunking "
                     <select
                         data-testid="rerank-chunker"
-                        on:change=move |ev| s.chunk_chunker().set(Chunker::from_name(&event_target_value(&ev)))
+                        on:change=move |ev| s.shared().chunker().set(Chunker::from_name(&event_target_value(&ev)))
                     >
                         {chunker_options}
                     </select>
                 </label>
             </div>
-            {move || (s.reranker().get() == RerankerChoice::Jev).then(|| judge_controls(s.route().into(), s.rerank_remote().into(), rs))}
-            {move || (s.rerank_route().get() != Route::Bm25).then(|| planner_controls(s.rerank_remote().into(), rs))}
+            {move || (s.rerank().reranker().get() == RerankerChoice::Jev).then(|| judge_controls(s.shared().api_base().into(), s.rerank().remote().into(), rs))}
+            {move || (s.rerank().pool().get() != Route::Bm25).then(|| planner_controls(s.rerank().remote().into(), rs))}
             {move || {
-                let replaying = (s.reranker().get() == RerankerChoice::Jev
-                    && s.rerank_remote().judge().get() == DeciderKind::Replay)
-                    || (s.rerank_route().get() != Route::Bm25
-                        && s.rerank_remote().planner().get() == PlannerKind::Replay);
+                let replaying = (s.rerank().reranker().get() == RerankerChoice::Jev
+                    && s.rerank().remote().judge().get() == DeciderKind::Replay)
+                    || (s.rerank().pool().get() != Route::Bm25
+                        && s.rerank().remote().planner().get() == PlannerKind::Replay);
                 replaying.then(|| replay_picker(rs))
             }}
             <label class="control wide">
@@ -277,7 +281,7 @@ pub fn RerankView() -> impl IntoView {
                     prop:value=move || text.get()
                     on:change=move |ev| {
                         text.set(event_target_value(&ev));
-                        s.query().set(Some(event_target_value(&ev)));
+                        s.shared().query().set(Some(event_target_value(&ev)));
                     }
                 ></textarea>
             </label>
@@ -345,8 +349,8 @@ fn exchanges(file: &RerankRunFile) -> String {
 
 /// The Jev judge's transport, API base, key and model.
 fn judge_controls(
-    route: reactive_stores::Field<RouteSetup>,
-    remote: reactive_stores::Field<crate::state::RerankRemote>,
+    api_base: reactive_stores::Field<String>,
+    remote: reactive_stores::Field<RerankRemote>,
     rs: RerankState,
 ) -> AnyView {
     let kinds = [DeciderKind::Proxy, DeciderKind::Http, DeciderKind::Replay];
@@ -382,10 +386,9 @@ fn judge_controls(
                     <input
                         data-testid="rerank-api-base"
                         size="32"
-                        prop:value=move || route.get().base
+                        prop:value=move || api_base.get()
                         on:change=move |ev| {
-                            let base = event_target_value(&ev).trim().trim_end_matches('/').to_string();
-                            route.update(|r| r.base = base);
+                            api_base.set(event_target_value(&ev).trim().trim_end_matches('/').to_string());
                         }
                     />
                 </label>
@@ -411,10 +414,7 @@ fn judge_controls(
 }
 
 /// The planner's kind, base URL, model and key.
-fn planner_controls(
-    remote: reactive_stores::Field<crate::state::RerankRemote>,
-    rs: RerankState,
-) -> AnyView {
+fn planner_controls(remote: reactive_stores::Field<RerankRemote>, rs: RerankState) -> AnyView {
     view! {
         <div class="controls">
             <label class="control">

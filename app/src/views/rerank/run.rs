@@ -19,12 +19,14 @@ use routelens_engine::remote::rerank::reranker::DEFAULT_BATCH;
 use routelens_engine::remote::rerank::settings::{RerankSettings, RerankerChoice};
 use routelens_engine::{Arm, ArmOrigin, GoldSpan};
 
+use super::params::{PlannerKind, RerankRemote};
 use super::remote::{judge, plan};
 use super::state::{Outcome, RerankState};
+use crate::decisions::DeciderKind;
 use crate::decisions::Transport;
 use crate::error::{Error, Result};
 use crate::live;
-use crate::state::{AppState, DeciderKind, PlannerKind, RerankRemote};
+use crate::state::AppState;
 
 /// What every question of a run is asked.
 #[derive(Debug, Clone)]
@@ -34,7 +36,7 @@ pub(super) struct RunSetup {
     pub route: Route,
     pub reranker: RerankerChoice,
     pub remote: RerankRemote,
-    /// The judge's API base (the Route view's).
+    /// The judge's API base (the shared `base`, the Route view's too).
     pub api_base: String,
     /// A plan typed into the page (for one question).
     pub typed_plan: Option<String>,

@@ -11,6 +11,7 @@
 //! "Add as arm" routes every question of the set and adds the rankings as an arm of the live
 //! study (as the Search view's "Add as arm" does), shown as Table 2.
 
+pub mod params;
 mod run;
 mod state;
 mod walk;
@@ -29,10 +30,13 @@ use web_sys::HtmlInputElement;
 use crate::api::{self, BundleEntry};
 use crate::bundles::fetch_bundle;
 use crate::components::{bundle_select, question_select, TableView};
-use crate::decisions::{Transport, PROXY_URL};
+use crate::decisions::{DeciderKind, Transport, PROXY_URL};
 use crate::error::Error;
 use crate::key_store;
-use crate::state::{AppState, DeciderKind, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
+use params::RouteParams;
 use state::{RouteBundle, RouteState, Shown};
 use walk::walk_view;
 
@@ -56,12 +60,12 @@ pub fn RouteView() -> impl IntoView {
         progress: RwSignal::new(None),
         error: RwSignal::new(None),
         live: RwSignal::new(None),
-        k: app.settings.k().into(),
+        k: app.settings.shared().k().into(),
     };
     spawn_local(async move {
         // The resource's list, once it is in: the permalink's bundle opens.
         let _ = rs.bundles.await;
-        if let Some(name) = app.settings.bundle().get_untracked() {
+        if let Some(name) = app.settings.shared().bundle().get_untracked() {
             match app.bundles.find(&name).await {
                 Ok(entry) => open_bundle(app, rs, entry).await,
                 Err(err) => rs.error.set(Some(err)),
@@ -69,9 +73,15 @@ pub fn RouteView() -> impl IntoView {
         }
     });
     let route = app.settings.route();
+    let api_base = app.settings.shared().api_base();
 
     let bundle_select = move || {
-        let chosen = app.settings.bundle().get_untracked().unwrap_or_default();
+        let chosen = app
+            .settings
+            .shared()
+            .bundle()
+            .get_untracked()
+            .unwrap_or_default();
         let pick = move |entry| spawn_local(open_bundle(app, rs, entry));
         bundle_select(
             rs.bundles.get(),
@@ -88,7 +98,7 @@ pub fn RouteView() -> impl IntoView {
             Some(q) => {
                 rs.text.set(q.question.clone());
                 rs.question.set(Some(q.id.clone()));
-                app.settings.query().set(Some(q.id.clone()));
+                app.settings.shared().query().set(Some(q.id.clone()));
             }
             None => rs.question.set(None),
         };
@@ -118,10 +128,9 @@ pub fn RouteView() -> impl IntoView {
                     <input
                         data-testid="route-base"
                         size="32"
-                        prop:value=move || route.get().base
+                        prop:value=move || api_base.get()
                         on:change=move |ev| {
-                            let base = event_target_value(&ev).trim().trim_end_matches('/').to_string();
-                            route.update(|r| r.base = base);
+                            api_base.set(event_target_value(&ev).trim().trim_end_matches('/').to_string());
                         }
                     />
                 </label>
@@ -182,8 +191,8 @@ pub fn RouteView() -> impl IntoView {
         })
     };
     let number = move |testid: &'static str,
-                       get: fn(&crate::state::RouteSetup) -> usize,
-                       set: fn(&mut crate::state::RouteSetup, usize)| {
+                       get: fn(&RouteParams) -> usize,
+                       set: fn(&mut RouteParams, usize)| {
         view! {
             <input
                 type="number"
@@ -376,7 +385,7 @@ pub fn RouteView() -> impl IntoView {
 
 /// Fetches a bundle's manifest and question set and builds its tree.
 async fn open_bundle(app: AppState, rs: RouteState, entry: BundleEntry) {
-    app.settings.bundle().set(Some(entry.name.clone()));
+    app.settings.shared().bundle().set(Some(entry.name.clone()));
     rs.open.set(None);
     rs.live.set(None);
     rs.error.set(None);
@@ -398,7 +407,7 @@ async fn open_bundle(app: AppState, rs: RouteState, entry: BundleEntry) {
     };
     let paths = fetched.manifest.paths();
     rs.progress.set(Some(fetched.summary(&entry.name)));
-    if let Some(query) = app.settings.query().get_untracked() {
+    if let Some(query) = app.settings.shared().query().get_untracked() {
         match fetched.questions.iter().find(|q| q.id == query) {
             Some(q) => {
                 rs.text.set(q.question.clone());
@@ -470,7 +479,8 @@ async fn run_single(app: AppState, rs: RouteState) {
         // ordered by case id; typed text has none.
         let issue_id = rs.question.get_untracked().unwrap_or_default();
         let settings = run::settings_of(&setup);
-        Transport::for_setup(&setup, &key).and_then(|transport| {
+        let base = app.settings.shared().api_base().get_untracked();
+        Transport::for_kind(setup.decider, &base, &key).and_then(|transport| {
             Session::new(
                 setup.strategy,
                 &open.tree,
@@ -496,7 +506,7 @@ async fn run_single(app: AppState, rs: RouteState) {
         .find(|q| Some(&q.id) == rs.question.get_untracked().as_ref() || q.question == issue)
         .cloned();
     if setup.decider != DeciderKind::Replay {
-        app.settings.query().set(Some(match &question {
+        app.settings.shared().query().set(Some(match &question {
             Some(q) => q.id.clone(),
             None => issue.clone(),
         }));

@@ -16,11 +16,15 @@ use routelens_engine::load::question_set::Question;
 use routelens_engine::remote::route::{RouteSettings, Run, RunFile, Session, Strategy};
 use routelens_engine::DirTree;
 
+use super::params::RouteParams;
 use super::state::{RouteState, Shown};
 use crate::api;
+use crate::decisions::DeciderKind;
 use crate::decisions::{sleep_ms, Transport};
 use crate::error::Error;
-use crate::state::{AppState, DeciderKind, RouteSetup, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// Steps `session` to its end (or the user's cancel), calling `shown` with the run after every
 /// answer. Local deciders yield to the page every few calls so it paints.
@@ -64,7 +68,7 @@ pub(super) async fn drive(
 }
 
 /// The engine settings for the view's setup.
-pub(super) fn settings_of(setup: &RouteSetup) -> RouteSettings {
+pub(super) fn settings_of(setup: &RouteParams) -> RouteSettings {
     RouteSettings {
         model: setup.model.clone(),
         max_files: setup.max_files,
@@ -95,6 +99,7 @@ pub(super) async fn run_all(app: AppState, rs: RouteState) {
     rs.cancel.set(false);
     rs.error.set(None);
     let settings = settings_of(&setup);
+    let base = app.settings.shared().api_base().get_untracked();
     let mut evidence = Vec::new();
     let mut failed = Vec::new();
     for (done, q) in open.questions.iter().enumerate() {
@@ -110,6 +115,7 @@ pub(super) async fn run_all(app: AppState, rs: RouteState) {
             q,
             &settings,
             &setup,
+            &base,
             &rs.key.get_untracked(),
         )
         .await
@@ -187,10 +193,11 @@ async fn route_one(
     tree: &DirTree,
     question: &Question,
     settings: &RouteSettings,
-    setup: &RouteSetup,
+    setup: &RouteParams,
+    base: &str,
     key: &str,
 ) -> Result<RunFile, Error> {
-    let mut transport = Transport::for_setup(setup, key)?;
+    let mut transport = Transport::for_kind(setup.decider, base, key)?;
     let mut session = Session::new(
         setup.strategy,
         tree,

@@ -16,6 +16,7 @@
 //! question set, shown as Table 2; "Export TREC run" downloads the results as a TREC run.
 
 mod arms;
+pub mod params;
 mod results;
 mod sources;
 mod state;
@@ -34,8 +35,11 @@ use crate::api::{self, BundleEntry};
 use crate::bundles::{fetch_bundle, FetchedBundle};
 use crate::components::{bundle_select, question_select, TableView};
 use crate::error::Error;
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 use arms::{export_trec, open_live_study, run_all};
+use params::SearchParamsStoreFields;
 use results::{file_view, results_view};
 use state::{fail, OpenBundle, Results, SearchState};
 use timing::TimingPanel;
@@ -52,8 +56,8 @@ pub fn SearchView() -> impl IntoView {
         text: RwSignal::new(String::new()),
         question: RwSignal::new(None),
         results: RwSignal::new(None),
-        fused: app.settings.search_fused().into(),
-        k: app.settings.k().into(),
+        fused: app.settings.search().fused().into(),
+        k: app.settings.shared().k().into(),
         file: RwSignal::new(None),
         live: RwSignal::new(None),
         all: RwSignal::new(None),
@@ -62,7 +66,7 @@ pub fn SearchView() -> impl IntoView {
     spawn_local(async move {
         // The resource's list, once it is in: the permalink's bundle opens.
         let _ = s.bundles.await;
-        if let Some(name) = app.settings.bundle().get_untracked() {
+        if let Some(name) = app.settings.shared().bundle().get_untracked() {
             match app.bundles.find(&name).await {
                 Ok(entry) => open_bundle(app, s, entry).await,
                 Err(err) => s.error.set(Some(err)),
@@ -71,7 +75,12 @@ pub fn SearchView() -> impl IntoView {
     });
 
     let bundle_select = move || {
-        let chosen = app.settings.bundle().get_untracked().unwrap_or_default();
+        let chosen = app
+            .settings
+            .shared()
+            .bundle()
+            .get_untracked()
+            .unwrap_or_default();
         let pick = move |entry| spawn_local(open_bundle(app, s, entry));
         bundle_select(
             s.bundles.get(),
@@ -110,7 +119,7 @@ pub fn SearchView() -> impl IntoView {
                     Some(q) => {
                         s.text.set(q.question.clone());
                         s.question.set(Some(q.id.clone()));
-                        app.settings.query().set(Some(q.id.clone()));
+                        app.settings.shared().query().set(Some(q.id.clone()));
                     }
                     None => s.question.set(None),
                 };
@@ -287,7 +296,7 @@ pub fn SearchView() -> impl IntoView {
 
 /// Fetches a bundle's manifest and question set, replacing whatever was open.
 async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
-    app.settings.bundle().set(Some(entry.name.clone()));
+    app.settings.shared().bundle().set(Some(entry.name.clone()));
     s.open.set(None);
     s.results.set(None);
     s.file.set(None);
@@ -318,7 +327,7 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
         ..
     } = fetched;
     // A permalink's query: a question id of this set, else issue text.
-    if let Some(query) = app.settings.query().get_untracked() {
+    if let Some(query) = app.settings.shared().query().get_untracked() {
         match questions.iter().find(|q| q.id == query) {
             Some(q) => {
                 s.text.set(q.question.clone());
@@ -354,7 +363,7 @@ async fn run_query(app: AppState, s: SearchState) {
         .question
         .get_untracked()
         .and_then(|id| open.questions.iter().find(|q| q.id == id).cloned());
-    app.settings.query().set(Some(match &question {
+    app.settings.shared().query().set(Some(match &question {
         Some(q) => q.id.clone(),
         None => issue.clone(),
     }));

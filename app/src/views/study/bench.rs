@@ -9,7 +9,9 @@ use routelens_engine::{scoring::report::rescore_everything, BootstrapConfig};
 
 use crate::api;
 use crate::components::NumberInput;
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// What the benchmark has to show.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,8 +43,8 @@ pub fn BenchView() -> impl IntoView {
         };
         let total = runs.get_untracked().max(1);
         let bootstrap = BootstrapConfig {
-            resamples: s.resamples().get_untracked(),
-            seed: s.seed().get_untracked(),
+            resamples: s.shared().resamples().get_untracked(),
+            seed: s.shared().seed().get_untracked(),
         };
         run.set(Run::Running(0, total));
         spawn_local(async move {
@@ -105,9 +107,9 @@ pub fn BenchView() -> impl IntoView {
             <p class="note">
                 "One run: every arm at every k from 1 to 16 over all issues, plus the four prespecified "
                 "paired comparisons at k = 8, each with "
-                {move || s.resamples().get()}
+                {move || s.shared().resamples().get()}
                 " bootstrap resamples (seed "
-                {move || s.seed().get()}
+                {move || s.shared().seed().get()}
                 "; both set in the Table 4 view)."
             </p>
             <div class="controls">

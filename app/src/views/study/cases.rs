@@ -15,10 +15,13 @@ use routelens_engine::{
     Study,
 };
 
+use super::params::StudyViewParamsStoreFields;
 use crate::api;
 use crate::components::{KSelect, TableView};
 use crate::error::Error;
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// The drill-down view.
 #[component]
@@ -42,8 +45,8 @@ pub fn CasesView() -> impl IntoView {
                         <tr
                             data-testid="case-row"
                             data-case=data_case
-                            class:selected=move || s.issue().get().as_deref() == Some(&selected_id)
-                            on:click=move |_| s.issue().set(Some(clicked_id.clone()))
+                            class:selected=move || s.study_views().issue().get().as_deref() == Some(&selected_id)
+                            on:click=move |_| s.study_views().issue().set(Some(clicked_id.clone()))
                         >
                             <td>
                                 <a href="#" on:click=|ev| ev.prevent_default()>
@@ -60,8 +63,8 @@ pub fn CasesView() -> impl IntoView {
         })
     };
     let detail = move || {
-        let id = s.issue().get()?;
-        let k = s.k().get();
+        let id = s.study_views().issue().get()?;
+        let k = s.shared().k().get();
         let texts = state.issue_texts.get();
         state.with_study(|study| match study.case_index(&id) {
             Some(case) => {
@@ -95,7 +98,7 @@ pub fn CasesView() -> impl IntoView {
                 </div>
                 <div class="case-pane">
                     <div class="controls">
-                        <KSelect value=s.k() label="k" testid="k-select" />
+                        <KSelect value=s.shared().k() label="k" testid="k-select" />
                     </div>
                     {move || {
                         detail()

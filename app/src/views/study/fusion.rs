@@ -4,8 +4,11 @@
 use leptos::prelude::*;
 use routelens_engine::{scoring::tables::file_recall_table, ArmOrigin};
 
+use super::params::StudyViewParamsStoreFields;
 use crate::components::{NumberInput, TableView};
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::fusion::FusionParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// The fusion builder.
 #[component]
@@ -73,6 +76,7 @@ pub fn FusionView() -> impl IntoView {
             other.len() == parts.len() && other.iter().all(|arm| parts.contains(arm))
         };
         if let Some(existing) = settings
+            .fusion()
             .fusions()
             .with_untracked(|f| f.iter().find(|o| same(o)).cloned())
         {
@@ -82,13 +86,14 @@ pub fn FusionView() -> impl IntoView {
             )));
             return;
         }
-        settings.fusions().update(|f| f.push(parts));
+        settings.fusion().fusions().update(|f| f.push(parts));
         message.set(Some(format!(
             "Added {name}: it is now an arm in every view."
         )));
     };
     let added = move || {
         settings
+            .fusion()
             .fusions()
             .get()
             .into_iter()
@@ -101,7 +106,7 @@ pub fn FusionView() -> impl IntoView {
                         " "
                         <button
                             data-testid=format!("fusion-remove-{name}")
-                            on:click=move |_| settings.fusions().update(|f| f.retain(|p| *p != removed))
+                            on:click=move |_| settings.fusion().fusions().update(|f| f.retain(|p| *p != removed))
                         >
                             "Remove"
                         </button>
@@ -120,7 +125,10 @@ pub fn FusionView() -> impl IntoView {
             .collect_view()
     };
     let table = move || {
-        let ks = [settings.k_left().get(), settings.k_right().get()];
+        let ks = [
+            settings.study_views().k_left().get(),
+            settings.study_views().k_right().get(),
+        ];
         state
             .with_study(|study| file_recall_table(study, &ks))
             .map(|table| view! { <TableView table testid="table-fusion-recall" /> })
@@ -133,14 +141,14 @@ pub fn FusionView() -> impl IntoView {
             </fieldset>
             <div class="controls">
                 <NumberInput
-                    value=Signal::derive(move || settings.rank_constant().get())
-                    set=Callback::new(move |v| settings.rank_constant().set(v))
+                    value=Signal::derive(move || settings.fusion().rank_constant().get())
+                    set=Callback::new(move |v| settings.fusion().rank_constant().set(v))
                     label="rank constant"
                     testid="fusion-rrf-k"
                 />
                 <NumberInput
-                    value=Signal::derive(move || settings.depth().get())
-                    set=Callback::new(move |v| settings.depth().set(v))
+                    value=Signal::derive(move || settings.fusion().depth().get())
+                    set=Callback::new(move |v| settings.fusion().depth().set(v))
                     label="depth per arm"
                     testid="fusion-depth"
                 />

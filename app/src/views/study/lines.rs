@@ -15,7 +15,9 @@ use leptos::task::spawn_local;
 use crate::components::{shown_errors, TableView};
 use crate::error::Error;
 use crate::packing::recompute as recomputed;
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// The archived line-level view.
 #[component]
@@ -54,7 +56,7 @@ pub fn LinesView() -> impl IntoView {
         })
     };
     // Which issues can be recomputed: those whose files are in the loaded bundle.
-    let bundle_name = state.settings.bundle();
+    let bundle_name = state.settings.shared().bundle();
     let available = move || {
         let bundle = bundle_name
             .get()

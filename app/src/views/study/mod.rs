@@ -9,6 +9,7 @@ mod fusion;
 mod lines;
 mod operations;
 mod paired;
+pub mod params;
 mod repos;
 mod subgroups;
 mod table2;

@@ -8,7 +8,9 @@ use routelens_engine::scoring::tables::{model_calls_per_issue, operations_table}
 use routelens_engine::{summarize, Subset};
 
 use crate::components::{KSelect, TableView};
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// One arm's point: name, mean model calls per issue, recall at k.
 type Point = (String, f64, f64);
@@ -19,13 +21,13 @@ pub fn OperationsView() -> impl IntoView {
     let state = AppState::get();
     let s = state.settings;
     let table = move || {
-        let k = s.k().get();
+        let k = s.shared().k().get();
         state
             .with_study(|study| operations_table(study, k))
             .map(|table| view! { <TableView table testid="table-operations" /> })
     };
     let points = move || {
-        let k = s.k().get();
+        let k = s.shared().k().get();
         state
             .with_study(|study| {
                 let all = Subset::All.indices(study);
@@ -45,7 +47,7 @@ pub fn OperationsView() -> impl IntoView {
     view! {
         <section>
             <div class="controls">
-                <KSelect value=s.k() label="k" testid="k-select" />
+                <KSelect value=s.shared().k() label="k" testid="k-select" />
             </div>
             {table}
             <h3>"Model calls per issue against recall"</h3>

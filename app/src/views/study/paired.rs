@@ -12,11 +12,15 @@ use routelens_engine::{
     PairedComparison, PairedMetric, Study, Subset,
 };
 
+use super::params::StudyViewParamsStoreFields;
 use crate::components::{
     ArmSelect, ClusterSelect, ForestPlot, ForestRow, KSelect, NumberInput, RelevanceSelect,
     TableView,
 };
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::metric_tables::MetricTableParamsStoreFields;
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// Compares one pair: on the paper's metrics as the paper did (repository clusters), or on a
 /// chosen metric under the reader's relevance and clustering.
@@ -52,22 +56,23 @@ pub fn PairedView() -> impl IntoView {
     let state = AppState::get();
     let s = state.settings;
     let bootstrap = move || BootstrapConfig {
-        resamples: s.resamples().get(),
-        seed: s.seed().get(),
+        resamples: s.shared().resamples().get(),
+        seed: s.shared().seed().get(),
     };
     // A metric of the metric list, when the reader chose one instead of the paper's.
     let unit_metric = move || {
-        s.view_metric()
+        s.metric_tables()
+            .view_metric()
             .get()
             .and_then(|name| Metric::parse(&name).ok())
     };
     let chosen = Memo::new(move |_| {
         let (left, right, k, metric, subset) = (
-            s.left().get(),
-            s.right().get(),
-            s.k().get(),
-            s.metric().get(),
-            s.subset().get(),
+            s.study_views().left().get(),
+            s.study_views().right().get(),
+            s.shared().k().get(),
+            s.study_views().metric().get(),
+            s.study_views().subset().get(),
         );
         let (bootstrap, unit) = (bootstrap(), unit_metric());
         state.with_study(|study| {
@@ -82,7 +87,7 @@ pub fn PairedView() -> impl IntoView {
         })
     });
     let prespecified = Memo::new(move |_| {
-        let (k, bootstrap, unit) = (s.k().get(), bootstrap(), unit_metric());
+        let (k, bootstrap, unit) = (s.shared().k().get(), bootstrap(), unit_metric());
         state.with_study(|study| {
             let all = Subset::All.indices(study);
             let (mut rows, mut errors) = (Vec::new(), Vec::new());
@@ -141,7 +146,9 @@ pub fn PairedView() -> impl IntoView {
     let metric_select = move || {
         let current = match unit_metric() {
             Some(metric) => metric.name(),
-            None if s.metric().get() == PairedMetric::ArchivedLineRecall => "lines".into(),
+            None if s.study_views().metric().get() == PairedMetric::ArchivedLineRecall => {
+                "lines".into()
+            }
             None => "file".into(),
         };
         let listed: Vec<String> = state
@@ -165,13 +172,13 @@ pub fn PairedView() -> impl IntoView {
                     data-testid="paired-metric"
                     on:change=move |ev| {
                         let paper = |metric| {
-                            s.view_metric().set(None);
-                            s.metric().set(metric);
+                            s.metric_tables().view_metric().set(None);
+                            s.study_views().metric().set(metric);
                         };
                         match event_target_value(&ev).as_str() {
                             "file" => paper(PairedMetric::FileRecall),
                             "lines" => paper(PairedMetric::ArchivedLineRecall),
-                            name => s.view_metric().set(Some(name.to_string())),
+                            name => s.metric_tables().view_metric().set(Some(name.to_string())),
                         }
                     }
                 >
@@ -194,17 +201,17 @@ pub fn PairedView() -> impl IntoView {
             <select
                 data-testid="paired-subset"
                 on:change=move |ev| {
-                    s.subset()
+                    s.study_views().subset()
                         .set(match event_target_value(&ev).as_str() {
                             "aligned" => Subset::Aligned,
                             _ => Subset::All,
                         })
                 }
             >
-                <option value="all" prop:selected=move || s.subset().get() == Subset::All>
+                <option value="all" prop:selected=move || s.study_views().subset().get() == Subset::All>
                     "all"
                 </option>
-                <option value="aligned" prop:selected=move || s.subset().get() == Subset::Aligned>
+                <option value="aligned" prop:selected=move || s.study_views().subset().get() == Subset::Aligned>
                     "aligned gold text only"
                 </option>
             </select>
@@ -213,21 +220,21 @@ pub fn PairedView() -> impl IntoView {
     view! {
         <section>
             <div class="controls">
-                <ArmSelect value=s.left() label="left" testid="left-arm" />
-                <ArmSelect value=s.right() label="right" testid="right-arm" />
-                <KSelect value=s.k() label="k" testid="k-select" />
+                <ArmSelect value=s.study_views().left() label="left" testid="left-arm" />
+                <ArmSelect value=s.study_views().right() label="right" testid="right-arm" />
+                <KSelect value=s.shared().k() label="k" testid="k-select" />
                 {metric_select}
                 {unit_controls}
                 {subset_select}
                 <NumberInput
-                    value=Signal::derive(move || s.resamples().get())
-                    set=Callback::new(move |v| s.resamples().set(v))
+                    value=Signal::derive(move || s.shared().resamples().get())
+                    set=Callback::new(move |v| s.shared().resamples().set(v))
                     label="resamples"
                     testid="paired-resamples"
                 />
                 <NumberInput
-                    value=Signal::derive(move || s.seed().get())
-                    set=Callback::new(move |v| s.seed().set(v))
+                    value=Signal::derive(move || s.shared().seed().get())
+                    set=Callback::new(move |v| s.shared().seed().set(v))
                     label="seed"
                     testid="paired-seed"
                 />

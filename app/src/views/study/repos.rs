@@ -8,10 +8,13 @@ use routelens_engine::{
     scoring::tables::repo_table, PairedMetric, Subset,
 };
 
+use super::params::{chosen_arms, StudyViewParamsStoreFields};
 use crate::components::{
     shown_errors, ArmSelect, ArmToggles, KSelect, RelevanceSelect, TableView, ViewMetricSelect,
 };
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// One repository's row of the dot plot.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,9 +30,11 @@ pub fn ReposView() -> impl IntoView {
     let state = AppState::get();
     let s = state.settings;
     let table = move || {
-        let k = s.k().get();
+        let k = s.shared().k().get();
         state
-            .with_study(|study| repo_table(study, &state.chosen_arms(study), k))
+            .with_study(|study| {
+                repo_table(study, &chosen_arms(&s.study_views().arms().get(), study), k)
+            })
             .map(|table| view! { <TableView table testid="table-repo" /> })
     };
     let with_intervals = move || {
@@ -37,7 +42,7 @@ pub fn ReposView() -> impl IntoView {
         state.with_study(|study| {
             repo_metric_table(
                 study,
-                &state.chosen_arms(study),
+                &chosen_arms(&s.study_views().arms().get(), study),
                 metric,
                 &state.metric_setup(study),
             )
@@ -46,7 +51,11 @@ pub fn ReposView() -> impl IntoView {
         })
     };
     let points = Memo::new(move |_| {
-        let (left, right, k) = (s.left().get(), s.right().get(), s.k().get());
+        let (left, right, k) = (
+            s.study_views().left().get(),
+            s.study_views().right().get(),
+            s.shared().k().get(),
+        );
         state.with_study(|study| {
             let all = Subset::All.indices(study);
             repo_differences(study, &left, &right, k, PairedMetric::FileRecall, &all).map(
@@ -66,15 +75,22 @@ pub fn ReposView() -> impl IntoView {
     // A failed comparison is an error value; the boundary around the plot shows it.
     let plot = move || {
         points.get().map(|points| {
-            points.map(|points| dot_plot(points, s.left().get(), s.right().get(), s.k().get()))
+            points.map(|points| {
+                dot_plot(
+                    points,
+                    s.study_views().left().get(),
+                    s.study_views().right().get(),
+                    s.shared().k().get(),
+                )
+            })
         })
     };
     view! {
         <section>
             <div class="controls">
-                <KSelect value=s.k() label="k" testid="k-select" />
+                <KSelect value=s.shared().k() label="k" testid="k-select" />
             </div>
-            <ArmToggles />
+            <ArmToggles chosen=s.study_views().arms() />
             {table}
             <h3>"With 95% intervals"</h3>
             <div class="controls">
@@ -84,8 +100,8 @@ pub fn ReposView() -> impl IntoView {
             <ErrorBoundary fallback=shown_errors>{with_intervals}</ErrorBoundary>
             <h3>"Figure 2: per-repository difference"</h3>
             <div class="controls">
-                <ArmSelect value=s.left() label="left" testid="left-arm" />
-                <ArmSelect value=s.right() label="right" testid="right-arm" />
+                <ArmSelect value=s.study_views().left() label="left" testid="left-arm" />
+                <ArmSelect value=s.study_views().right() label="right" testid="right-arm" />
             </div>
             <ErrorBoundary fallback=shown_errors>{plot}</ErrorBoundary>
         </section>

@@ -8,10 +8,13 @@ use routelens_engine::{
     scoring::metric_tables::subgroup_metric_table, scoring::tables::subgroup_table,
 };
 
+use super::params::{chosen_arms, StudyViewParamsStoreFields};
 use crate::components::{
     shown_errors, ArmToggles, ClusterSelect, KSelect, RelevanceSelect, TableView, ViewMetricSelect,
 };
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// The subgroups view.
 #[component]
@@ -19,9 +22,11 @@ pub fn SubgroupsView() -> impl IntoView {
     let state = AppState::get();
     let s = state.settings;
     let table = move || {
-        let k = s.k().get();
+        let k = s.shared().k().get();
         state
-            .with_study(|study| subgroup_table(study, &state.chosen_arms(study), k))
+            .with_study(|study| {
+                subgroup_table(study, &chosen_arms(&s.study_views().arms().get(), study), k)
+            })
             .map(|table| view! { <TableView table testid="table-subgroups" /> })
     };
     let with_intervals = move || {
@@ -29,7 +34,7 @@ pub fn SubgroupsView() -> impl IntoView {
         state.with_study(|study| {
             subgroup_metric_table(
                 study,
-                &state.chosen_arms(study),
+                &chosen_arms(&s.study_views().arms().get(), study),
                 metric,
                 &state.metric_setup(study),
             )
@@ -40,9 +45,9 @@ pub fn SubgroupsView() -> impl IntoView {
     view! {
         <section>
             <div class="controls">
-                <KSelect value=s.k() label="k" testid="k-select" />
+                <KSelect value=s.shared().k() label="k" testid="k-select" />
             </div>
-            <ArmToggles />
+            <ArmToggles chosen=s.study_views().arms() />
             <p class="note">
                 "File recall at k within each subgroup. A subgroup the study carries no label for is empty."
             </p>

@@ -5,10 +5,13 @@
 use leptos::prelude::*;
 use routelens_engine::{scoring::metric_tables::metric_table, scoring::tables::file_recall_table};
 
+use super::params::StudyViewParamsStoreFields;
 use crate::components::{
     ClusterSelect, KSelect, MetricListInput, NumberInput, RelevanceSelect, TableView,
 };
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 
 /// Table 2 with its two k selectors, and the metric table with its controls.
 #[component]
@@ -16,7 +19,10 @@ pub fn Table2View() -> impl IntoView {
     let state = AppState::get();
     let settings = state.settings;
     let table = move || {
-        let ks = [settings.k_left().get(), settings.k_right().get()];
+        let ks = [
+            settings.study_views().k_left().get(),
+            settings.study_views().k_right().get(),
+        ];
         state
             .with_study(|study| file_recall_table(study, &ks))
             .map(|table| view! { <TableView table testid="table-file-recall" /> })
@@ -43,8 +49,8 @@ pub fn Table2View() -> impl IntoView {
     view! {
         <section>
             <div class="controls">
-                <KSelect value=settings.k_left() label="left k" testid="k-left" />
-                <KSelect value=settings.k_right() label="right k" testid="k-right" />
+                <KSelect value=settings.study_views().k_left() label="left k" testid="k-left" />
+                <KSelect value=settings.study_views().k_right() label="right k" testid="k-right" />
             </div>
             <p class="note">
                 "File@k: mean over issues of the share of gold files in the first k. Full@k: issues with "
@@ -58,14 +64,14 @@ pub fn Table2View() -> impl IntoView {
                 <RelevanceSelect />
                 <ClusterSelect testid="metric-cluster" />
                 <NumberInput
-                    value=Signal::derive(move || settings.resamples().get())
-                    set=Callback::new(move |v| settings.resamples().set(v))
+                    value=Signal::derive(move || settings.shared().resamples().get())
+                    set=Callback::new(move |v| settings.shared().resamples().set(v))
                     label="resamples"
                     testid="metric-resamples"
                 />
                 <NumberInput
-                    value=Signal::derive(move || settings.seed().get())
-                    set=Callback::new(move |v| settings.seed().set(v))
+                    value=Signal::derive(move || settings.shared().seed().get())
+                    set=Callback::new(move |v| settings.shared().seed().set(v))
                     label="seed"
                     testid="metric-seed"
                 />

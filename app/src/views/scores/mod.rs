@@ -3,6 +3,8 @@
 //! its 95% interval, the comparisons (the mapping's, or those the reader adds) as a table, as
 //! sentences and as a forest plot. Every number is the engine's (`score_table`).
 
+pub mod params;
+
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -11,7 +13,11 @@ use routelens_engine::{BootstrapConfig, Table};
 
 use crate::api;
 use crate::components::{ClusterSelect, ForestPlot, ForestRow, NumberInput, TableView};
-use crate::state::{AppState, ClusterBy, SettingsStoreFields};
+use crate::params::metric_tables::{ClusterBy, MetricTableParamsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
+use params::ScoresParamsStoreFields;
 
 /// What the view computes from the table and the settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,7 +36,8 @@ pub fn ScoresView() -> impl IntoView {
     let frame = Memo::new(move |_| {
         let scores = table()?;
         Some(
-            s.score_frame()
+            s.scores()
+                .frame()
                 .get()
                 .unwrap_or_else(|| scores.mapping.headline_frame().to_string()),
         )
@@ -38,7 +45,7 @@ pub fn ScoresView() -> impl IntoView {
     let metric = Memo::new(move |_| {
         let scores = table()?;
         let frame = frame.get()?;
-        s.score_metric().get().or_else(|| {
+        s.scores().metric().get().or_else(|| {
             scores
                 .mapping
                 .headline_metric
@@ -50,15 +57,15 @@ pub fn ScoresView() -> impl IntoView {
         let scores = table()?;
         let (frame, metric) = (frame.get()?, metric.get()?);
         let bootstrap = BootstrapConfig {
-            resamples: s.resamples().get(),
-            seed: s.seed().get(),
+            resamples: s.shared().resamples().get(),
+            seed: s.shared().seed().get(),
         };
-        let clustered: Arc<ScoreTable> = match s.score_cluster().get() {
+        let clustered: Arc<ScoreTable> = match s.metric_tables().cluster().get() {
             ClusterBy::Repo => scores,
             ClusterBy::Case => Arc::new((*scores).clone().clustered_by_case()),
         };
         // The table's own pairs where both arms have this metric; the reader's as chosen.
-        let pairs = match s.score_pairs().get() {
+        let pairs = match s.scores().pairs().get() {
             chosen if chosen.is_empty() => clustered
                 .mapping
                 .pairs
@@ -100,7 +107,7 @@ pub fn ScoresView() -> impl IntoView {
         if l.is_empty() || r.is_empty() || l == r {
             return;
         }
-        let mut pairs = s.score_pairs().get_untracked();
+        let mut pairs = s.scores().pairs().get_untracked();
         if pairs.is_empty() {
             pairs = state
                 .scores
@@ -111,7 +118,7 @@ pub fn ScoresView() -> impl IntoView {
         if !pairs.contains(&(l.clone(), r.clone())) {
             pairs.push((l, r));
         }
-        s.score_pairs().set(pairs);
+        s.scores().pairs().set(pairs);
     };
     let select = move |testid: &'static str,
                        options: Vec<String>,
@@ -140,8 +147,8 @@ pub fn ScoresView() -> impl IntoView {
                                 frames().unwrap_or_default(),
                                 frame.get(),
                                 Callback::new(move |f: String| {
-                                    s.score_frame().set((!f.is_empty()).then_some(f));
-                                    s.score_metric().set(None);
+                                    s.scores().frame().set((!f.is_empty()).then_some(f));
+                                    s.scores().metric().set(None);
                                 }),
                             )}
                         </label>
@@ -151,19 +158,19 @@ pub fn ScoresView() -> impl IntoView {
                                 "scores-metric",
                                 metrics().unwrap_or_default(),
                                 metric.get(),
-                                Callback::new(move |m: String| s.score_metric().set((!m.is_empty()).then_some(m))),
+                                Callback::new(move |m: String| s.scores().metric().set((!m.is_empty()).then_some(m))),
                             )}
                         </label>
         <ClusterSelect testid="scores-cluster" />
                         <NumberInput
-                            value=Signal::derive(move || s.resamples().get())
-                            set=Callback::new(move |n: usize| s.resamples().set(n))
+                            value=Signal::derive(move || s.shared().resamples().get())
+                            set=Callback::new(move |n: usize| s.shared().resamples().set(n))
                             label="resamples"
                             testid="scores-resamples"
                         />
                         <NumberInput
-                            value=Signal::derive(move || s.seed().get())
-                            set=Callback::new(move |n: u64| s.seed().set(n))
+                            value=Signal::derive(move || s.shared().seed().get())
+                            set=Callback::new(move |n: u64| s.shared().seed().set(n))
                             label="seed"
                             testid="scores-seed"
                         />
@@ -179,7 +186,7 @@ pub fn ScoresView() -> impl IntoView {
                 " − "
                 {select("scores-right", options, None, Callback::new(move |a| right.set(a)))}
                 <button data-testid="scores-add-pair" on:click=add_pair>"Add pair"</button>
-                <button data-testid="scores-reset-pairs" on:click=move |_| s.score_pairs().set(Vec::new())>
+                <button data-testid="scores-reset-pairs" on:click=move |_| s.scores().pairs().set(Vec::new())>
                     "The table's own pairs"
                 </button>
             </div>
@@ -262,8 +269,8 @@ fn BenchPanel(table: Arc<ScoreTable>) -> impl IntoView {
         let (count, bootstrap) = (
             runs.get_untracked().max(1),
             BootstrapConfig {
-                resamples: s.resamples().get_untracked(),
-                seed: s.seed().get_untracked(),
+                resamples: s.shared().resamples().get_untracked(),
+                seed: s.shared().seed().get_untracked(),
             },
         );
         leptos::task::spawn_local(async move {

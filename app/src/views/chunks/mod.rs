@@ -6,6 +6,8 @@
 //! index from the bundle (`routelens search --unit chunk` answers the same); a result opens its
 //! file here.
 
+pub mod params;
+
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
@@ -13,8 +15,11 @@ use routelens_engine::live::live_session::{AnswerBody, CallBody, ChunkResult};
 
 use crate::components::bundle_select;
 use crate::error::{Error, Result};
-use crate::state::{AppState, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 use crate::{api, live};
+use params::ChunksParamsStoreFields;
 
 /// A file with its chunks under each chunking.
 #[derive(Debug, Clone)]
@@ -31,15 +36,17 @@ pub fn ChunksView() -> impl IntoView {
     let app = AppState::get();
     let s = app.settings;
     let bundles = LocalResource::new(move || app.bundles.list());
-    let path = RwSignal::new(s.chunk_path().get_untracked().unwrap_or_default());
+    let path = RwSignal::new(s.chunks().path().get_untracked().unwrap_or_default());
     let shown: RwSignal<Option<Result<Shown>>> = RwSignal::new(None);
     let busy = RwSignal::new(false);
     let show = move || {
-        let (Some(name), file) = (s.bundle().get_untracked(), path.get_untracked()) else {
+        let (Some(name), file) = (s.shared().bundle().get_untracked(), path.get_untracked()) else {
             shown.set(Some(Err(Error::refused("choose a bundle first"))));
             return;
         };
-        s.chunk_path().set((!file.is_empty()).then(|| file.clone()));
+        s.chunks()
+            .path()
+            .set((!file.is_empty()).then(|| file.clone()));
         busy.set(true);
         spawn_local(async move {
             let result = load(app, &name, &file).await;
@@ -48,17 +55,17 @@ pub fn ChunksView() -> impl IntoView {
         });
     };
     // A permalink with a bundle and a path opens them.
-    if s.bundle().get_untracked().is_some() && !path.get_untracked().is_empty() {
+    if s.shared().bundle().get_untracked().is_some() && !path.get_untracked().is_empty() {
         show();
     }
     let picker = move || {
-        let chosen = s.bundle().get_untracked().unwrap_or_default();
+        let chosen = s.shared().bundle().get_untracked().unwrap_or_default();
         bundle_select(
             bundles.get(),
             chosen,
             "chunks-bundle-select",
             "bundles-absent",
-            move |entry| s.bundle().set(Some(entry.name)),
+            move |entry| s.shared().bundle().set(Some(entry.name)),
         )
     };
     let search = search_panel(app, move |file: String| {
@@ -128,27 +135,28 @@ fn search_panel(
 ) -> impl IntoView {
     let s = app.settings;
     let searched = RwSignal::new(Searched::Idle);
-    let chunkings = LocalResource::new(move || app.bundles.chunkers(s.bundle().get()));
+    let chunkings = LocalResource::new(move || app.bundles.chunkers(s.shared().bundle().get()));
     let chosen = move || {
         let have = chunkings.get().and_then(|r| r.ok()).unwrap_or_default();
-        s.chunk_chunker()
+        s.shared()
+            .chunker()
             .get()
             .filter(|c| have.contains(c))
             .or_else(|| have.first().copied())
     };
     let run = move |_| {
-        let (Some(name), Some(chunker)) = (s.bundle().get_untracked(), chosen()) else {
+        let (Some(name), Some(chunker)) = (s.shared().bundle().get_untracked(), chosen()) else {
             searched.set(Searched::Failed(
                 "choose a bundle with chunkings first".into(),
             ));
             return;
         };
-        let query = s.query().get_untracked().unwrap_or_default();
+        let query = s.shared().query().get_untracked().unwrap_or_default();
         if query.trim().is_empty() {
             searched.set(Searched::Failed("type a question first".into()));
             return;
         }
-        let cap = s.chunk_cap().get_untracked();
+        let cap = s.chunks().cap().get_untracked();
         searched.set(Searched::Running(format!(
             "{name}: loading the {} chunking",
             chunker.name()
@@ -190,10 +198,10 @@ fn search_panel(
                     type="text"
                     size="50"
                     data-testid="chunks-query"
-                    prop:value=move || s.query().get().unwrap_or_default()
+                    prop:value=move || s.shared().query().get().unwrap_or_default()
                     on:change=move |ev| {
                         let text = event_target_value(&ev);
-                        s.query().set((!text.trim().is_empty()).then_some(text));
+                        s.shared().query().set((!text.trim().is_empty()).then_some(text));
                     }
                 />
             </label>
@@ -201,7 +209,7 @@ fn search_panel(
                 "chunking "
                 <select
                     data-testid="chunks-chunker"
-                    on:change=move |ev| s.chunk_chunker().set(Chunker::from_name(&event_target_value(&ev)))
+                    on:change=move |ev| s.shared().chunker().set(Chunker::from_name(&event_target_value(&ev)))
                 >
                     {options}
                 </select>
@@ -212,9 +220,9 @@ fn search_panel(
                     type="text"
                     size="4"
                     data-testid="chunks-cap"
-                    prop:value=move || s.chunk_cap().get().map(|c| c.to_string()).unwrap_or_default()
+                    prop:value=move || s.chunks().cap().get().map(|c| c.to_string()).unwrap_or_default()
                     on:change=move |ev| {
-                        s.chunk_cap().set(event_target_value(&ev).trim().parse::<usize>().ok().filter(|&c| c >= 1))
+                        s.chunks().cap().set(event_target_value(&ev).trim().parse::<usize>().ok().filter(|&c| c >= 1))
                     }
                 />
             </label>

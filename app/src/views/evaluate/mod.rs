@@ -5,6 +5,8 @@
 //! chose, and what fills the misses' top k. `routelens evaluate` prints the same report. Every
 //! setting is in the permalink.
 
+pub mod params;
+
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::corpus::code_chunks::Chunker;
@@ -14,8 +16,11 @@ use routelens_engine::scoring::unit_metrics::Clustering;
 
 use crate::components::{bundle_select, NumberInput, TableView};
 use crate::error::{Error, Result};
-use crate::state::{AppState, GridSetupStoreFields, SettingsStoreFields};
+use crate::params::shared::SharedParamsStoreFields;
+use crate::params::SettingsStoreFields;
+use crate::state::AppState;
 use crate::{live, site};
+use params::EvaluateParamsStoreFields;
 
 /// Where the run is.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,34 +51,35 @@ struct Call {
 pub fn EvaluateView() -> impl IntoView {
     let app = AppState::get();
     let s = app.settings;
-    let grid = s.grid();
+    let grid = s.evaluate();
     let bundles = LocalResource::new(move || app.bundles.list());
     // The chosen bundle's chunkings, for the checkboxes.
-    let chunkings = LocalResource::new(move || app.bundles.chunkers(s.bundle().get()));
+    let chunkings = LocalResource::new(move || app.bundles.chunkers(s.shared().bundle().get()));
     let state = RwSignal::new(GridState::Idle);
     let call = StoredValue::new(Call::default());
     let start = move |_| {
         if matches!(state.get_untracked(), GridState::Running(_)) {
             return;
         }
-        let Some(name) = s.bundle().get_untracked() else {
+        let Some(name) = s.shared().bundle().get_untracked() else {
             state.set(GridState::Failed("choose a bundle first".into()));
             return;
         };
-        let settings = grid
-            .get_untracked()
-            .settings(s.resamples().get_untracked(), s.seed().get_untracked());
+        let settings = grid.get_untracked().settings(
+            s.shared().resamples().get_untracked(),
+            s.shared().seed().get_untracked(),
+        );
         call.set_value(Call::default());
         spawn_local(run_grid(app, name, settings, state, call));
     };
     let picker = move || {
-        let chosen = s.bundle().get_untracked().unwrap_or_default();
+        let chosen = s.shared().bundle().get_untracked().unwrap_or_default();
         bundle_select(
             bundles.get(),
             chosen,
             "evaluate-bundle-select",
             "bundles-absent",
-            move |entry| s.bundle().set(Some(entry.name)),
+            move |entry| s.shared().bundle().set(Some(entry.name)),
         )
     };
     let chunker_boxes = move || match chunkings.get() {
@@ -178,14 +184,14 @@ pub fn EvaluateView() -> impl IntoView {
                     </select>
                 </label>
                 <NumberInput
-                    value=Signal::derive(move || s.resamples().get())
-                    set=Callback::new(move |n: usize| s.resamples().set(n.clamp(2, 1_000_000)))
+                    value=Signal::derive(move || s.shared().resamples().get())
+                    set=Callback::new(move |n: usize| s.shared().resamples().set(n.clamp(2, 1_000_000)))
                     label="resamples"
                     testid="evaluate-resamples"
                 />
                 <NumberInput
-                    value=Signal::derive(move || s.seed().get())
-                    set=Callback::new(move |n: u64| s.seed().set(n))
+                    value=Signal::derive(move || s.shared().seed().get())
+                    set=Callback::new(move |n: u64| s.shared().seed().set(n))
                     label="seed"
                     testid="evaluate-seed"
                 />

@@ -1,0 +1,143 @@
+//! The Evaluate view's grid settings, each written only when not the default (CodeAtlas's):
+//! `chunkers=structural,window`, `caps=1,2`, `eks=1,5,10`, `select=ndcg@10`, `edepth=100` and
+//! `ecluster=case|project`. Its bootstrap is the shared `resamples` and `seed`, its bundle the
+//! shared `bundle` (`crate::params`).
+
+use reactive_stores::Store;
+use routelens_engine::corpus::code_chunks::Chunker;
+use routelens_engine::evaluate::GridSettings;
+use routelens_engine::scoring::unit_metrics::{Clustering, Metric};
+
+use crate::params::part::{list, positive, set, Claim, Params};
+
+/// The Evaluate view's part of the settings: the grid. Defaults are CodeAtlas's.
+#[derive(Debug, Clone, PartialEq, Store)]
+pub struct EvaluateParams {
+    /// The chunkings (default empty: every one the bundle has).
+    pub chunkers: Vec<Chunker>,
+    /// Per-file caps beside each uncapped ranking (default none).
+    pub caps: Vec<usize>,
+    /// Cut-offs of the default metrics (default 1, 5, 10).
+    pub k: Vec<usize>,
+    /// The metric the dev half chooses caps by (default ndcg@10).
+    pub select_by: String,
+    /// Chunks scored per ranking (default 100).
+    pub depth: usize,
+    /// What intervals resample (default single questions, as CodeAtlas).
+    pub cluster: Clustering,
+}
+
+impl Default for EvaluateParams {
+    fn default() -> Self {
+        let engine = GridSettings::default();
+        EvaluateParams {
+            chunkers: engine.chunkers,
+            caps: engine.caps,
+            k: engine.k,
+            select_by: engine.select_by,
+            depth: engine.depth,
+            cluster: engine.clustering,
+        }
+    }
+}
+
+impl EvaluateParams {
+    /// The engine's settings, with the page's bootstrap.
+    pub fn settings(&self, resamples: usize, seed: u64) -> GridSettings {
+        GridSettings {
+            chunkers: self.chunkers.clone(),
+            caps: self.caps.clone(),
+            k: self.k.clone(),
+            select_by: self.select_by.clone(),
+            depth: self.depth,
+            clustering: self.cluster,
+            resamples,
+            seed,
+            ..GridSettings::default()
+        }
+    }
+}
+
+/// Whole numbers joined by commas.
+fn numbers(values: &[usize]) -> String {
+    values
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+impl Params for EvaluateParams {
+    fn keys(&self) -> &'static [&'static str] {
+        &["chunkers", "caps", "eks", "select", "edepth", "ecluster"]
+    }
+
+    fn write(&self, pairs: &mut Vec<(&'static str, String)>) {
+        let defaults = EvaluateParams::default();
+        if self.chunkers != defaults.chunkers {
+            let names: Vec<&str> = self.chunkers.iter().map(|c| c.name()).collect();
+            pairs.push(("chunkers", names.join(",")));
+        }
+        if self.caps != defaults.caps {
+            pairs.push(("caps", numbers(&self.caps)));
+        }
+        if self.k != defaults.k {
+            pairs.push(("eks", numbers(&self.k)));
+        }
+        if self.select_by != defaults.select_by {
+            pairs.push(("select", self.select_by.clone()));
+        }
+        if self.depth != defaults.depth {
+            pairs.push(("edepth", self.depth.to_string()));
+        }
+        if self.cluster != defaults.cluster {
+            pairs.push((
+                "ecluster",
+                match self.cluster {
+                    Clustering::Repo => "project",
+                    Clustering::Case => "case",
+                }
+                .into(),
+            ));
+        }
+    }
+
+    fn read(&mut self, key: &str, value: &str) -> Claim {
+        let numbers = || {
+            list(value)
+                .iter()
+                .map(|n| positive(n))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        match key {
+            "chunkers" => set(
+                &mut self.chunkers,
+                list(value)
+                    .iter()
+                    .map(|name| Chunker::from_name(name).ok_or(name))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|name| format!("{name:?} is not a chunker")),
+            ),
+            "caps" => set(&mut self.caps, numbers()),
+            "eks" => match numbers() {
+                Ok(numbers) if numbers.is_empty() => {
+                    Claim::Refused("expected at least one cut-off".into())
+                }
+                parsed => set(&mut self.k, parsed),
+            },
+            "select" => set(
+                &mut self.select_by,
+                Metric::parse(value)
+                    .map(|metric| metric.name())
+                    .map_err(|err| err.to_string()),
+            ),
+            "edepth" => set(&mut self.depth, positive(value)),
+            "ecluster" => match value {
+                "case" => set(&mut self.cluster, Ok(Clustering::Case)),
+                "project" => set(&mut self.cluster, Ok(Clustering::Repo)),
+                _ => Claim::Refused("expected case or project".into()),
+            },
+            _ => Claim::Unknown,
+        }
+    }
+}
