@@ -10,8 +10,9 @@
 #           own test; every relative link of the docs (scripts/doc-links.py) and its own test
 #   native  the engine's and the CLI's tests
 #   wasm    the engine's native/wasm parity tests in headless Chromium (one wasm test binary)
-#   sdk     the decision-API protocol stub against the official typesafe-sdk (Python), and the
-#           ranking metrics against ir_measures (Python) on generated runs and qrels
+#   sdk     the decision-API protocol stub against the official typesafe-sdk (Python), the
+#           ranking metrics against ir_measures (Python) on generated runs and qrels, and the
+#           CodeNib bootstrap's reference values against numpy (Python)
 #   e2e     the release app (what scripts/run.sh serves), its first-load budget
 #           (scripts/first-load.py) and the browser end-to-end tests
 #
@@ -111,6 +112,7 @@ step_sdk() {
   test_build_cli
   ROUTELENS_BIN=target/debug/routelens bash tests/typesafe_sdk/run.sh
   ROUTELENS_BIN=target/debug/routelens bash tests/ir_measures/run.sh
+  bash tests/numpy_bootstrap/run.sh
 }
 
 step_e2e() {

@@ -97,15 +97,8 @@ fn open_file_at(state: AppState, study: StudyRef, what: String, url: String, kin
     let generation = state.begin_load(study, &what, 1);
     spawn_local(async move {
         let result = async {
-            let bytes = api::fetch_required(&url).await?;
+            let text = fetch_text(&url).await?;
             state.progress(generation, 1);
-            let text = String::from_utf8(bytes).map_err(|err| Error::Fetch {
-                url: url.clone(),
-                message: format!(
-                    "not UTF-8 text (invalid byte at offset {})",
-                    err.utf8_error().valid_up_to()
-                ),
-            })?;
             let study = match kind {
                 StudyFile::Jsonl => load_jsonl(&url, &text),
                 StudyFile::LiveExport => {
@@ -152,7 +145,40 @@ pub fn open_served(state: AppState, entry: SiteStudy) {
             open_file_at(state, study, entry.title, entry.path, StudyFile::LiveExport)
         }
         StudyKind::ScoreTable => open_scores_at(state, study, entry.title, entry.path),
+        StudyKind::Trec => {
+            // The site index refuses a TREC entry without its qrels.
+            let qrels = entry.qrels.unwrap_or_default();
+            open_trec_at(state, study, entry.title, entry.path, qrels)
+        }
     }
+}
+
+/// Fetches a TREC run and its qrels and opens them as one study.
+fn open_trec_at(state: AppState, study: StudyRef, what: String, run: String, qrels: String) {
+    let generation = state.begin_load(study, &what, 2);
+    spawn_local(async move {
+        let result = async {
+            let run_text = fetch_text(&run).await?;
+            state.progress(generation, 1);
+            let qrels_text = fetch_text(&qrels).await?;
+            state.progress(generation, 2);
+            load_trec(&run, &run_text, &qrels, &qrels_text).map_err(Error::from)
+        }
+        .await;
+        state.finish_load(generation, format!("{what}, fetched from {run}"), result);
+    });
+}
+
+/// The text at `url`; bytes that are not UTF-8 are refused, naming the URL.
+async fn fetch_text(url: &str) -> Result<String, Error> {
+    let bytes = api::fetch_required(url).await?;
+    String::from_utf8(bytes).map_err(|err| Error::Fetch {
+        url: url.to_string(),
+        message: format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            err.utf8_error().valid_up_to()
+        ),
+    })
 }
 
 /// Opens a study from any URL (the server must allow this page's origin, CORS): a URL ending in

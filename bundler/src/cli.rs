@@ -28,6 +28,8 @@ pub struct Cli {
 pub enum Command {
     /// Re-score a study: Table 2 (file recall), Table 4 (paired differences) and sign-flip tests.
     Score(ScoreArgs),
+    /// Check every number the paper prints against its recomputation from the study's data.
+    Check(CheckArgs),
     /// Build an index bundle from a working tree or a git commit, or explain one file's verdict.
     Bundle(BundleArgs),
     /// Run a lexical arm (or all of them) over a bundle's files, or chunk BM25 over its chunks.
@@ -794,6 +796,33 @@ pub fn parse_fusion(text: &str) -> Result<Vec<String>, String> {
     Ok(parts)
 }
 
+/// Options of `routelens check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The study: the paper's archive folder (checked against the fastindex paper's printed
+    /// numbers), CodeNib's per-case score table (.csv, against the article's), a JSON Lines file
+    /// or a TREC run file (with --qrels) given with --printed.
+    #[arg(value_name = "STUDY")]
+    pub study: PathBuf,
+
+    /// The qrels of a TREC run file; makes STUDY a TREC run.
+    #[arg(long, value_name = "FILE")]
+    pub qrels: Option<PathBuf>,
+
+    /// The printed numbers (`routelens-printed/1` JSON). Default: the built-in ones of the
+    /// fastindex paper for a study of rankings, of the CodeNib article for a score table.
+    #[arg(long, value_name = "FILE")]
+    pub printed: Option<PathBuf>,
+
+    /// The study's name in the summary line (default fastindex or codenib).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
 /// Options of `routelens score`.
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
@@ -819,16 +848,18 @@ pub struct ScoreArgs {
     #[arg(long, value_name = "NUMBER", default_value_t = 60.0)]
     pub rrf_k: f64,
 
-    /// Repository-cluster bootstrap resamples per paired comparison.
-    #[arg(long, value_name = "N", default_value_t = 10_000)]
-    pub resamples: usize,
+    /// Repository-cluster bootstrap resamples per paired comparison (default 10,000, the
+    /// fastindex paper's; for a score table its source's own: CodeNib's 5,000).
+    #[arg(long, value_name = "N")]
+    pub resamples: Option<usize>,
 
-    /// Bootstrap seed (Python's random.Random(seed), as the paper drew).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
+    /// Bootstrap seed (default 0 with Python's random.Random(seed), as the fastindex paper drew;
+    /// for a score table its source's own: CodeNib's 20260923 with numpy's default_rng).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
 
-    /// Compare two arms, left minus right (repeatable; default tree:fts5, or a score table's
-    /// mapping's pairs).
+    /// Compare two arms, left minus right (repeatable; default tree:fts5 when the study has both
+    /// arms, else none; a score table's mapping's pairs).
     #[arg(long, value_name = "LEFT:RIGHT", value_parser = parse_pair)]
     pub pair: Vec<Pair>,
 
@@ -894,10 +925,15 @@ pub struct PublishArgs {
     pub out: Option<PathBuf>,
 
     /// A study to publish: the fastindex archive folder (the one holding paper/data/), a JSON
-    /// Lines study (.jsonl), a live study export (.json) or a score table (.csv, CodeNib's).
-    /// Repeatable; the id is the folder's or file's name.
+    /// Lines study (.jsonl), a live study export (.json), a score table (.csv, CodeNib's) or a
+    /// TREC run (any other file, with --qrels). Repeatable; the id is the folder's or file's name.
     #[arg(long = "study", value_name = "PATH")]
     pub studies: Vec<PathBuf>,
+
+    /// The qrels of a TREC run given as --study (`qid 0 docid relevance`), published beside it:
+    /// one for every run, in the order of the runs, or one that every run shares (default: none).
+    #[arg(long = "qrels", value_name = "FILE")]
+    pub qrels: Vec<PathBuf>,
 
     /// A bundle folder to publish (verified in full first). Repeatable; the name is the folder's.
     #[arg(long = "bundle", value_name = "DIR")]
@@ -925,7 +961,7 @@ pub struct PublishArgs {
 
     /// Re-check a published site instead: every file against its CHECKSUMS, and no file
     /// unlisted.
-    #[arg(long, value_name = "SITE_DIR", conflicts_with_all = ["out", "studies", "bundles", "base_path"])]
+    #[arg(long, value_name = "SITE_DIR", conflicts_with_all = ["out", "studies", "qrels", "bundles", "base_path"])]
     pub verify: Option<PathBuf>,
 }
 
@@ -1001,7 +1037,8 @@ mod tests {
             panic!("score expected")
         };
         assert_eq!(args.k, [8, 16]);
-        assert_eq!((args.rrf_k, args.resamples, args.seed), (60.0, 10_000, 0));
+        // Unset: the fastindex paper's 10,000 and 0, or a score table source's own.
+        assert_eq!((args.rrf_k, args.resamples, args.seed), (60.0, None, None));
         assert!(args.pair.is_empty() && args.fuse.is_empty());
         assert_eq!(args.format, Format::Table);
         let cli = Cli::try_parse_from([

@@ -86,6 +86,9 @@ pub enum Failure {
     /// A replayed study did not reproduce every recorded ranking (the table was printed).
     #[error("{0}")]
     Replay(String),
+    /// A printed number that should reproduce did not (the table was printed).
+    #[error("{0}")]
+    Check(String),
     /// A published site does not match its `CHECKSUMS` (every problem is named).
     #[error("{0}")]
     Verify(String),
@@ -127,7 +130,7 @@ impl Failure {
             Failure::Usage(_) => EX_USAGE,
             Failure::Routing { code, .. } => *code,
             Failure::Interrupted(_) => EX_INTERRUPTED,
-            Failure::Replay(_) | Failure::Verify(_) => EX_DATAERR,
+            Failure::Replay(_) | Failure::Verify(_) | Failure::Check(_) => EX_DATAERR,
             Failure::Io { .. } => EX_IOERR,
         }
     }

@@ -32,6 +32,7 @@
 //! missing input, 74 I/O failure.
 
 mod bundle;
+mod check;
 mod chunk_query;
 mod chunking;
 mod cli;
@@ -90,6 +91,7 @@ fn run() -> ExitCode {
     let mut out = stdout.lock();
     let outcome = match cli.command {
         Command::Score(args) => score::run(&args, &mut out),
+        Command::Check(args) => check::run(&args, &mut out),
         Command::Bundle(args) => bundle::run(&args, &mut out),
         Command::Search(args) => search::run(&args, &mut out),
         Command::Chunks(args) => chunk_query::chunks(&args, &mut out),

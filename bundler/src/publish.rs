@@ -2,7 +2,8 @@
 //!
 //! The site folder holds the app (every file of `--dist`, `index.html` given a `<base href>` when
 //! `--base-path` is set and the app's Content-Security-Policy as a `<meta>`, with `--connect-src`
-//! origins added), each study under `studies/<id>/` (only the files its loader reads),
+//! origins added), each study under `studies/<id>/` (only the files its loader reads: a TREC
+//! run and its qrels side by side, as they are),
 //! each bundle under `bundles/<name>/` (its manifest, index, chunks and question set, every one
 //! verified first), `site.json` and `CHECKSUMS` (engine [`routelens_engine::publish::site`]). Every input is
 //! read and checked before anything is written, and the folder is written whole, beside the target
@@ -14,7 +15,7 @@
 //! hash, no file unlisted, and `site.json` readable; every problem is named.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use routelens_engine::corpus::bundle::MANIFEST_FILE;
 use routelens_engine::corpus::tokens::{CL100K_RANK_TABLE_FILE, CL100K_RANK_TABLE_SHA256};
@@ -25,7 +26,9 @@ use routelens_engine::publish::site::{
     CHECKSUMS_FILE, SITE_FILE, SITE_FORMAT,
 };
 use routelens_engine::scoring::score_table::{load_score_table, Mapping};
-use routelens_engine::{load_archive, load_jsonl, sha256_hex, BundleFile, ARCHIVE_FILES};
+use routelens_engine::{
+    load_archive, load_jsonl, load_trec, sha256_hex, BundleFile, ARCHIVE_FILES,
+};
 
 use crate::cli::PublishArgs;
 use crate::demo::QUESTIONS_FILE;
@@ -64,11 +67,14 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
         check_base_path(base)
             .map_err(|message| Failure::Usage(format!("--base-path: {message}")))?;
     }
+    // The command line's pairing first: a run without its qrels is a usage error, found before
+    // the app is read.
+    let paired = pair_qrels(&args.studies, &args.qrels)?;
     let mut files = read_app(&args.dist, args.base_path.as_deref(), &args.connect_src)?;
     let app_bytes = total(&files);
     let mut studies = Vec::new();
-    for path in &args.studies {
-        let (study, study_files) = read_study(path)?;
+    for (path, qrels) in paired {
+        let (study, study_files) = read_study(path, qrels)?;
         if studies.iter().any(|s: &SiteStudy| s.id == study.id) {
             return Err(Failure::Usage(format!(
                 "{}: a second study with id {:?}; studies are named by their folder or file",
@@ -277,12 +283,86 @@ fn id_of(path: &Path) -> Result<String, Failure> {
     Ok(id)
 }
 
+/// Whether a `--study` is a TREC run: a file that is none of the other kinds (.jsonl, .json,
+/// .csv); TREC runs carry no extension of their own (`.run`, `.trec`, `.txt`, none).
+fn is_trec_run(path: &Path) -> bool {
+    !path.is_dir()
+        && !matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("jsonl" | "json" | "csv")
+        )
+}
+
+/// Each `--study` with the `--qrels` it is published with: the TREC runs take the qrels in
+/// order, or all share the one given; every other kind carries its own gold and takes none.
+fn pair_qrels<'a>(
+    studies: &'a [PathBuf],
+    qrels: &'a [PathBuf],
+) -> Result<Vec<(&'a Path, Option<&'a Path>)>, Failure> {
+    for path in studies {
+        std::fs::metadata(path).map_err(|err| Failure::read(path, err))?;
+    }
+    let runs: Vec<&Path> = studies
+        .iter()
+        .map(|p| p.as_path())
+        .filter(|p| is_trec_run(p))
+        .collect();
+    match (runs.first(), qrels.first()) {
+        (Some(run), None) => {
+            return Err(Failure::Usage(format!(
+                "{}: a TREC run is published with its qrels: add --qrels FILE (a published study \
+                 is an archive folder, a .jsonl study, a .json live study export, a .csv score \
+                 table or a TREC run with --qrels)",
+                run.display()
+            )))
+        }
+        (None, Some(qrels)) => {
+            return Err(Failure::Usage(format!(
+                "--qrels {}: no --study is a TREC run (a file that is not .jsonl, .json or .csv) \
+                 for it to go with",
+                qrels.display()
+            )))
+        }
+        _ => {}
+    }
+    if qrels.len() > 1 && qrels.len() != runs.len() {
+        let names: Vec<String> = runs.iter().map(|r| r.display().to_string()).collect();
+        return Err(Failure::Usage(format!(
+            "{} --qrels for {} TREC runs ({}): give one --qrels per run, in the order of the \
+             runs, or one for them all",
+            qrels.len(),
+            runs.len(),
+            names.join(", ")
+        )));
+    }
+    let mut next = 0;
+    Ok(studies
+        .iter()
+        .map(|path| {
+            if !is_trec_run(path) {
+                return (path.as_path(), None);
+            }
+            // The one shared, or the next in order (their counts are equal then).
+            let qrels = if qrels.len() == 1 {
+                &qrels[0]
+            } else {
+                &qrels[next]
+            };
+            next += 1;
+            (path.as_path(), Some(qrels.as_path()))
+        })
+        .collect())
+}
+
 /// A study's entry and files: loaded by the engine first, so a site never carries a study its
-/// page would refuse.
-fn read_study(path: &Path) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
+/// page would refuse. `qrels` makes `path` a TREC run.
+fn read_study(path: &Path, qrels: Option<&Path>) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
     std::fs::metadata(path).map_err(|err| Failure::read(path, err))?;
     let id = id_of(path)?;
     let root = format!("studies/{id}");
+    if let Some(qrels) = qrels {
+        return read_trec(path, qrels, id, &root);
+    }
     if path.is_dir() {
         let archive = read_archive(path)?;
         let study = load_archive(&archive).map_err(|source| Failure::Archive {
@@ -304,6 +384,7 @@ fn read_study(path: &Path) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
             title: study.title,
             kind: StudyKind::Archive,
             path: root,
+            qrels: None,
         };
         return Ok((entry, files));
     }
@@ -330,7 +411,7 @@ fn read_study(path: &Path) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
         _ => {
             return Err(Failure::Usage(format!(
                 "{shown}: a published study is an archive folder, a .jsonl study, a .json live \
-                 study export or a .csv score table"
+                 study export, a .csv score table or a TREC run with --qrels"
             )))
         }
     };
@@ -340,6 +421,7 @@ fn read_study(path: &Path) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
         title,
         kind,
         path: name.clone(),
+        qrels: None,
     };
     Ok((
         entry,
@@ -348,6 +430,52 @@ fn read_study(path: &Path) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
             bytes: text.into_bytes(),
         }],
     ))
+}
+
+/// A TREC run and its qrels, published side by side as they are (the field's own files, which
+/// trec_eval, ranx and ir_measures read too) once the engine has loaded them.
+fn read_trec(
+    run: &Path,
+    qrels: &Path,
+    id: String,
+    root: &str,
+) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
+    let run_name = site_path(Path::new(run.file_name().unwrap_or_default()))?;
+    let qrels_name = site_path(Path::new(qrels.file_name().unwrap_or_default()))?;
+    if run_name == qrels_name {
+        return Err(Failure::Usage(format!(
+            "{} and {}: a run and its qrels are published side by side in {root}/, so their \
+             file names must differ",
+            run.display(),
+            qrels.display()
+        )));
+    }
+    let (run_text, qrels_text) = (read_text(run)?, read_text(qrels)?);
+    let study = load_trec(
+        &run.display().to_string(),
+        &run_text,
+        &qrels.display().to_string(),
+        &qrels_text,
+    )?;
+    let (path, qrels_path) = (format!("{root}/{run_name}"), format!("{root}/{qrels_name}"));
+    let entry = SiteStudy {
+        id,
+        title: study.title,
+        kind: StudyKind::Trec,
+        path: path.clone(),
+        qrels: Some(qrels_path.clone()),
+    };
+    let files = vec![
+        BundleFile {
+            name: path,
+            bytes: run_text.into_bytes(),
+        },
+        BundleFile {
+            name: qrels_path,
+            bytes: qrels_text.into_bytes(),
+        },
+    ];
+    Ok((entry, files))
 }
 
 /// A bundle's entry and files: the folder verified in full (manifest, index, every chunk, every

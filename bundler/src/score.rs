@@ -11,6 +11,8 @@ use routelens_engine::scoring::unit_metrics::{
     compare_metric_pairs, summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
 };
 
+use routelens_engine::scoring::stats::{DEFAULT_RESAMPLES, DEFAULT_SEED};
+
 use crate::cli::{ClusterArg, Format, RelevanceArg, ScoreArgs};
 use crate::failure::Failure;
 use crate::input::load_study;
@@ -55,8 +57,12 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 text += &text_table(&metric_table(summaries));
             }
             text += "\n";
-            text += &text_table(&tables::paired_table(&report.paired));
-            text += "\n";
+            if report.paired.is_empty() {
+                text += &no_pair_line(&study);
+            } else {
+                text += &text_table(&tables::paired_table(&report.paired));
+                text += "\n";
+            }
             // Today's lines for the file-recall pairs; a --metric pair's sentence says it all.
             for row in &report.paired {
                 if row.metric == PairedMetric::FileRecall.name() {
@@ -186,8 +192,9 @@ fn config(study: &Study, args: &ScoreArgs) -> ScoreConfig {
             fusions.push(parts.clone());
         }
     }
+    // The paper's tree:fts5 only for a study that has both arms; a --pair must name real arms.
     let pairs = if args.pair.is_empty() {
-        ScoreConfig::default().pairs
+        ScoreConfig::default_pairs(study)
     } else {
         args.pair
             .iter()
@@ -202,10 +209,26 @@ fn config(study: &Study, args: &ScoreArgs) -> ScoreConfig {
             ..RrfConfig::default()
         },
         bootstrap: BootstrapConfig {
-            resamples: args.resamples,
-            seed: args.seed,
+            resamples: args.resamples.unwrap_or(DEFAULT_RESAMPLES),
+            seed: args.seed.unwrap_or(DEFAULT_SEED),
         },
         pairs,
+    }
+}
+
+/// What the text report says instead of an empty Table 4: the study lacks the paper's arms, and
+/// `--pair` compares two of its own.
+fn no_pair_line(study: &Study) -> String {
+    let (left, right) = routelens_engine::scoring::report::PAPER_PAIR;
+    let names = study.arm_names();
+    match &names[..] {
+        [] => "No paired comparison: this study has no arms\n".into(),
+        [one] => format!("No paired comparison: this study has one arm ({one})\n"),
+        [first, second, ..] => format!(
+            "No paired comparison: the default {left}:{right} needs both arms; name two of this \
+             study's arms ({}) with --pair, e.g. --pair {first}:{second}\n",
+            names.join(", ")
+        ),
     }
 }
 

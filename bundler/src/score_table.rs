@@ -72,10 +72,13 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
             .map(|p| (p.left.clone(), p.right.clone()))
             .collect()
     };
-    let draws = table.draws(BootstrapConfig {
-        resamples: args.resamples,
-        seed: args.seed,
-    })?;
+    // The source's own bootstrap settings (CodeNib's 5,000 resamples and seed) unless asked.
+    let fallback = table.mapping.bootstrap_config(BootstrapConfig::default());
+    let bootstrap = BootstrapConfig {
+        resamples: args.resamples.unwrap_or(fallback.resamples),
+        seed: args.seed.unwrap_or(fallback.seed),
+    };
+    let draws = table.draws(bootstrap)?;
     let mut summaries = Vec::new();
     let mut tables = Vec::new();
     for metric in &metrics {
@@ -102,8 +105,8 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), Failure> {
                     ClusterArg::Case => "case",
                 },
                 frame: &frame,
-                resamples: args.resamples,
-                seed: args.seed,
+                resamples: bootstrap.resamples,
+                seed: bootstrap.seed,
                 metrics: summaries,
                 paired,
             };

@@ -62,6 +62,7 @@ fn codenib() -> SiteStudy {
         title: "Candidate budgets and model-planned grep (CodeNib Base, 100 issues)".into(),
         kind: StudyKind::ScoreTable,
         path: format!("{}/{CODENIB_CASES}", CODENIB_MOUNT.trim_start_matches('/')),
+        qrels: None,
     }
 }
 
@@ -72,6 +73,7 @@ fn fastindex() -> SiteStudy {
         title: "Name-only directory routing (fastindex, 82 cases)".into(),
         kind: StudyKind::Archive,
         path: DATA_MOUNT.trim_start_matches('/').into(),
+        qrels: None,
     }
 }
 

@@ -3,7 +3,7 @@
 //! URL in `index.html`; `--verify` accepting the copy and refusing a one-byte change, an unlisted
 //! file and a missing one, each named; a damaged bundle refused before anything is written; a
 //! folder that is not a site never replaced; and the paper's archive published with only the
-//! files its loader reads.
+//! files its loader reads; a TREC run published with its qrels.
 
 mod common;
 
@@ -288,6 +288,105 @@ fn publishes_only_the_archive_files_the_loader_reads() {
             std::fs::read(archive.join(name)).unwrap()
         );
     }
+}
+
+/// A folder of TREC runs as a researcher has it: the runs joined into one study (each tag an arm)
+/// and published with their qrels, side by side and unconverted; each run alone beside it, the
+/// one `--qrels` shared. The site verifies, and the published files load to the same study.
+#[test]
+fn publishes_a_trec_run_with_its_qrels() {
+    let root = tempfile::tempdir().unwrap();
+    let Some(dist) = fake_dist(root.path()) else {
+        return;
+    };
+    let runs = Path::new("tests/fixtures/runs");
+    let joined = root.path().join("alpha-beta.run");
+    let text_of = |name: &str| std::fs::read_to_string(runs.join(name)).unwrap();
+    std::fs::write(&joined, text_of("alpha.run") + &text_of("beta.run")).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&joined).unwrap(),
+        std::fs::read_to_string("tests/fixtures/alpha-beta.run").unwrap(),
+        "the committed alpha-beta.run is the two runs joined"
+    );
+    let site = root.path().join("site");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_routelens"));
+    command
+        .arg("publish")
+        .arg("--dist")
+        .arg(&dist)
+        .arg("--out")
+        .arg(&site)
+        .arg("--study")
+        .arg(&joined)
+        .arg("--study")
+        .arg(runs.join("alpha.run"))
+        .arg("--study")
+        .arg(runs.join("beta.run"))
+        .arg("--qrels")
+        .arg(runs.join("qrels.txt"));
+    let output = command.output().expect("routelens runs");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("3 studies"));
+
+    let index =
+        SiteIndex::from_json("site.json", &std::fs::read(site.join("site.json")).unwrap()).unwrap();
+    let ids: Vec<&str> = index.studies.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["alpha-beta", "alpha", "beta"]);
+    let study = &index.studies[0];
+    assert_eq!(study.kind, StudyKind::Trec);
+    assert_eq!(study.path, "studies/alpha-beta/alpha-beta.run");
+    assert_eq!(study.qrels.as_deref(), Some("studies/alpha-beta/qrels.txt"));
+    assert!(study
+        .title
+        .ends_with("alpha-beta.run + tests/fixtures/runs/qrels.txt"));
+    for entry in &index.studies {
+        let qrels = entry.qrels.as_deref().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(site.join(qrels)).unwrap(),
+            text_of("qrels.txt")
+        );
+    }
+    let (run, qrels) = (
+        std::fs::read_to_string(site.join(&study.path)).unwrap(),
+        std::fs::read_to_string(site.join(study.qrels.as_deref().unwrap())).unwrap(),
+    );
+    assert_eq!(run, std::fs::read_to_string(&joined).unwrap());
+    let loaded = routelens_engine::load_trec(&study.path, &run, "qrels.txt", &qrels).unwrap();
+    assert_eq!(loaded.arm_names(), ["alpha", "beta"]);
+    assert_eq!(loaded.cases.len(), 6);
+
+    // CHECKSUMS lists every file but itself, the run and qrels included.
+    let checksums = Checksums::parse(
+        "CHECKSUMS",
+        &std::fs::read_to_string(site.join("CHECKSUMS")).unwrap(),
+    )
+    .unwrap();
+    let mut on_disk = Vec::new();
+    collect_files(&site, &site, &mut on_disk);
+    on_disk.retain(|name| name != "CHECKSUMS");
+    assert_eq!(checksums.paths().collect::<Vec<_>>(), on_disk);
+    assert!(on_disk.contains(&"studies/beta/qrels.txt".to_string()));
+    let verified = routelens(&["publish", "--verify"], &[&site]);
+    assert!(verified.status.success(), "{}", text(&verified.stderr));
+    assert!(text(&verified.stdout).contains(&format!("{} files", on_disk.len())));
+
+    // An empty run is refused before anything is written, naming the file.
+    let empty = root.path().join("empty.run");
+    std::fs::write(&empty, "").unwrap();
+    let other = root.path().join("other");
+    let refused = publish(
+        &dist,
+        &other,
+        &["--qrels", "tests/fixtures/runs/qrels.txt"],
+        &[("--study", &empty)],
+    );
+    assert_eq!(refused.status.code(), Some(65));
+    assert!(
+        text(&refused.stderr).contains("empty.run: holds no rankings"),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert!(!other.exists(), "nothing written");
 }
 
 /// Every file under `dir`, as `/`-separated paths relative to `root`, sorted.

@@ -33,7 +33,7 @@ fn the_codenib_table_scores_as_the_article_reports() {
     if common::codenib_cases().is_none() {
         return;
     }
-    let report = score(&["--resamples", "5000"]);
+    let report = score(&[]);
     assert_eq!(report["kind"], "score-table");
     assert_eq!(
         (report["cases"].as_u64(), report["clusters"].as_u64()),
@@ -72,10 +72,17 @@ fn the_codenib_table_scores_as_the_article_reports() {
     ] {
         assert!(paired[0].get(key).is_some(), "paired[].{key}");
     }
+    // The article's own arithmetic (numpy's pairwise sum) gives 0.12050000000000002, so the
+    // difference shows as +0.121, and its interval is the article's [+5.16, +19.40] points.
     assert!(paired[0]["sentence"]
         .as_str()
         .unwrap()
-        .starts_with("grep/typesafe/jev-1.13 scores span_recall@5 0.714 against 0.594 for bm25/typesafe/jev-1.13 (difference +0.120"));
+        .starts_with("grep/typesafe/jev-1.13 scores span_recall@5 0.714 against 0.594 for bm25/typesafe/jev-1.13 (difference +0.121, 95% interval +0.052 to +0.194"));
+    assert_eq!(
+        (report["resamples"].as_u64(), report["seed"].as_u64()),
+        (Some(5000), Some(20_260_923)),
+        "the article's own bootstrap settings by default"
+    );
 
     // The published frame, one pair asked for: the article's withdrawn claim, then resolved.
     let report = score(&[

@@ -49,6 +49,18 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A study file with nothing to score: no cases (an empty JSON Lines study or qrels file,
+    /// or one of blank lines) or no rankings (an empty TREC run). Refused by the loader, so the
+    /// message names the file rather than an arm a later step cannot find.
+    #[error("{file}: holds no {what} (no line {line_form})")]
+    Empty {
+        /// The file.
+        file: String,
+        /// What it should hold: `cases` or `rankings`.
+        what: String,
+        /// The form of the line it lacks, e.g. `qid 0 docid relevance`.
+        line_form: String,
+    },
     /// An arm name that the study does not have.
     #[error("unknown arm {name:?}; this study has: {known}")]
     UnknownArm {

@@ -21,7 +21,8 @@
 //!    **[`delivery`]** (the line selector, the token packer, line recall: the context a model
 //!    would be handed).
 //! 5. **[`load`]**: the study loaders (the fastindex archive, TREC and JSON Lines runs, issue
-//!    texts, question sets).
+//!    texts, question sets) and, beside them, **[`check`]**: a paper's printed numbers against
+//!    their recomputation.
 //! 6. **[`retrieval`]**: the lexical arms over a bundle and chunk search.
 //! 7. **[`evaluate`]**: the CodeAtlas-style grid over chunk rankings.
 //! 8. **[`remote`]**: the protocols that call a model: live [`route`](remote::route) walks and
@@ -53,6 +54,7 @@ pub mod json_path;
 pub mod table;
 pub mod terms;
 // Floors 2 to 9.
+pub mod check;
 pub mod corpus;
 pub mod delivery;
 pub mod evaluate;

@@ -119,8 +119,29 @@ fn assemble(title: String, file: &str, cases: Vec<Case>, rankings: Vec<ArmRows>)
     Ok(study)
 }
 
+/// The error of a file with no line but blank ones.
+fn empty(file: &str, what: &str, line_form: &str) -> Error {
+    Error::Empty {
+        file: file.to_string(),
+        what: what.to_string(),
+        line_form: line_form.to_string(),
+    }
+}
+
+/// Whether a text has no line but blank ones.
+fn is_blank(text: &str) -> bool {
+    text.lines().all(|line| line.trim().is_empty())
+}
+
 /// Loads a TREC run and its qrels. `run_file` and `qrels_file` are the names used in messages.
+/// An empty run (no rankings) or empty qrels (no cases) is refused, naming the file.
 pub fn load_trec(run_file: &str, run: &str, qrels_file: &str, qrels: &str) -> Result<Study> {
+    if is_blank(run) {
+        return Err(empty(run_file, "rankings", "`qid Q0 docid rank score tag`"));
+    }
+    if is_blank(qrels) {
+        return Err(empty(qrels_file, "cases", "`qid 0 docid relevance`"));
+    }
     let mut cases: Vec<Case> = Vec::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
     for (number, line) in qrels.lines().enumerate().map(|(i, l)| (i + 1, l)) {
@@ -323,8 +344,12 @@ fn parse_line<T: serde::de::DeserializeOwned>(file: &str, number: usize, line: &
         .map_err(|err| Error::line(file, number, format!("field {}: {}", err.path, err.error)))
 }
 
-/// Loads the JSON Lines form. `file` is the name used in messages.
+/// Loads the JSON Lines form. `file` is the name used in messages. A file without a case line
+/// (empty, or only blank lines) is refused, naming the file.
 pub fn load_jsonl(file: &str, text: &str) -> Result<Study> {
+    if is_blank(text) {
+        return Err(empty(file, "cases", "`{\"id\": …, \"gold\": […]}`"));
+    }
     let mut cases: Vec<Case> = Vec::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
     let mut pending: Vec<(usize, RankingLine)> = Vec::new();
@@ -469,6 +494,27 @@ mod tests {
             err.to_string().starts_with("run.txt:1: rank \"one\""),
             "{err}"
         );
+    }
+
+    /// An empty file used to load as a study of no cases and fail later on an arm it lacks.
+    #[test]
+    fn an_empty_or_blank_file_is_refused_naming_it() {
+        for text in ["", "\n\n  \n"] {
+            assert_eq!(
+                load_jsonl("empty.jsonl", text).unwrap_err().to_string(),
+                "empty.jsonl: holds no cases (no line `{\"id\": …, \"gold\": […]}`)"
+            );
+            let err = load_trec("run.txt", text, "qrels.txt", QRELS).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "run.txt: holds no rankings (no line `qid Q0 docid rank score tag`)"
+            );
+            let err = load_trec("run.txt", "acme::1 Q0 a 1 1 x\n", "qrels.txt", text).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "qrels.txt: holds no cases (no line `qid 0 docid relevance`)"
+            );
+        }
     }
 
     #[test]

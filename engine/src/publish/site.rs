@@ -5,7 +5,8 @@
 //!
 //! - `site.json` ([`SiteIndex`], format `routelens-site/1`): the title, what built the site
 //!   (tool, version, git commit, time), the studies (`{"id", "title", "kind", "path"}`, `path`
-//!   relative to the site root: an archive's root folder, or one study file) and the bundles
+//!   relative to the site root: an archive's root folder, or one study file; a TREC run's entry
+//!   adds `"qrels"`, its qrels file) and the bundles
 //!   (`{"name", "base", "questions"}`, the folder and its question set, or null). `routelens
 //!   serve` answers the same index for what it mounts, without checksums.
 //! - `CHECKSUMS` ([`Checksums`]): the SHA-256 of every other file, one `<hex>  <path>` line each
@@ -81,6 +82,9 @@ pub enum StudyKind {
     /// One per-case score table (CSV; engine `score_table`), read through the built-in mapping
     /// its header matches (CodeNib's).
     ScoreTable,
+    /// A TREC run (`path`) with its qrels (`qrels`), read by `load_trec`: the field's own format,
+    /// published as the researcher's two files, unconverted.
+    Trec,
 }
 
 /// One study of a site.
@@ -95,6 +99,10 @@ pub struct SiteStudy {
     pub kind: StudyKind,
     /// Its folder (an archive) or file, relative to the site root.
     pub path: String,
+    /// A TREC run's qrels file, relative to the site root; absent for every other kind (and left
+    /// out of the JSON then, so their entries read as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qrels: Option<String>,
 }
 
 /// One bundle of a site.
@@ -163,6 +171,26 @@ impl SiteIndex {
                 ));
             }
             check_path(&study.path).map_err(|m| Error::field(file, field("path"), m))?;
+            match (study.kind, &study.qrels) {
+                (StudyKind::Trec, Some(qrels)) => {
+                    check_path(qrels).map_err(|m| Error::field(file, field("qrels"), m))?
+                }
+                (StudyKind::Trec, None) => {
+                    return Err(Error::field(
+                        file,
+                        field("qrels"),
+                        "missing: a trec study names its qrels file",
+                    ))
+                }
+                (_, Some(_)) => {
+                    return Err(Error::field(
+                        file,
+                        field("qrels"),
+                        "only a trec study has qrels",
+                    ))
+                }
+                (_, None) => {}
+            }
         }
         let mut names = BTreeSet::new();
         for (at, bundle) in self.bundles.iter().enumerate() {
@@ -362,12 +390,22 @@ mod tests {
             },
             base_path: Some("/paper/".into()),
             checksums: true,
-            studies: vec![SiteStudy {
-                id: "fastindex".into(),
-                title: "fastindex".into(),
-                kind: StudyKind::Archive,
-                path: "studies/fastindex".into(),
-            }],
+            studies: vec![
+                SiteStudy {
+                    id: "fastindex".into(),
+                    title: "fastindex".into(),
+                    kind: StudyKind::Archive,
+                    path: "studies/fastindex".into(),
+                    qrels: None,
+                },
+                SiteStudy {
+                    id: "runs".into(),
+                    title: "runs.trec + qrels.txt".into(),
+                    kind: StudyKind::Trec,
+                    path: "studies/runs/runs.trec".into(),
+                    qrels: Some("studies/runs/qrels.txt".into()),
+                },
+            ],
             bundles: vec![SiteBundle {
                 name: "demo".into(),
                 base: "bundles/demo".into(),
@@ -384,7 +422,7 @@ mod tests {
             index()
         );
         type Change<'a> = &'a dyn Fn(&mut SiteIndex);
-        let cases: [(&str, Change); 6] = [
+        let cases: [(&str, Change); 9] = [
             ("field format", &|i| i.format = "routelens-site/2".into()),
             ("field studies[0].path", &|i| {
                 i.studies[0].path = "../x".into()
@@ -396,6 +434,15 @@ mod tests {
                 i.bundles[0].name = "url:x".into()
             }),
             ("field base_path", &|i| i.base_path = Some("paper".into())),
+            ("field studies[1].qrels: missing", &|i| {
+                i.studies[1].qrels = None
+            }),
+            ("field studies[1].qrels: \"../q\"", &|i| {
+                i.studies[1].qrels = Some("../q".into())
+            }),
+            ("field studies[0].qrels: only a trec study", &|i| {
+                i.studies[0].qrels = Some("q".into())
+            }),
             ("field bundles[1].name: \"demo\" twice", &|i| {
                 i.bundles.push(i.bundles[0].clone())
             }),
@@ -416,6 +463,16 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("field format"), "{error}");
+    }
+
+    /// A trec entry carries its qrels; every other kind's entry reads as it did before trec.
+    #[test]
+    fn only_a_trec_entry_has_qrels_in_its_json() {
+        let json: serde_json::Value = serde_json::from_str(&index().to_json().unwrap()).unwrap();
+        let archive = json["studies"][0].as_object().unwrap();
+        assert!(!archive.contains_key("qrels"));
+        assert_eq!(json["studies"][1]["kind"], "trec");
+        assert_eq!(json["studies"][1]["qrels"], "studies/runs/qrels.txt");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 pub mod fusion;
 pub mod metric_tables;
 pub mod metrics;
+pub mod numpy_bootstrap;
 pub mod paired;
 pub mod report;
 pub mod score_table;

@@ -22,9 +22,14 @@ pub struct ScoreConfig {
     pub rrf: RrfConfig,
     /// Bootstrap settings (default 10,000 resamples, seed 0).
     pub bootstrap: BootstrapConfig,
-    /// Paired comparisons, left minus right (default tree vs fts5).
+    /// Paired comparisons, left minus right (default the paper's tree vs fts5; a study without
+    /// both arms takes [`ScoreConfig::default_pairs`] instead). A pair naming an arm the study
+    /// lacks is an error.
     pub pairs: Vec<(String, String)>,
 }
+
+/// The paper's paired comparison, left minus right: the default of a study that has both arms.
+pub const PAPER_PAIR: (&str, &str) = ("tree", "fts5");
 
 impl Default for ScoreConfig {
     fn default() -> Self {
@@ -33,7 +38,22 @@ impl Default for ScoreConfig {
             fusions: Vec::new(),
             rrf: RrfConfig::default(),
             bootstrap: BootstrapConfig::default(),
-            pairs: vec![("tree".into(), "fts5".into())],
+            pairs: vec![(PAPER_PAIR.0.into(), PAPER_PAIR.1.into())],
+        }
+    }
+}
+
+impl ScoreConfig {
+    /// The pairs a study is compared on when none is asked for: the paper's tree vs fts5 when
+    /// the study has both arms, else none. A TREC run whose arms are `alpha` and `beta` is a study
+    /// of rankings like the paper's and scores with no options beyond its files; only a pair asked
+    /// for by name has to exist.
+    pub fn default_pairs(study: &Study) -> Vec<(String, String)> {
+        let (left, right) = PAPER_PAIR;
+        if study.arm_index(left).is_ok() && study.arm_index(right).is_ok() {
+            vec![(left.into(), right.into())]
+        } else {
+            Vec::new()
         }
     }
 }
@@ -177,7 +197,7 @@ pub fn score(study: &Study, config: &ScoreConfig) -> Result<(Study, ScoreReport)
 
 /// The paper's four prespecified paired comparisons (Table 4), left minus right.
 pub const PRESPECIFIED_PAIRS: [(&str, &str); 4] = [
-    ("tree", "fts5"),
+    PAPER_PAIR,
     ("tree", "rg"),
     ("tree+fts5", "fts5"),
     ("tree+fts5", "tree"),
@@ -204,4 +224,45 @@ pub fn rescore_everything(
         .collect();
     let pairs = compare_pairs(study, &pairs, 8, PairedMetric::FileRecall, &all, bootstrap)?;
     Ok((summaries, pairs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::runfile::load_jsonl;
+
+    fn study(arms: &[&str]) -> Study {
+        let mut text = String::from("{\"id\": \"r::1\", \"gold\": [\"a.rs\"]}\n");
+        for arm in arms {
+            text += &format!("{{\"id\": \"r::1\", \"arm\": \"{arm}\", \"paths\": [\"a.rs\"]}}\n");
+        }
+        load_jsonl("s.jsonl", &text).unwrap()
+    }
+
+    #[test]
+    fn the_papers_pair_is_the_default_only_of_a_study_with_both_arms() {
+        let pair = vec![("tree".to_string(), "fts5".to_string())];
+        assert_eq!(ScoreConfig::default().pairs, pair);
+        assert_eq!(
+            ScoreConfig::default_pairs(&study(&["tree", "fts5", "rg"])),
+            pair
+        );
+        assert!(ScoreConfig::default_pairs(&study(&["alpha", "beta"])).is_empty());
+        assert!(ScoreConfig::default_pairs(&study(&["tree", "beta"])).is_empty());
+        // Scored with the default pairs, a study of other arms gives every arm and no pair.
+        let alpha_beta = study(&["alpha", "beta"]);
+        let config = ScoreConfig {
+            pairs: ScoreConfig::default_pairs(&alpha_beta),
+            ..ScoreConfig::default()
+        };
+        let (_, report) = score(&alpha_beta, &config).unwrap();
+        assert_eq!(report.arms.len(), 4);
+        assert!(report.paired.is_empty() && report.sign_flip.is_empty());
+        // A pair asked for by name still has to exist.
+        let err = score(&alpha_beta, &ScoreConfig::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown arm \"tree\"; this study has: alpha, beta"
+        );
+    }
 }

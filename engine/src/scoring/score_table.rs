@@ -36,8 +36,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::scoring::numpy_bootstrap;
 use crate::scoring::paired::Outcome;
-use crate::scoring::stats::{cluster_bootstrap_with, BootstrapConfig, ClusterDraws};
+use crate::scoring::stats::{cluster_bootstrap_with, BootstrapConfig, BootstrapRule, ClusterDraws};
 use crate::table::{Cell, Table};
 
 /// The arm of a column that measures the case rather than an arm.
@@ -72,6 +73,19 @@ pub struct Mapping {
     /// The comparisons the source reports, left − right (compared when none is asked for).
     #[serde(default)]
     pub pairs: Vec<(String, String)>,
+    /// Whose bootstrap the source drew (default the fastindex paper's, Python's generator).
+    #[serde(default = "python_rule")]
+    pub bootstrap: BootstrapRule,
+    /// The source's resamples and seed, the defaults when none are asked for.
+    #[serde(default)]
+    pub resamples: Option<usize>,
+    /// The source's seed.
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+fn python_rule() -> BootstrapRule {
+    BootstrapRule::Python
 }
 
 fn default_frame() -> String {
@@ -112,6 +126,18 @@ impl Mapping {
             .iter()
             .map(|(l, r)| (l.to_string(), r.to_string()))
             .collect(),
+            // The article's own rule (`paired_bootstrap` in its benchmark script).
+            bootstrap: BootstrapRule::Numpy,
+            resamples: Some(numpy_bootstrap::CODENIB_RESAMPLES),
+            seed: Some(numpy_bootstrap::CODENIB_SEED),
+        }
+    }
+
+    /// The source's bootstrap settings where it records them, else `fallback`'s.
+    pub fn bootstrap_config(&self, fallback: BootstrapConfig) -> BootstrapConfig {
+        BootstrapConfig {
+            resamples: self.resamples.unwrap_or(fallback.resamples),
+            seed: self.seed.unwrap_or(fallback.seed),
         }
     }
 
@@ -481,7 +507,10 @@ impl ScoreTable {
 
     /// The bootstrap draws for this table's clusters (shared by every summary and pair).
     pub fn draws(&self, bootstrap: BootstrapConfig) -> Result<ClusterDraws> {
-        ClusterDraws::new(self.cluster_count(), bootstrap)
+        match self.mapping.bootstrap {
+            BootstrapRule::Python => ClusterDraws::new(self.cluster_count(), bootstrap),
+            BootstrapRule::Numpy => ClusterDraws::numpy(self.cluster_count(), bootstrap),
+        }
     }
 
     /// A column's mean with its interval.

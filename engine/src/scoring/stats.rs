@@ -11,6 +11,7 @@
 use rand_mt::Mt;
 
 use crate::error::{Error, Result};
+use crate::scoring::numpy_bootstrap;
 
 /// The paper's number of bootstrap resamples.
 pub const DEFAULT_RESAMPLES: usize = 10_000;
@@ -110,8 +111,24 @@ fn mean(values: &[f64]) -> f64 {
 pub struct ClusterDraws {
     clusters: usize,
     config: BootstrapConfig,
-    /// `resamples × clusters` indices, resample-major, in the order Python draws them.
+    /// `resamples × clusters` indices, resample-major, in the order the generator draws them.
     indices: Vec<u32>,
+    /// Whose generator and arithmetic the bootstrap follows.
+    rule: BootstrapRule,
+}
+
+/// Whose bootstrap a set of draws reproduces: the generator, how a resample's mean is summed and
+/// how the interval is read off the resample means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BootstrapRule {
+    /// The fastindex paper's script: Python's `random` (MT19937), sums in order, the interval at
+    /// order statistics ⌊0.025·R⌋ and ⌊0.975·R⌋ − 1.
+    Python,
+    /// The CodeNib article's: numpy's `default_rng(seed)` (PCG64) drawing
+    /// `integers(0, n, n)`, numpy's pairwise summation, `np.percentile` with linear
+    /// interpolation ([`crate::scoring::numpy_bootstrap`]).
+    Numpy,
 }
 
 impl ClusterDraws {
@@ -133,7 +150,26 @@ impl ClusterDraws {
             clusters,
             config,
             indices,
+            rule: BootstrapRule::Python,
         })
+    }
+
+    /// Draws as the CodeNib article drew them ([`BootstrapRule::Numpy`]): numpy's generator
+    /// seeded with `config.seed`, the same draws for every comparison over `clusters` clusters.
+    pub fn numpy(clusters: usize, config: BootstrapConfig) -> Result<Self> {
+        let config = config.validated()?;
+        let indices = numpy_bootstrap::cluster_indices(clusters, config.resamples, config.seed)?;
+        Ok(ClusterDraws {
+            clusters,
+            config,
+            indices,
+            rule: BootstrapRule::Numpy,
+        })
+    }
+
+    /// Whose bootstrap these draws follow.
+    pub fn rule(&self) -> BootstrapRule {
+        self.rule
     }
 
     /// The number of clusters each resample draws.
@@ -174,6 +210,9 @@ pub fn cluster_bootstrap_with(clusters: &[Vec<f64>], draws: &ClusterDraws) -> Re
             &format!("the {} clusters the draws were made for", draws.clusters),
         ));
     }
+    if draws.rule == BootstrapRule::Numpy {
+        return numpy_interval(clusters, draws);
+    }
     let sums: Vec<(f64, usize)> = clusters.iter().map(|c| (c.iter().sum(), c.len())).collect();
     let mut samples: Vec<f64> = draws
         .indices
@@ -204,6 +243,30 @@ pub fn cluster_bootstrap_with(clusters: &[Vec<f64>], draws: &ClusterDraws) -> Re
         mean: mean(&all),
         low,
         high,
+    })
+}
+
+/// [`BootstrapRule::Numpy`]: each resample's mean over every case of the drawn clusters,
+/// flattened in draw order and summed pairwise, and `np.percentile`'s 2.5th and 97.5th.
+fn numpy_interval(clusters: &[Vec<f64>], draws: &ClusterDraws) -> Result<Interval> {
+    let mut drawn = Vec::new();
+    let samples: Vec<f64> = draws
+        .indices
+        .chunks_exact(draws.clusters)
+        .map(|resample| {
+            drawn.clear();
+            for &index in resample {
+                drawn.extend_from_slice(&clusters[index as usize]);
+            }
+            numpy_bootstrap::mean(&drawn).unwrap_or(0.0)
+        })
+        .collect();
+    let bounds = numpy_bootstrap::percentiles(&samples, &[2.5, 97.5])?;
+    let all = clusters.concat();
+    Ok(Interval {
+        mean: numpy_bootstrap::mean(&all).unwrap_or(0.0),
+        low: bounds[0],
+        high: bounds[1],
     })
 }
 

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Re-checks the numpy outputs that engine/tests/numpy_bootstrap.rs holds the numpy bootstrap port
+# to: installs numpy into a virtual environment under target/numpy-venv the first time (quiet when
+# it is already there), runs reference.py and compares its output with the committed
+# reference.json. Exits non-zero, showing the diff, when numpy disagrees with the file.
+# Usage: bash tests/numpy_bootstrap/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# The version reference.json was written with (it records it as "numpy_version").
+NUMPY_VERSION="2.4.6"
+VENV="target/numpy-venv"
+if [ ! -x "$VENV/bin/python" ]; then
+    python3 -m venv "$VENV"
+fi
+if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('numpy') != '$NUMPY_VERSION')" 2>/dev/null; then
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "numpy==$NUMPY_VERSION"
+fi
+fresh="$(mktemp)"
+trap 'rm -f "$fresh"' EXIT
+"$VENV/bin/python" tests/numpy_bootstrap/reference.py >"$fresh"
+if ! diff -u tests/numpy_bootstrap/reference.json "$fresh"; then
+    echo "numpy $NUMPY_VERSION disagrees with tests/numpy_bootstrap/reference.json (diff above)" >&2
+    exit 1
+fi
