@@ -156,23 +156,7 @@ fn publishes_a_site_that_verifies_and_refuses_a_changed_byte() {
     );
 
     // Every file but CHECKSUMS is listed with its own hash.
-    let checksums = Checksums::parse(
-        "CHECKSUMS",
-        &std::fs::read_to_string(site.join("CHECKSUMS")).unwrap(),
-    )
-    .unwrap();
-    let mut on_disk = Vec::new();
-    collect_files(&site, &site, &mut on_disk);
-    on_disk.retain(|name| name != "CHECKSUMS");
-    assert_eq!(checksums.paths().collect::<Vec<_>>(), on_disk);
-    for name in &on_disk {
-        let bytes = std::fs::read(site.join(name)).unwrap();
-        assert_eq!(
-            checksums.get(name),
-            Some(sha256_hex(&bytes).as_str()),
-            "{name}"
-        );
-    }
+    let on_disk = checksums_list_every_file(&site);
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(site.join("bundles/tiny/manifest.json")).unwrap())
             .unwrap();
@@ -356,15 +340,7 @@ fn publishes_a_trec_run_with_its_qrels() {
     assert_eq!(loaded.cases.len(), 6);
 
     // CHECKSUMS lists every file but itself, the run and qrels included.
-    let checksums = Checksums::parse(
-        "CHECKSUMS",
-        &std::fs::read_to_string(site.join("CHECKSUMS")).unwrap(),
-    )
-    .unwrap();
-    let mut on_disk = Vec::new();
-    collect_files(&site, &site, &mut on_disk);
-    on_disk.retain(|name| name != "CHECKSUMS");
-    assert_eq!(checksums.paths().collect::<Vec<_>>(), on_disk);
+    let on_disk = checksums_list_every_file(&site);
     assert!(on_disk.contains(&"studies/beta/qrels.txt".to_string()));
     let verified = routelens(&["publish", "--verify"], &[&site]);
     assert!(verified.status.success(), "{}", text(&verified.stderr));
@@ -387,6 +363,28 @@ fn publishes_a_trec_run_with_its_qrels() {
         text(&refused.stderr)
     );
     assert!(!other.exists(), "nothing written");
+}
+
+/// Checks that the site's CHECKSUMS lists every other file with its own hash; returns the files.
+fn checksums_list_every_file(site: &Path) -> Vec<String> {
+    let checksums = Checksums::parse(
+        "CHECKSUMS",
+        &std::fs::read_to_string(site.join("CHECKSUMS")).unwrap(),
+    )
+    .unwrap();
+    let mut on_disk = Vec::new();
+    collect_files(site, site, &mut on_disk);
+    on_disk.retain(|name| name != "CHECKSUMS");
+    assert_eq!(checksums.paths().collect::<Vec<_>>(), on_disk);
+    for name in &on_disk {
+        let bytes = std::fs::read(site.join(name)).unwrap();
+        assert_eq!(
+            checksums.get(name),
+            Some(sha256_hex(&bytes).as_str()),
+            "{name}"
+        );
+    }
+    on_disk
 }
 
 /// Every file under `dir`, as `/`-separated paths relative to `root`, sorted.

@@ -7,12 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 IR_MEASURES_VERSION="0.3.1"
 VENV="target/ir-measures-venv"
-if [ ! -x "$VENV/bin/python" ]; then
-    python3 -m venv "$VENV"
-fi
-if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('ir_measures') != '$IR_MEASURES_VERSION')" 2>/dev/null; then
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "ir_measures==$IR_MEASURES_VERSION"
-fi
+source tests/python_venv.sh
+python_venv "$VENV" ir_measures "$IR_MEASURES_VERSION"
 cli="${ROUTELENS_BIN:-}"
 if [ -z "$cli" ]; then
     cargo build --quiet -p routelens

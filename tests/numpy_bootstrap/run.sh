@@ -9,12 +9,8 @@ cd "$(dirname "$0")/../.."
 # The version reference.json was written with (it records it as "numpy_version").
 NUMPY_VERSION="2.4.6"
 VENV="target/numpy-venv"
-if [ ! -x "$VENV/bin/python" ]; then
-    python3 -m venv "$VENV"
-fi
-if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('numpy') != '$NUMPY_VERSION')" 2>/dev/null; then
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "numpy==$NUMPY_VERSION"
-fi
+source tests/python_venv.sh
+python_venv "$VENV" numpy "$NUMPY_VERSION"
 fresh="$(mktemp)"
 trap 'rm -f "$fresh"' EXIT
 "$VENV/bin/python" tests/numpy_bootstrap/reference.py >"$fresh"
@@ -22,3 +18,4 @@ if ! diff -u tests/numpy_bootstrap/reference.json "$fresh"; then
     echo "numpy $NUMPY_VERSION disagrees with tests/numpy_bootstrap/reference.json (diff above)" >&2
     exit 1
 fi
+echo "numpy $NUMPY_VERSION agrees with tests/numpy_bootstrap/reference.json"

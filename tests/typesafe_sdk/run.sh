@@ -7,12 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 SDK_VERSION="0.7.5"
 VENV="target/typesafe-sdk-venv"
-if [ ! -x "$VENV/bin/python" ]; then
-    python3 -m venv "$VENV"
-fi
-if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('typesafe-sdk') != '$SDK_VERSION')" 2>/dev/null; then
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "typesafe-sdk==$SDK_VERSION"
-fi
+source tests/python_venv.sh
+python_venv "$VENV" typesafe-sdk "$SDK_VERSION"
 # $ROUTELENS_BIN: a CLI already built (scripts/test.sh passes the one its test build made, so
 # nothing is compiled twice); else the debug CLI is built here.
 cli="${ROUTELENS_BIN:-}"
