@@ -40,13 +40,20 @@ USE = r"(\bpub(?:\([^)]*\))?\s+)?\buse\s+([^;]+);"
 TEST_MODULE = r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)"
 
 
+def block_end(code, start):
+    """The position just past the `}` closing the block whose `{` ends right before `start`
+    (comments and strings are blanked already, so every brace is code)."""
+    depth, j = 1, start
+    while j < len(code) and depth:
+        depth += {"{": 1, "}": -1}.get(code[j], 0)
+        j += 1
+    return j
+
+
 def blank_test_blocks(code):
     """The code with every inline `#[cfg(test)] mod x { … }` blanked (newlines kept)."""
     for block in reversed(list(re.finditer(TEST_MODULE + r"\s*\{", code))):
-        depth, j = 1, block.end()
-        while j < len(code) and depth:
-            depth += {"{": 1, "}": -1}.get(code[j], 0)
-            j += 1
+        j = block_end(code, block.end())
         code = code[: block.start()] + re.sub(r"[^\n]", " ", code[block.start() : j]) + code[j:]
     return code
 
@@ -105,11 +112,7 @@ def inline_depths(code):
     """A function of a position: how many inline `mod x { … }` blocks enclose it."""
     spans = []
     for block in re.finditer(r"\bmod\s+\w+\s*\{", code):
-        depth, j = 1, block.end()
-        while j < len(code) and depth:
-            depth += {"{": 1, "}": -1}.get(code[j], 0)
-            j += 1
-        spans.append((block.end(), j))
+        spans.append((block.end(), block_end(code, block.end())))
     return lambda pos: sum(start <= pos < end for start, end in spans)
 
 

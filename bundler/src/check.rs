@@ -20,8 +20,12 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let (report, study) = if is_score_table(&args.study) {
         let text = read_text(&args.study)?;
         let file = args.study.display().to_string();
-        let mapping = Mapping::detect(text.lines().next().unwrap_or_default())
-            .unwrap_or_else(Mapping::codenib);
+        let mapping =
+            Mapping::detect(text.lines().next().unwrap_or_default()).ok_or_else(|| {
+                Failure::Usage(format!(
+                "{file}: check reads CodeNib's per-issue table; this table's columns are not its"
+            ))
+            })?;
         let table = load_score_table(&file, &text, &mapping)?;
         let printed = printed(args.printed.as_deref(), "codenib")?;
         (check(&printed, Source::Scores(&table)), "codenib")

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::scoring::metrics::summarize;
 use crate::scoring::numpy_bootstrap::{
-    group_by_repository, paired_interval, CODENIB_RESAMPLES, CODENIB_SEED,
+    group_by_repository, paired_interval, percentiles, CODENIB_RESAMPLES, CODENIB_SEED,
 };
 use crate::scoring::paired::{compare, PairedMetric};
 use crate::scoring::score_table::ScoreTable;
@@ -172,9 +172,9 @@ pub enum Summary {
     Mean,
     /// The sum.
     Sum,
-    /// The median (the mean of the middle two for an even count).
+    /// The median (the mean of the middle two for an even count; `np.percentile`'s 50th).
     Median,
-    /// The 95th percentile, linear between closest ranks (numpy's default).
+    /// The 95th percentile, linear between closest ranks (`np.percentile`'s default).
     P95,
     /// The 95th percentile as the value at the lower closest rank, `sorted[⌊0.95·(n−1)⌋]` (how
     /// the fastindex study's runtime script takes it).
@@ -283,20 +283,17 @@ fn summary(values: &mut [f64], of: Summary) -> Result<f64> {
     if values.is_empty() {
         return Err(Error::setting("values", 0, "at least one value"));
     }
-    values.sort_by(f64::total_cmp);
-    let at = |rank: f64| {
-        let low = rank.floor() as usize;
-        let high = rank.ceil() as usize;
-        values[low] + (values[high] - values[low]) * (rank - low as f64)
-    };
-    let last = (values.len() - 1) as f64;
-    Ok(match of {
-        Summary::Mean => mean(values)?,
-        Summary::Sum => values.iter().sum(),
-        Summary::Median => at(last * 0.5),
-        Summary::P95 => at(last * 0.95),
-        Summary::P95LowerRank => values[(last * 0.95).floor() as usize],
-    })
+    let percentile = |percent: f64| Ok(percentiles(values, &[percent])?[0]);
+    match of {
+        Summary::Mean => mean(values),
+        Summary::Sum => Ok(values.iter().sum()),
+        Summary::Median => percentile(50.0),
+        Summary::P95 => percentile(95.0),
+        Summary::P95LowerRank => {
+            values.sort_by(f64::total_cmp);
+            Ok(values[((values.len() - 1) as f64 * 0.95).floor() as usize])
+        }
+    }
 }
 
 /// Recomputes `quantity` from a study of rankings.

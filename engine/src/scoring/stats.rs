@@ -249,22 +249,10 @@ pub fn cluster_bootstrap_with(clusters: &[Vec<f64>], draws: &ClusterDraws) -> Re
 /// [`BootstrapRule::Numpy`]: each resample's mean over every case of the drawn clusters,
 /// flattened in draw order and summed pairwise, and `np.percentile`'s 2.5th and 97.5th.
 fn numpy_interval(clusters: &[Vec<f64>], draws: &ClusterDraws) -> Result<Interval> {
-    let mut drawn = Vec::new();
-    let samples: Vec<f64> = draws
-        .indices
-        .chunks_exact(draws.clusters)
-        .map(|resample| {
-            drawn.clear();
-            for &index in resample {
-                drawn.extend_from_slice(&clusters[index as usize]);
-            }
-            numpy_bootstrap::mean(&drawn).unwrap_or(0.0)
-        })
-        .collect();
+    let samples = numpy_bootstrap::resample_means(clusters, &draws.indices);
     let bounds = numpy_bootstrap::percentiles(&samples, &[2.5, 97.5])?;
-    let all = clusters.concat();
     Ok(Interval {
-        mean: numpy_bootstrap::mean(&all).unwrap_or(0.0),
+        mean: numpy_bootstrap::mean(&clusters.concat()).unwrap_or(0.0),
         low: bounds[0],
         high: bounds[1],
     })

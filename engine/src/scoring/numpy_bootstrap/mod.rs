@@ -97,18 +97,23 @@ pub fn bootstrap_means(groups: &[Vec<f64>], resamples: usize, seed: u64) -> Resu
         return Err(Error::setting("resamples", 0, "at least 1"));
     }
     let indices = cluster_indices(groups.len(), resamples, seed)?;
+    Ok(resample_means(groups, &indices))
+}
+
+/// Each resample's mean (`indices` resample-major, `groups.len()` a resample): the values of the
+/// drawn groups flattened in draw order, summed pairwise as numpy does. An empty draw is NaN.
+pub fn resample_means(groups: &[Vec<f64>], indices: &[u32]) -> Vec<f64> {
     let mut drawn = Vec::new();
-    Ok(indices
-        .chunks_exact(groups.len())
+    indices
+        .chunks_exact(groups.len().max(1))
         .map(|resample| {
             drawn.clear();
             for &index in resample {
                 drawn.extend_from_slice(&groups[index as usize]);
             }
-            // Every group has an issue, so no draw is empty.
             mean(&drawn).unwrap_or(f64::NAN)
         })
-        .collect())
+        .collect()
 }
 
 /// The repository indices numpy draws: `resamples` calls of `integers(0, clusters, clusters)`
