@@ -5,36 +5,22 @@
 use std::io::Write;
 use std::path::Path;
 
-use routelens_engine::check::printed::{built_in, PrintedFile};
-use routelens_engine::check::{check, CheckReport, Source};
+use routelens_engine::check::{check, CheckReport};
 use routelens_engine::scoring::score_table::{load_score_table, Mapping};
 
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::failure::Failure;
 use crate::input::{load_study, read_text};
+use crate::printed::{self, Checkable};
 use crate::render::text_table;
 use crate::score_table::is_score_table;
 
 /// Runs the check and writes its table (or JSON) and summary line.
 pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<(), Failure> {
-    let (report, study) = if is_score_table(&args.study) {
-        let text = read_text(&args.study)?;
-        let file = args.study.display().to_string();
-        let mapping =
-            Mapping::detect(text.lines().next().unwrap_or_default()).ok_or_else(|| {
-                Failure::Usage(format!(
-                "{file}: check reads CodeNib's per-issue table; this table's columns are not its"
-            ))
-            })?;
-        let table = load_score_table(&file, &text, &mapping)?;
-        let printed = printed(args.printed.as_deref(), "codenib")?;
-        (check(&printed, Source::Scores(&table)), "codenib")
-    } else {
-        let study = load_study(&args.study, args.qrels.as_deref())?;
-        let printed = printed(args.printed.as_deref(), "fastindex")?;
-        (check(&printed, Source::Study(&study)), "fastindex")
-    };
-    let name = args.name.as_deref().unwrap_or(study);
+    let study = load(&args.study, args.qrels.as_deref())?;
+    let printed = printed::read(args.printed.as_deref(), study.built_in_name())?;
+    let report = check(&printed.file, study.source());
+    let name = args.name.as_deref().unwrap_or(study.built_in_name());
     write_report(&report, name, args.format, out)?;
     if report.all_reproduced() {
         Ok(())
@@ -43,15 +29,19 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<(), Failure> {
     }
 }
 
-/// The printed numbers: the file given, or the built-in ones of `study`.
-fn printed(path: Option<&Path>, study: &str) -> Result<PrintedFile, Failure> {
-    match path {
-        Some(path) => Ok(PrintedFile::from_json(
-            &path.display().to_string(),
-            &read_text(path)?,
-        )?),
-        None => Ok(built_in(study)?),
+/// The study at `path`: CodeNib's per-issue table, or a study of rankings.
+pub fn load(path: &Path, qrels: Option<&Path>) -> Result<Checkable, Failure> {
+    if !is_score_table(path) {
+        return Ok(Checkable::Study(Box::new(load_study(path, qrels)?)));
     }
+    let text = read_text(path)?;
+    let file = path.display().to_string();
+    let mapping = Mapping::detect(text.lines().next().unwrap_or_default()).ok_or_else(|| {
+        Failure::Usage(format!(
+            "{file}: check reads CodeNib's per-issue table; this table's columns are not its"
+        ))
+    })?;
+    Ok(Checkable::Scores(load_score_table(&file, &text, &mapping)?))
 }
 
 fn write_report(

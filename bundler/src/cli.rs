@@ -939,6 +939,13 @@ pub struct PublishArgs {
     #[arg(long = "bundle", value_name = "DIR")]
     pub bundles: Vec<PathBuf>,
 
+    /// A study's printed numbers (`routelens-printed/1` JSON; fastindex's and CodeNib's are
+    /// committed as engine/src/check/papers/*.json), as ID=FILE, or FILE when one study is
+    /// published: checked against the study and published with it, which then opens on its
+    /// paper page, every printed number beside its recomputation. Repeatable (default: none).
+    #[arg(long = "printed", value_name = "[ID=]FILE")]
+    pub printed: Vec<String>,
+
     /// The site's title, shown on its home page.
     #[arg(long, default_value = "routelens supplement")]
     pub title: String,
@@ -961,7 +968,7 @@ pub struct PublishArgs {
 
     /// Re-check a published site instead: every file against its CHECKSUMS, and no file
     /// unlisted.
-    #[arg(long, value_name = "SITE_DIR", conflicts_with_all = ["out", "studies", "qrels", "bundles", "base_path"])]
+    #[arg(long, value_name = "SITE_DIR", conflicts_with_all = ["out", "studies", "qrels", "bundles", "printed", "base_path"])]
     pub verify: Option<PathBuf>,
 }
 

@@ -45,6 +45,7 @@ mod http;
 mod input;
 mod interrupt;
 mod pack;
+mod printed;
 mod proxy;
 mod publish;
 mod render;

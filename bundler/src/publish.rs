@@ -35,6 +35,7 @@ use crate::demo::QUESTIONS_FILE;
 use crate::failure::Failure;
 use crate::folder::{self, BundleFolder, FolderKind};
 use crate::input::{read_archive, read_text};
+use crate::printed::{self, Checkable};
 
 /// A site folder: it holds a `site.json`.
 const SITE: FolderKind = FolderKind {
@@ -43,7 +44,13 @@ const SITE: FolderKind = FolderKind {
 };
 
 /// The top-level names the site's own files take, which the app's build must not use.
-const RESERVED: [&str; 4] = [SITE_FILE, CHECKSUMS_FILE, "studies", "bundles"];
+const RESERVED: [&str; 5] = [
+    SITE_FILE,
+    CHECKSUMS_FILE,
+    "studies",
+    "bundles",
+    PRINTED_FOLDER,
+];
 
 /// Runs `publish` (or `publish --verify`).
 pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
@@ -73,8 +80,9 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let mut files = read_app(&args.dist, args.base_path.as_deref(), &args.connect_src)?;
     let app_bytes = total(&files);
     let mut studies = Vec::new();
+    let mut loaded = Vec::new();
     for (path, qrels) in paired {
-        let (study, study_files) = read_study(path, qrels)?;
+        let (study, study_files, checkable) = read_study(path, qrels)?;
         if studies.iter().any(|s: &SiteStudy| s.id == study.id) {
             return Err(Failure::Usage(format!(
                 "{}: a second study with id {:?}; studies are named by their folder or file",
@@ -83,7 +91,20 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
             )));
         }
         studies.push(study);
+        loaded.push(checkable);
         files.extend(study_files);
+    }
+    let mut summaries = Vec::new();
+    for arg in &args.printed {
+        let (at, path) = printed_target(arg, &studies)?;
+        let printed = printed::read(Some(&path), "")?;
+        let name = format!("{PRINTED_FOLDER}/{}.json", studies[at].id);
+        let report = printed::attach(&mut studies[at], &name, &printed, &loaded[at]);
+        summaries.push(report.summary(&studies[at].id));
+        files.push(BundleFile {
+            name,
+            bytes: printed.text.into_bytes(),
+        });
     }
     let study_bytes = total(&files) - app_bytes;
     let mut bundles = Vec::new();
@@ -132,7 +153,41 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
         index.bundles.len(),
     )
     .map_err(Failure::output)?;
+    for summary in summaries {
+        writeln!(out, "{summary}").map_err(Failure::output)?;
+    }
     Ok(())
+}
+
+/// The folder of a site holding each study's printed numbers, as `<id>.json`.
+pub const PRINTED_FOLDER: &str = "printed";
+
+/// Which study a `--printed` names (`ID=FILE`, or `FILE` when one study is published) and the
+/// file.
+fn printed_target(arg: &str, studies: &[SiteStudy]) -> Result<(usize, PathBuf), Failure> {
+    let ids = || {
+        let ids: Vec<&str> = studies.iter().map(|s| s.id.as_str()).collect();
+        ids.join(", ")
+    };
+    let named = arg.split_once('=');
+    if let Some(at) = named.and_then(|(id, _)| studies.iter().position(|s| s.id == id)) {
+        return Ok((at, PathBuf::from(named.map_or(arg, |(_, file)| file))));
+    }
+    match (studies, named) {
+        // One study: the argument is its file (even one whose name holds '=').
+        ([_], None) => Ok((0, PathBuf::from(arg))),
+        ([_], Some(_)) if Path::new(arg).is_file() => Ok((0, PathBuf::from(arg))),
+        (_, Some((id, _))) => Err(Failure::Usage(format!(
+            "--printed {arg}: no study {id:?} is published; the studies are: {}",
+            ids()
+        ))),
+        (_, None) => Err(Failure::Usage(format!(
+            "--printed {arg}: {} studies are published, so name the one these numbers belong to \
+             as ID=FILE (the studies are: {})",
+            studies.len(),
+            ids()
+        ))),
+    }
 }
 
 fn total(files: &[BundleFile]) -> u64 {
@@ -354,9 +409,13 @@ fn pair_qrels<'a>(
         .collect())
 }
 
+/// A study's site entry, its files, and the study as loaded (its printed numbers are checked
+/// against it).
+type StudyFiles = (SiteStudy, Vec<BundleFile>, Checkable);
+
 /// A study's entry and files: loaded by the engine first, so a site never carries a study its
 /// page would refuse. `qrels` makes `path` a TREC run.
-fn read_study(path: &Path, qrels: Option<&Path>) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
+fn read_study(path: &Path, qrels: Option<&Path>) -> Result<StudyFiles, Failure> {
     std::fs::metadata(path).map_err(|err| Failure::read(path, err))?;
     let id = id_of(path)?;
     let root = format!("studies/{id}");
@@ -379,24 +438,21 @@ fn read_study(path: &Path, qrels: Option<&Path>) -> Result<(SiteStudy, Vec<Bundl
                 })
             })
             .collect();
-        let entry = SiteStudy {
-            id,
-            title: study.title,
-            kind: StudyKind::Archive,
-            path: root,
-            qrels: None,
-        };
-        return Ok((entry, files));
+        let entry = SiteStudy::new(&id, &study.title, StudyKind::Archive, &root);
+        return Ok((entry, files, Checkable::Study(Box::new(study))));
     }
     let file_name = site_path(Path::new(path.file_name().unwrap_or_default()))?;
     let text = read_text(path)?;
     let shown = path.display().to_string();
-    let (kind, title) = match path.extension().and_then(|e| e.to_str()) {
-        Some("jsonl") => (StudyKind::Jsonl, load_jsonl(&shown, &text)?.title),
-        Some("json") => (
-            StudyKind::LiveExport,
-            LiveStudyExport::from_json(&shown, &text)?.study()?.title,
-        ),
+    let (kind, title, loaded) = match path.extension().and_then(|e| e.to_str()) {
+        Some("jsonl") => {
+            let study = load_jsonl(&shown, &text)?;
+            (StudyKind::Jsonl, study.title.clone(), study_of(study))
+        }
+        Some("json") => {
+            let study = LiveStudyExport::from_json(&shown, &text)?.study()?;
+            (StudyKind::LiveExport, study.title.clone(), study_of(study))
+        }
         Some("csv") => {
             let mapping =
                 Mapping::detect(text.lines().next().unwrap_or_default()).ok_or_else(|| {
@@ -405,8 +461,12 @@ fn read_study(path: &Path, qrels: Option<&Path>) -> Result<(SiteStudy, Vec<Bundl
                      instance_id and repo columns)"
                 ))
                 })?;
-            load_score_table(&shown, &text, &mapping)?;
-            (StudyKind::ScoreTable, file_name.clone())
+            let table = load_score_table(&shown, &text, &mapping)?;
+            (
+                StudyKind::ScoreTable,
+                file_name.clone(),
+                Checkable::Scores(table),
+            )
         }
         _ => {
             return Err(Failure::Usage(format!(
@@ -416,30 +476,17 @@ fn read_study(path: &Path, qrels: Option<&Path>) -> Result<(SiteStudy, Vec<Bundl
         }
     };
     let name = format!("{root}/{file_name}");
-    let entry = SiteStudy {
-        id,
-        title,
-        kind,
-        path: name.clone(),
-        qrels: None,
+    let entry = SiteStudy::new(&id, &title, kind, &name);
+    let file = BundleFile {
+        name,
+        bytes: text.into_bytes(),
     };
-    Ok((
-        entry,
-        vec![BundleFile {
-            name,
-            bytes: text.into_bytes(),
-        }],
-    ))
+    Ok((entry, vec![file], loaded))
 }
 
 /// A TREC run and its qrels, published side by side as they are (the field's own files, which
 /// trec_eval, ranx and ir_measures read too) once the engine has loaded them.
-fn read_trec(
-    run: &Path,
-    qrels: &Path,
-    id: String,
-    root: &str,
-) -> Result<(SiteStudy, Vec<BundleFile>), Failure> {
+fn read_trec(run: &Path, qrels: &Path, id: String, root: &str) -> Result<StudyFiles, Failure> {
     let run_name = site_path(Path::new(run.file_name().unwrap_or_default()))?;
     let qrels_name = site_path(Path::new(qrels.file_name().unwrap_or_default()))?;
     if run_name == qrels_name {
@@ -458,13 +505,8 @@ fn read_trec(
         &qrels_text,
     )?;
     let (path, qrels_path) = (format!("{root}/{run_name}"), format!("{root}/{qrels_name}"));
-    let entry = SiteStudy {
-        id,
-        title: study.title,
-        kind: StudyKind::Trec,
-        path: path.clone(),
-        qrels: Some(qrels_path.clone()),
-    };
+    let mut entry = SiteStudy::new(&id, &study.title, StudyKind::Trec, &path);
+    entry.qrels = Some(qrels_path.clone());
     let files = vec![
         BundleFile {
             name: path,
@@ -475,7 +517,11 @@ fn read_trec(
             bytes: qrels_text.into_bytes(),
         },
     ];
-    Ok((entry, files))
+    Ok((entry, files, study_of(study)))
+}
+
+fn study_of(study: routelens_engine::Study) -> Checkable {
+    Checkable::Study(Box::new(study))
 }
 
 /// A bundle's entry and files: the folder verified in full (manifest, index, every chunk, every

@@ -41,10 +41,14 @@ use routelens_engine::publish::site::{
     SiteBundle, SiteIndex, SiteStudy, StudyKind, SITE_FILE, SITE_FORMAT,
 };
 
+use routelens_engine::check::printed::BUILT_IN;
+
 use crate::cli::ServeArgs;
 use crate::failure::Failure;
 use crate::http::{listen, serve, Body, Limits, Request, Response};
+use crate::printed;
 use crate::proxy::{Proxy, PROXY_PATH};
+use crate::publish::PRINTED_FOLDER;
 
 /// Where the archive is mounted, and the `base` the app fetches its files from.
 pub const DATA_MOUNT: &str = "/data/fastindex";
@@ -56,25 +60,41 @@ pub const CODENIB_MOUNT: &str = "/data/codenib";
 const CODENIB_CASES: &str = "jev_candidates_cases.csv";
 
 /// CodeNib's per-issue results as the home page lists them.
-fn codenib() -> SiteStudy {
-    SiteStudy {
-        id: "codenib".into(),
-        title: "Candidate budgets and model-planned grep (CodeNib Base, 100 issues)".into(),
-        kind: StudyKind::ScoreTable,
-        path: format!("{}/{CODENIB_CASES}", CODENIB_MOUNT.trim_start_matches('/')),
-        qrels: None,
-    }
+fn codenib_entry() -> SiteStudy {
+    SiteStudy::new(
+        "codenib",
+        "Candidate budgets and model-planned grep (CodeNib Base, 100 issues)",
+        StudyKind::ScoreTable,
+        &format!("{}/{CODENIB_CASES}", CODENIB_MOUNT.trim_start_matches('/')),
+    )
 }
 
 /// The paper's archive as the home page lists it; the title is the engine loader's.
-fn fastindex() -> SiteStudy {
-    SiteStudy {
-        id: "fastindex".into(),
-        title: "Name-only directory routing (fastindex, 82 cases)".into(),
-        kind: StudyKind::Archive,
-        path: DATA_MOUNT.trim_start_matches('/').into(),
-        qrels: None,
-    }
+fn fastindex_entry() -> SiteStudy {
+    SiteStudy::new(
+        "fastindex",
+        "Name-only directory routing (fastindex, 82 cases)",
+        StudyKind::Archive,
+        DATA_MOUNT.trim_start_matches('/'),
+    )
+}
+
+/// `entry` with the printed numbers routelens carries for it (served at
+/// `/printed/<id>.json`), checked once, at start, against the mounted data: the home page's
+/// summary line. A study that does not load is listed without them; the line printed at start
+/// and the page's own load say why.
+fn with_printed(mut entry: SiteStudy, data: &Path, lines: &mut Vec<String>) -> SiteStudy {
+    let checked = crate::check::load(data, None).and_then(|study| {
+        let printed = printed::read(None, &entry.id)?;
+        let at = format!("{PRINTED_FOLDER}/{}.json", entry.id);
+        Ok(printed::attach(&mut entry, &at, &printed, &study).summary(&entry.id))
+    });
+    let line = match checked {
+        Ok(summary) => format!("routelens: checked the printed numbers: {summary}"),
+        Err(err) => format!("routelens: {} lists no printed numbers: {err}", entry.id),
+    };
+    lines.push(line);
+    entry
 }
 
 /// Where the bundles are mounted.
@@ -93,6 +113,8 @@ enum Route {
     Data(Vec<String>),
     /// A file under the mounted CodeNib results, as path segments.
     Codenib(Vec<String>),
+    /// The printed numbers routelens carries for a study (`/printed/<id>.json`).
+    Printed(String),
     /// A path that tries to leave its folder, or is not valid percent-encoded UTF-8.
     BadPath,
 }
@@ -102,6 +124,9 @@ struct Site {
     dist: PathBuf,
     data: Option<PathBuf>,
     codenib: Option<PathBuf>,
+    /// The studies `site.json` lists: the archive's and CodeNib's, each with its printed
+    /// numbers checked at start.
+    studies: Vec<SiteStudy>,
     bundles: Option<PathBuf>,
     proxy: Proxy,
     /// What `site.json` says built it (the commit looked up once, at start).
@@ -172,10 +197,22 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
             args.codenib.display()
         ),
     };
+    let (mut studies, mut checked) = (Vec::new(), Vec::new());
+    if let Some(dir) = &data {
+        studies.push(with_printed(fastindex_entry(), dir, &mut checked));
+    }
+    if let Some(dir) = &codenib {
+        studies.push(with_printed(
+            codenib_entry(),
+            &dir.join(CODENIB_CASES),
+            &mut checked,
+        ));
+    }
     let site = Site {
         dist,
         data,
         codenib,
+        studies,
         bundles,
         proxy,
         built: crate::publish::built("routelens serve"),
@@ -193,12 +230,17 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     // Whoever reads the URL (a person, a test, a script) must see it before the first request,
     // hence the flush. The lines are a courtesy: a reader that went away (`| head -1`) must not
     // stop the server, so write errors are ignored.
-    let _ = writeln!(
-        out,
-        "routelens: serving {} at http://127.0.0.1:{port}/\n{mount}\n{codenib_line}\n{bundles_line}\n{proxy_line}",
-        args.dist.display()
-    )
-    .and_then(|()| out.flush());
+    let mut lines = vec![
+        format!(
+            "routelens: serving {} at http://127.0.0.1:{port}/",
+            args.dist.display()
+        ),
+        mount,
+        codenib_line,
+    ];
+    lines.extend(checked);
+    lines.extend([bundles_line, proxy_line]);
+    let _ = writeln!(out, "{}", lines.join("\n")).and_then(|()| out.flush());
     // A thread per connection, bounded (the `http` module doc): a browser opens several
     // connections at once, and answering them one after another left some of Chromium's
     // parallel fetches unanswered.
@@ -259,6 +301,20 @@ fn answer(site: &Site, method: &str, url: &str) -> Response {
             Some(root) => file(root, &segments),
             None => not_found(),
         },
+        Route::Printed(file) => {
+            let text = file.strip_suffix(".json").and_then(|id| {
+                let listed = site
+                    .studies
+                    .iter()
+                    .any(|s| s.id == id && s.printed.is_some());
+                BUILT_IN.iter().find(|(name, _)| listed && *name == id)
+            });
+            match text {
+                Some((_, text)) => Response::bytes(200, "application/json", text.as_bytes())
+                    .with_header("Cache-Control", "no-cache"),
+                None => not_found(),
+            }
+        }
         Route::Data(segments) => match &site.data {
             Some(root) => file(root, &segments),
             None => not_found(),
@@ -297,6 +353,7 @@ fn route(url: &str) -> Route {
         [data, codenib, rest @ ..] if data == "data" && codenib == "codenib" => {
             Route::Codenib(rest.to_vec())
         }
+        [printed, file] if printed == PRINTED_FOLDER => Route::Printed(file.clone()),
         _ => Route::Dist(segments),
     }
 }
@@ -318,12 +375,7 @@ fn site_index(site: &Site) -> SiteIndex {
         built: site.built.clone(),
         base_path: None,
         checksums: false,
-        studies: site
-            .data
-            .iter()
-            .map(|_| fastindex())
-            .chain(site.codenib.iter().map(|_| codenib()))
-            .collect(),
+        studies: site.studies.clone(),
         bundles: site
             .bundles
             .as_deref()

@@ -413,3 +413,109 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// `--printed ID=FILE`: each study's printed numbers checked against it and published beside
+/// it; `site.json` names the file and holds the same counts the engine's check gives; the
+/// numbers' file is listed in `CHECKSUMS`. A `--printed` naming no study, or a bare file when
+/// two studies are published, is refused with the studies' ids.
+#[test]
+fn publishes_the_papers_printed_numbers_checked() {
+    use routelens_engine::check::printed::PrintedFile;
+    use routelens_engine::check::{check, Source};
+    use routelens_engine::publish::site::Checked;
+    use routelens_engine::scoring::score_table::{load_score_table, Mapping};
+
+    let root = tempfile::tempdir().unwrap();
+    let (Some(dist), Some(archive), Some(cases)) = (
+        fake_dist(root.path()),
+        common::archive_dir(),
+        common::codenib_cases(),
+    ) else {
+        return;
+    };
+    let papers = Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/src/check/papers");
+    let (fastindex, codenib) = (papers.join("fastindex.json"), papers.join("codenib.json"));
+    let site = root.path().join("site");
+    let printed = |id: &str, file: &Path| format!("{id}={}", file.display());
+    let extra = [
+        "--printed".to_string(),
+        printed("fastindex", &fastindex),
+        "--printed".to_string(),
+        printed("jev_candidates_cases", &codenib),
+    ];
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let output = publish(
+        &dist,
+        &site,
+        &extra,
+        &[("--study", &archive), ("--study", &cases)],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("fastindex: "), "{stdout}");
+    let index =
+        SiteIndex::from_json("site.json", &std::fs::read(site.join("site.json")).unwrap()).unwrap();
+    let read = |file: &Path| {
+        PrintedFile::from_json("printed", &std::fs::read_to_string(file).unwrap()).unwrap()
+    };
+    let cases_text = std::fs::read_to_string(&cases).unwrap();
+    let table = load_score_table(
+        "cases",
+        &cases_text,
+        &Mapping::detect(cases_text.lines().next().unwrap()).unwrap(),
+    )
+    .unwrap();
+    let expected = Checked::of(&check(&read(&codenib), Source::Scores(&table)));
+    let entry = &index.studies[1];
+    assert_eq!(
+        entry.printed.as_deref(),
+        Some("printed/jev_candidates_cases.json")
+    );
+    assert_eq!(entry.checked, Some(expected));
+    assert_eq!(expected.total(), read(&codenib).numbers.len());
+    assert!(stdout.contains(&format!(
+        "jev_candidates_cases: {} of {}",
+        expected.reproduced,
+        expected.total()
+    )));
+    let fastindex_entry = &index.studies[0];
+    assert_eq!(
+        fastindex_entry.printed.as_deref(),
+        Some("printed/fastindex.json")
+    );
+    assert_eq!(
+        fastindex_entry.checked.map(|c| c.total()),
+        Some(read(&fastindex).numbers.len())
+    );
+    assert_eq!(
+        std::fs::read(site.join("printed/fastindex.json")).unwrap(),
+        std::fs::read(&fastindex).unwrap()
+    );
+    assert!(checksums_list_every_file(&site).contains(&"printed/fastindex.json".to_string()));
+
+    for (arg, says) in [
+        (
+            printed("nosuch", &fastindex),
+            "no study \"nosuch\" is published",
+        ),
+        (
+            fastindex.display().to_string(),
+            "2 studies are published, so name the one",
+        ),
+    ] {
+        let output = publish(
+            &dist,
+            &root.path().join("refused"),
+            &["--printed", &arg],
+            &[("--study", &archive), ("--study", &cases)],
+        );
+        assert_eq!(output.status.code(), Some(64), "{}", text(&output.stderr));
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(
+            stderr.contains("fastindex, jev_candidates_cases"),
+            "{stderr}"
+        );
+        assert!(!root.path().join("refused").exists());
+    }
+}

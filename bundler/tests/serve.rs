@@ -10,6 +10,8 @@ use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
+mod common;
+
 /// The server process; killed when the test ends, also when it fails.
 struct Server {
     child: Child,
@@ -540,4 +542,51 @@ fn every_response_carries_the_content_security_policy() {
     assert!(expected.contains(" https://studies.example.org"));
     assert!(expected.contains("script-src 'self' 'wasm-unsafe-eval' 'sha256-"));
     assert!(expected.ends_with("frame-ancestors 'none'"));
+}
+
+/// Over the paper's own archive and CodeNib's results, each study is listed with the printed
+/// numbers routelens carries, checked at start (the counts of a check that ran: they sum to the
+/// numbers in the file), and `/printed/<id>.json` answers the committed file; a study with
+/// none answers 404.
+#[test]
+fn lists_each_papers_printed_numbers_checked() {
+    use routelens_engine::check::printed::BUILT_IN;
+    let root = tempfile::tempdir().unwrap();
+    let dist = root.path().join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("index.html"), "<title>routelens</title>").unwrap();
+    let (Some(archive), Some(cases)) = (common::archive_dir(), common::codenib_cases()) else {
+        return;
+    };
+    let codenib = cases.parent().unwrap().display().to_string();
+    let server = start_with_args(
+        &dist,
+        &archive,
+        &root.path().join("none"),
+        &["--codenib", &codenib],
+    );
+    let site = get(server.port, "/site.json");
+    let index =
+        routelens_engine::publish::site::SiteIndex::from_json("site.json", &site.body).unwrap();
+    let ids: Vec<&str> = index.studies.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["fastindex", "codenib"]);
+    for (study, (name, text)) in index.studies.iter().zip(BUILT_IN) {
+        assert_eq!(study.id, name);
+        let path = study.printed.as_deref().unwrap();
+        assert_eq!(path, format!("printed/{name}.json"));
+        let numbers = routelens_engine::check::printed::PrintedFile::from_json(name, text)
+            .unwrap()
+            .numbers
+            .len();
+        let checked = study.checked.unwrap();
+        assert_eq!(checked.total(), numbers);
+        assert!(checked.reproduced > 0);
+        let served = get(server.port, &format!("/{path}"));
+        assert_eq!(
+            (served.status, served.body.as_slice()),
+            (200, text.as_bytes())
+        );
+    }
+    assert_eq!(get(server.port, "/printed/nosuch.json").status, 404);
+    assert_eq!(get(server.port, "/printed/fastindex").status, 404);
 }

@@ -6,7 +6,8 @@
 //! - `site.json` ([`SiteIndex`], format `routelens-site/1`): the title, what built the site
 //!   (tool, version, git commit, time), the studies (`{"id", "title", "kind", "path"}`, `path`
 //!   relative to the site root: an archive's root folder, or one study file; a TREC run's entry
-//!   adds `"qrels"`, its qrels file) and the bundles
+//!   adds `"qrels"`, its qrels file; a study with the paper's printed numbers adds `"printed"`,
+//!   their file, and `"checked"`, how they fared when the site was built) and the bundles
 //!   (`{"name", "base", "questions"}`, the folder and its question set, or null). `routelens
 //!   serve` answers the same index for what it mounts, without checksums.
 //! - `CHECKSUMS` ([`Checksums`]): the SHA-256 of every other file, one `<hex>  <path>` line each
@@ -103,6 +104,59 @@ pub struct SiteStudy {
     /// out of the JSON then, so their entries read as before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qrels: Option<String>,
+    /// The paper's printed numbers (a `routelens-printed/1` file, engine `check::printed`),
+    /// relative to the site root, when the site carries them; the study then opens on its paper
+    /// page, every printed number beside its recomputation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed: Option<String>,
+    /// How the printed numbers fared when the site was built, for the home page's summary line
+    /// (the paper page checks them again in the browser).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<Checked>,
+}
+
+impl SiteStudy {
+    /// An entry with no qrels and no printed numbers.
+    pub fn new(id: &str, title: &str, kind: StudyKind, path: &str) -> SiteStudy {
+        SiteStudy {
+            id: id.into(),
+            title: title.into(),
+            kind,
+            path: path.into(),
+            qrels: None,
+            printed: None,
+            checked: None,
+        }
+    }
+}
+
+/// How a study's printed numbers fared when its site was built (engine `check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checked {
+    /// Recomputed to the printed digits.
+    pub reproduced: usize,
+    /// Recomputed to other digits (explained or not).
+    pub differ: usize,
+    /// That the data cannot yield, or whose recomputation failed.
+    pub not_computable: usize,
+}
+
+impl Checked {
+    /// The counts of a check's report.
+    pub fn of(report: &crate::check::CheckReport) -> Checked {
+        let [reproduced, differ, not_computable, failed] = report.counts();
+        Checked {
+            reproduced,
+            differ,
+            not_computable: not_computable + failed,
+        }
+    }
+
+    /// How many printed numbers there are.
+    pub fn total(&self) -> usize {
+        self.reproduced + self.differ + self.not_computable
+    }
 }
 
 /// One bundle of a site.
@@ -190,6 +244,16 @@ impl SiteIndex {
                     ))
                 }
                 (_, None) => {}
+            }
+            if let Some(printed) = &study.printed {
+                check_path(printed).map_err(|m| Error::field(file, field("printed"), m))?;
+            }
+            if study.checked.is_some() && study.printed.is_none() {
+                return Err(Error::field(
+                    file,
+                    field("checked"),
+                    "only a study with printed numbers is checked",
+                ));
             }
         }
         let mut names = BTreeSet::new();
