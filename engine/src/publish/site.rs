@@ -456,18 +456,27 @@ mod tests {
             checksums: true,
             studies: vec![
                 SiteStudy {
-                    id: "fastindex".into(),
-                    title: "fastindex".into(),
-                    kind: StudyKind::Archive,
-                    path: "studies/fastindex".into(),
-                    qrels: None,
+                    printed: Some("printed/fastindex.json".into()),
+                    checked: Some(Checked {
+                        reproduced: 3,
+                        differ: 1,
+                        not_computable: 2,
+                    }),
+                    ..SiteStudy::new(
+                        "fastindex",
+                        "fastindex",
+                        StudyKind::Archive,
+                        "studies/fastindex",
+                    )
                 },
                 SiteStudy {
-                    id: "runs".into(),
-                    title: "runs.trec + qrels.txt".into(),
-                    kind: StudyKind::Trec,
-                    path: "studies/runs/runs.trec".into(),
                     qrels: Some("studies/runs/qrels.txt".into()),
+                    ..SiteStudy::new(
+                        "runs",
+                        "runs.trec + qrels.txt",
+                        StudyKind::Trec,
+                        "studies/runs/runs.trec",
+                    )
                 },
             ],
             bundles: vec![SiteBundle {
@@ -486,7 +495,7 @@ mod tests {
             index()
         );
         type Change<'a> = &'a dyn Fn(&mut SiteIndex);
-        let cases: [(&str, Change); 9] = [
+        let cases: [(&str, Change); 11] = [
             ("field format", &|i| i.format = "routelens-site/2".into()),
             ("field studies[0].path", &|i| {
                 i.studies[0].path = "../x".into()
@@ -507,6 +516,13 @@ mod tests {
             ("field studies[0].qrels: only a trec study", &|i| {
                 i.studies[0].qrels = Some("q".into())
             }),
+            ("field studies[0].printed: \"/p.json\"", &|i| {
+                i.studies[0].printed = Some("/p.json".into())
+            }),
+            (
+                "field studies[0].checked: only a study with printed",
+                &|i| i.studies[0].printed = None,
+            ),
             ("field bundles[1].name: \"demo\" twice", &|i| {
                 i.bundles.push(i.bundles[0].clone())
             }),
