@@ -24,20 +24,45 @@ impl Cell {
         }
     }
 
-    /// A number shown with `decimals` digits after the point.
+    /// A number shown with `decimals` digits after the point (a value that rounds to zero
+    /// shows no sign: `0.000`, never `-0.000`).
     pub fn number(value: f64, decimals: usize) -> Self {
         Cell {
-            text: format!("{:.decimals$}", half_away(value, decimals)),
+            text: format!(
+                "{:.decimals$}",
+                unsigned_zero(half_away(value, decimals), decimals)
+            ),
             value: Some(value),
             interval: None,
         }
     }
 
-    /// A signed number shown with `decimals` digits (`+0.113`, `-0.020`).
+    /// A signed number shown with `decimals` digits (`+0.113`, `-0.020`; `0.000` for one that
+    /// rounds to zero).
     pub fn signed(value: f64, decimals: usize) -> Self {
+        let rounded = unsigned_zero(half_away(value, decimals), decimals);
+        let text = if rounded == 0.0 {
+            format!("{rounded:.decimals$}")
+        } else {
+            format!("{rounded:+.decimals$}")
+        };
         Cell {
-            text: format!("{:+.decimals$}", half_away(value, decimals)),
+            text,
             value: Some(value),
+            interval: None,
+        }
+    }
+
+    /// A p-value: four decimals, or `< 0.0001` below that (never `0.0000`, which would claim
+    /// certainty no test gives).
+    pub fn p_value(p: f64) -> Self {
+        Cell {
+            text: if p < 0.00005 {
+                "< 0.0001".into()
+            } else {
+                format!("{p:.4}")
+            },
+            value: Some(p),
             interval: None,
         }
     }
@@ -53,7 +78,12 @@ impl Cell {
 
     /// An estimate with its 95% interval, shown as `0.465 [0.398, 0.532]`.
     pub fn estimate(mean: f64, low: f64, high: f64, decimals: usize) -> Self {
-        let shown = |v: f64| format!("{:.decimals$}", half_away(v, decimals));
+        let shown = |v: f64| {
+            format!(
+                "{:.decimals$}",
+                unsigned_zero(half_away(v, decimals), decimals)
+            )
+        };
         Cell {
             text: format!("{} [{}, {}]", shown(mean), shown(low), shown(high)),
             value: Some(mean),
@@ -159,6 +189,16 @@ impl Table {
 /// zero, as the papers' tables round (fastindex's Table 7 prints VS Code's 1/8 as 0.13, where
 /// Rust's formatting, like Python's, rounds an exact half to even: 0.12). Every other value is
 /// left to the formatter, which rounds it correctly.
+/// `value`, or plain zero when it shows as zero at `decimals` digits (so no `-0.000`).
+fn unsigned_zero(value: f64, decimals: usize) -> f64 {
+    let scale = 10f64.powi(decimals.min(17) as i32);
+    if (value * scale).round() == 0.0 {
+        0.0
+    } else {
+        value
+    }
+}
+
 fn half_away(value: f64, decimals: usize) -> f64 {
     let scale = 10f64.powi(decimals.min(17) as i32);
     let scaled = value * scale;
@@ -172,6 +212,23 @@ fn half_away(value: f64, decimals: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zero_shows_no_sign_and_p_values_never_show_zero() {
+        assert_eq!(Cell::number(-0.00004, 3).text, "0.000");
+        assert_eq!(Cell::signed(-0.00004, 3).text, "0.000");
+        assert_eq!(Cell::signed(0.0, 3).text, "0.000");
+        assert_eq!(Cell::signed(-0.0006, 3).text, "-0.001");
+        assert_eq!(Cell::signed(0.0006, 3).text, "+0.001");
+        assert_eq!(
+            Cell::estimate(-0.0001, -0.02, 0.0, 3).text,
+            "0.000 [-0.020, 0.000]"
+        );
+        assert_eq!(Cell::p_value(0.00001).text, "< 0.0001");
+        assert_eq!(Cell::p_value(0.00001).value, Some(0.00001));
+        assert_eq!(Cell::p_value(0.0001).text, "0.0001");
+        assert_eq!(Cell::p_value(0.0312).text, "0.0312");
+    }
 
     #[test]
     fn exact_halves_round_away_from_zero_like_the_papers() {

@@ -264,7 +264,13 @@ pub fn compare_values(
         },
         left_mean,
         right_mean,
-        sentence: outcome.sentence((left, left_mean), (right, right_mean), &named, "cases"),
+        sentence: outcome.sentence(
+            (left, left_mean),
+            (right, right_mean),
+            &named,
+            "cases",
+            Units::Fraction,
+        ),
     })
 }
 
@@ -311,6 +317,7 @@ impl Outcome {
         right: (&str, f64),
         metric: &str,
         cases_are: &str,
+        units: Units,
     ) -> String {
         paired_sentence(
             left,
@@ -318,19 +325,75 @@ impl Outcome {
             metric,
             &self.interval,
             (self.wins, self.losses, self.ties),
-            cases_are,
+            (cases_are, units),
         )
     }
 }
 
 /// A number with its sign written out, as the sentences print differences: `+0.032`, `−0.027`
-/// (a true minus sign).
-fn signed(value: f64) -> String {
-    let text = format!("{:.3}", value.abs());
+/// (a true minus sign), at `decimals` digits.
+fn signed(value: f64, decimals: usize) -> String {
+    let text = format!("{:.decimals$}", value.abs());
     if value < 0.0 && text.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
         format!("−{text}")
     } else {
         format!("+{text}")
+    }
+}
+
+/// How a metric's means and differences are written: as fractions (`0.714`, `+0.120`, the
+/// fastindex paper) or as percentages and percentage points (`71.40%`, `+12.05 pp`, as CodeNib's
+/// article prints its Recall@5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Units {
+    /// Fractions of one.
+    #[default]
+    Fraction,
+    /// Percentages, differences in percentage points.
+    Percent,
+}
+
+impl Units {
+    /// A mean in a sentence: `0.714` or `71.40%`.
+    pub fn mean(self, value: f64) -> String {
+        match self {
+            Units::Fraction => format!("{value:.3}"),
+            Units::Percent => format!("{:.2}%", value * 100.0),
+        }
+    }
+
+    /// A difference in a sentence: `+0.120` or `+12.05 pp`.
+    pub fn difference(self, value: f64) -> String {
+        match self {
+            Units::Fraction => signed(value, 3),
+            Units::Percent => format!("{} pp", signed(value * 100.0, 2)),
+        }
+    }
+
+    /// A mean in a table: four decimals of a fraction, or two of a percentage.
+    pub fn mean_cell(self, value: f64) -> crate::table::Cell {
+        match self {
+            Units::Fraction => crate::table::Cell::number(value, 4),
+            Units::Percent => crate::table::Cell::number(value * 100.0, 2),
+        }
+    }
+
+    /// A difference in a table, signed.
+    pub fn difference_cell(self, value: f64) -> crate::table::Cell {
+        match self {
+            Units::Fraction => crate::table::Cell::signed(value, 4),
+            Units::Percent => crate::table::Cell::signed(value * 100.0, 2),
+        }
+    }
+
+    /// A column header naming the units: `diff`, or `diff (pp)`.
+    pub fn header(self, name: &str, difference: bool) -> String {
+        match (self, difference) {
+            (Units::Fraction, _) => name.to_string(),
+            (Units::Percent, false) => format!("{name} (%)"),
+            (Units::Percent, true) => format!("{name} (pp)"),
+        }
     }
 }
 
@@ -343,7 +406,7 @@ pub fn paired_sentence(
     metric: &str,
     interval: &crate::scoring::stats::Interval,
     (wins, losses, ties): (usize, usize, usize),
-    cases_are: &str,
+    (cases_are, units): (&str, Units),
 ) -> String {
     let verdict = if interval.low > 0.0 {
         format!("The interval lies above zero: {left} is ahead at this sample size.")
@@ -359,12 +422,14 @@ pub fn paired_sentence(
         cases_are
     };
     format!(
-        "{left} scores {metric} {left_mean:.3} against {right_mean:.3} for {right} (difference {}, \
+        "{left} scores {metric} {} against {} for {right} (difference {}, \
          95% interval {} to {}; better on {wins} {cases_are}, worse on {losses}, same on {ties}). \
          {verdict}",
-        signed(interval.mean),
-        signed(interval.low),
-        signed(interval.high),
+        units.mean(left_mean),
+        units.mean(right_mean),
+        units.difference(interval.mean),
+        units.difference(interval.low),
+        units.difference(interval.high),
     )
 }
 
@@ -387,7 +452,7 @@ mod sentence_tests {
                 "MRR",
                 &interval,
                 (11, 4, 21),
-                "questions"
+                ("questions", Units::Fraction)
             ),
             "A scores MRR 0.547 against 0.515 for B (difference +0.032, 95% interval −0.027 to \
              +0.089; better on 11 questions, worse on 4, same on 21). The interval includes zero, \
@@ -398,15 +463,44 @@ mod sentence_tests {
             low: 0.05,
             high: 0.19,
         };
-        let said = paired_sentence(("A", 0.7), ("B", 0.58), "R@5", &above, (3, 1, 0), "issues");
+        let said = paired_sentence(
+            ("A", 0.7),
+            ("B", 0.58),
+            "R@5",
+            &above,
+            (3, 1, 0),
+            ("issues", Units::Fraction),
+        );
         assert!(said.ends_with("The interval lies above zero: A is ahead at this sample size."));
         let below = Interval {
             mean: -0.12,
             low: -0.19,
             high: -0.0004,
         };
-        let said = paired_sentence(("A", 0.5), ("B", 0.62), "R@5", &below, (1, 3, 0), "issues");
+        let said = paired_sentence(
+            ("A", 0.5),
+            ("B", 0.62),
+            "R@5",
+            &below,
+            (1, 3, 0),
+            ("issues", Units::Fraction),
+        );
         assert!(said.contains("interval −0.190 to +0.000;"), "{said}");
         assert!(said.ends_with("B is ahead at this sample size."));
+        let said = paired_sentence(
+            ("A", 0.5),
+            ("B", 0.62),
+            "R@5",
+            &below,
+            (1, 3, 0),
+            ("issues", Units::Percent),
+        );
+        assert!(
+            said.starts_with(
+                "A scores R@5 50.00% against 62.00% for B (difference −12.00 pp, \
+             95% interval −19.00 pp to −0.04 pp;"
+            ),
+            "{said}"
+        );
     }
 }

@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::scoring::numpy_bootstrap;
-use crate::scoring::paired::Outcome;
+use crate::scoring::paired::{Outcome, Units};
 use crate::scoring::stats::{cluster_bootstrap_with, BootstrapConfig, BootstrapRule, ClusterDraws};
 use crate::table::{Cell, Table};
 
@@ -82,6 +82,10 @@ pub struct Mapping {
     /// The source's seed.
     #[serde(default)]
     pub seed: Option<u64>,
+    /// How the source writes its means and differences (default fractions; CodeNib's article:
+    /// percentages and percentage points).
+    #[serde(default)]
+    pub units: Units,
 }
 
 fn python_rule() -> BootstrapRule {
@@ -130,6 +134,7 @@ impl Mapping {
             bootstrap: BootstrapRule::Numpy,
             resamples: Some(numpy_bootstrap::CODENIB_RESAMPLES),
             seed: Some(numpy_bootstrap::CODENIB_SEED),
+            units: Units::Percent,
         }
     }
 
@@ -549,6 +554,7 @@ impl ScoreTable {
             (right, right_mean),
             metric,
             &self.mapping.cases_are,
+            self.mapping.units,
         );
         Ok(ScorePair {
             left: left.to_string(),
@@ -572,12 +578,19 @@ impl ScoreTable {
 
     /// One metric of one frame as a table: each arm's mean and interval.
     pub fn metric_table(&self, frame: &str, metric: &str, draws: &ClusterDraws) -> Result<Table> {
+        let units = self.mapping.units;
         let mut table = Table::new(
             &format!(
                 "{metric} by arm ({frame} frame, {} cases)",
                 self.cases.len()
             ),
-            &["arm", metric, "95% low", "95% high", "n"],
+            &[
+                "arm",
+                &units.header(metric, false),
+                "95% low",
+                "95% high",
+                "n",
+            ],
         );
         let columns: Vec<&ScoreColumn> = self.columns_of(frame, metric).collect();
         if columns.is_empty() {
@@ -587,9 +600,9 @@ impl ScoreTable {
             let cell = self.summary(column, draws)?;
             table.rows.push(vec![
                 Cell::text(&column.arm),
-                Cell::number(cell.mean, 4),
-                Cell::number(cell.ci_low, 4),
-                Cell::number(cell.ci_high, 4),
+                units.mean_cell(cell.mean),
+                units.mean_cell(cell.ci_low),
+                units.mean_cell(cell.ci_high),
                 Cell::count(cell.n),
             ]);
         }
@@ -624,6 +637,11 @@ impl ScoreTable {
 
     /// Paired comparisons as a table, one row each.
     pub fn pair_table(&self, pairs: &[ScorePair]) -> Table {
+        let units = self.mapping.units;
+        let (mean, diff) = (
+            |n: &str| units.header(n, false),
+            |n: &str| units.header(n, true),
+        );
         let mut shown = Table::new(
             &format!(
                 "Paired comparisons (left − right), {}-cluster bootstrap",
@@ -634,9 +652,9 @@ impl ScoreTable {
                 "right",
                 "metric",
                 "frame",
-                "left mean",
-                "right mean",
-                "diff",
+                &mean("left mean"),
+                &mean("right mean"),
+                &diff("diff"),
                 "95% low",
                 "95% high",
                 "wins",
@@ -651,15 +669,15 @@ impl ScoreTable {
                 Cell::text(&pair.right),
                 Cell::text(&pair.metric),
                 Cell::text(&pair.frame),
-                Cell::number(pair.left_mean, 4),
-                Cell::number(pair.right_mean, 4),
-                Cell::signed(pair.mean, 4),
-                Cell::signed(pair.ci_low, 4),
-                Cell::signed(pair.ci_high, 4),
+                units.mean_cell(pair.left_mean),
+                units.mean_cell(pair.right_mean),
+                units.difference_cell(pair.mean),
+                units.difference_cell(pair.ci_low),
+                units.difference_cell(pair.ci_high),
                 Cell::count(pair.wins),
                 Cell::count(pair.losses),
                 Cell::count(pair.ties),
-                Cell::number(pair.sign_test_p, 4),
+                Cell::p_value(pair.sign_test_p),
             ]);
         }
         shown

@@ -95,9 +95,9 @@ pub fn paired_table(rows: &[PairedComparison]) -> Table {
             Cell::count(r.wins),
             Cell::count(r.losses),
             Cell::count(r.ties),
-            Cell::number(r.sign_test_p, 4),
+            Cell::p_value(r.sign_test_p),
             if r.sign_flip_p.is_finite() {
-                Cell::number(r.sign_flip_p, 4)
+                Cell::p_value(r.sign_flip_p)
             } else {
                 Cell::missing()
             },
