@@ -158,31 +158,37 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The tabs of the views that need no study (Search, Context, Route).
+/// The tabs of the views that need no study: the live ones, as a group.
 fn bundle_tabs(state: AppState) -> impl IntoView {
-    tab_buttons(
-        state,
-        [
-            View::Search,
-            View::Context,
-            View::Route,
-            View::Chunks,
-            View::Evaluate,
-            View::Rerank,
-        ],
-    )
+    tab_group("Run it live", "tabs-live", tab_buttons(state, View::LIVE, None))
 }
 
-/// One tab button per view; the active one has class `active`.
-fn tab_buttons(state: AppState, views: impl IntoIterator<Item = View>) -> impl IntoView {
+/// A labelled group of tabs.
+fn tab_group(label: &'static str, testid: &'static str, tabs: impl IntoView) -> impl IntoView {
+    view! {
+        <div class="tab-group" role="group" aria-label=label data-testid=testid>
+            <span class="tab-group-label">{label}</span>
+            {tabs}
+        </div>
+    }
+}
+
+/// One tab button per view; the active one (the view shown: `shown`, else the setting) has class
+/// `active`.
+fn tab_buttons(
+    state: AppState,
+    views: impl IntoIterator<Item = View>,
+    shown: Option<Memo<View>>,
+) -> impl IntoView {
     let view_field = state.settings.page().view();
+    let active = move || shown.map_or_else(|| view_field.get(), |shown| shown.get());
     views
         .into_iter()
         .map(|view| {
             view! {
                 <button
                     class="tab"
-                    class:active=move || view_field.get() == view
+                    class:active=move || active() == view
                     data-testid=format!("tab-{}", view.name())
                     on:click=move |_| view_field.set(view)
                 >
@@ -193,12 +199,18 @@ fn tab_buttons(state: AppState, views: impl IntoIterator<Item = View>) -> impl I
         .collect_view()
 }
 
+/// What a live view runs, said above it.
+fn about(view: View) -> impl IntoView {
+    view.about()
+        .map(|about| view! { <p class="about" data-testid="view-about">{about}</p> })
+}
+
 /// The home page's way into the Search, Context and Route views, which need no study.
 #[component]
 fn HomeTabs() -> impl IntoView {
     let state = AppState::get();
     view! {
-        <nav class="tabs">
+        <nav class="tabs" aria-label="views">
             <button class="tab active">"Studies"</button>
             {bundle_tabs(state)}
         </nav>
@@ -221,7 +233,7 @@ fn SearchPage() -> impl IntoView {
         _ => view! { <views::SearchView /> }.into_any(),
     };
     view! {
-        <nav class="tabs">
+        <nav class="tabs" aria-label="views">
             <button
                 class="tab"
                 data-testid="tab-home"
@@ -235,6 +247,7 @@ fn SearchPage() -> impl IntoView {
                 "permalink"
             </a>
         </nav>
+        {move || about(view_field.get())}
         <div class="view">{active}</div>
     }
 }
@@ -273,27 +286,45 @@ fn StatusBar() -> impl IntoView {
     }
 }
 
-/// A loaded score table: its file, source, and its one view (its values have no rankings, so no
-/// other study view applies).
+/// A loaded score table: its title, source, and its views (its values have no rankings, so no
+/// study view applies): the paper page when the site carries its printed numbers, and its scores.
 #[component]
 fn ScoresPage() -> impl IntoView {
     let state = AppState::get();
-    let title = move || {
+    let title = move || state.title.get();
+    let counts = move || {
         state.scores.get().map(|t| {
             format!(
-                "{} ({} cases, {} clusters)",
-                t.file,
+                "{} cases in {} clusters, from {}",
                 t.cases.len(),
-                t.cluster_count()
+                t.cluster_count(),
+                t.file
             )
         })
     };
+    let view_field = state.settings.page().view();
+    let has_printed = move || state.printed.with(Option::is_some);
+    let shown = Memo::new(move |_| match view_field.get() {
+        View::Paper if has_printed() => View::Paper,
+        _ => View::Scores,
+    });
     let link = move || format!("?{}", permalink::to_query(&state.settings.get()));
+    let tabs = move || {
+        let views: Vec<View> = [View::Paper, View::Scores]
+            .into_iter()
+            .filter(|v| *v != View::Paper || has_printed())
+            .collect();
+        tab_group("The paper", "tabs-paper", tab_buttons(state, views, Some(shown)))
+    };
+    let active = move || match shown.get() {
+        View::Paper => view! { <views::PaperView /> }.into_any(),
+        _ => view! { <views::ScoresView /> }.into_any(),
+    };
     view! {
         <section class="study-head">
             <h2 data-testid="study-title">{title}</h2>
             <p class="muted">
-                <span data-testid="study-source">{move || state.source_label.get()}</span>
+                <span data-testid="study-source">{counts}</span>
                 " · "
                 <a data-testid="permalink" href=link>
                     "permalink"
@@ -304,9 +335,8 @@ fn ScoresPage() -> impl IntoView {
                 </button>
             </p>
         </section>
-        <div class="view">
-            <views::ScoresView />
-        </div>
+        <nav class="tabs" aria-label="views">{tabs}</nav>
+        <div class="view">{active}</div>
     }
 }
 
@@ -318,7 +348,23 @@ fn StudyPage() -> impl IntoView {
     let title = move || state.with_study(|study| study.title.clone());
     let link = move || format!("?{}", permalink::to_query(&state.settings.get()));
     let picked = move || state.settings.page().study().get() == StudyRef::Picked;
-    let tabs = tab_buttons(state, View::ALL);
+    let has_printed = move || state.printed.with(Option::is_some);
+    // The paper page when the study carries its paper's printed numbers, else Table 2.
+    let shown = Memo::new(move |_| match view_field.get() {
+        View::Paper if !has_printed() => View::Table2,
+        View::Scores => View::Table2,
+        view => view,
+    });
+    let tabs = move || {
+        let paper: Vec<View> = View::PAPER
+            .into_iter()
+            .filter(|v| *v != View::Paper || has_printed())
+            .collect();
+        view! {
+            {tab_group("The paper", "tabs-paper", tab_buttons(state, paper, Some(shown)))}
+            {tab_group("Run it live", "tabs-live", tab_buttons(state, View::LIVE, Some(shown)))}
+        }
+    };
     let fusion_errors = move || {
         state
             .study
@@ -328,8 +374,9 @@ fn StudyPage() -> impl IntoView {
             .map(|e| view! { <p class="error" data-testid="fusion-error">{e}</p> })
             .collect_view()
     };
-    let active = move || match view_field.get() {
-        View::Table2 => view! { <views::Table2View /> }.into_any(),
+    let active = move || match shown.get() {
+        View::Paper => view! { <views::PaperView /> }.into_any(),
+        View::Table2 | View::Scores => view! { <views::Table2View /> }.into_any(),
         View::Fusion => view! { <views::FusionView /> }.into_any(),
         View::Paired => view! { <views::PairedView /> }.into_any(),
         View::Repos => view! { <views::ReposView /> }.into_any(),
@@ -361,7 +408,8 @@ fn StudyPage() -> impl IntoView {
                 </button>
             </p>
         </section>
-        <nav class="tabs">{tabs}</nav>
+        <nav class="tabs" aria-label="views">{tabs}</nav>
+        {move || about(shown.get())}
         {fusion_errors}
         <div class="view">{active}</div>
     }

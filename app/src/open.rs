@@ -4,6 +4,9 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use std::sync::Arc;
+
+use routelens_engine::check::printed::PrintedFile;
 use routelens_engine::live::evidence::LiveStudyExport;
 use routelens_engine::publish::site::{SiteStudy, StudyKind, SITE_FILE};
 use routelens_engine::scoring::score_table::{load_score_table, Mapping};
@@ -135,9 +138,10 @@ fn open_scores_at(state: AppState, study: StudyRef, what: String, url: String) {
     });
 }
 
-/// Opens a study the site lists.
+/// Opens a study the site lists, with its paper's printed numbers when the site carries them.
 pub fn open_served(state: AppState, entry: SiteStudy) {
     let study = StudyRef::Served(entry.id.clone());
+    let printed = entry.printed.clone();
     match entry.kind {
         StudyKind::Archive => open_archive_at(state, study, entry.title, entry.path),
         StudyKind::Jsonl => open_file_at(state, study, entry.title, entry.path, StudyFile::Jsonl),
@@ -151,6 +155,27 @@ pub fn open_served(state: AppState, entry: SiteStudy) {
             open_trec_at(state, study, entry.title, entry.path, qrels)
         }
     }
+    if let Some(url) = printed {
+        fetch_printed(state, url);
+    }
+}
+
+/// Fetches a study's printed numbers (checked against the site's `CHECKSUMS` like every file)
+/// for the load now under way; a failure is said on the paper page, and the study opens anyway.
+fn fetch_printed(state: AppState, url: String) {
+    let generation = state.generation.get_untracked();
+    spawn_local(async move {
+        let read = async {
+            let text = fetch_text(&url).await?;
+            PrintedFile::from_json(&url, &text).map_err(Error::from)
+        }
+        .await;
+        if state.generation.get_untracked() == generation {
+            state
+                .printed
+                .set(Some(read.map(Arc::new).map_err(|err| err.to_string())));
+        }
+    });
 }
 
 /// Fetches a TREC run and its qrels and opens them as one study.

@@ -194,6 +194,8 @@ mod tests {
                 frame: Some("published".into()),
                 metric: Some("mrr".into()),
                 pairs: vec![("a".into(), "b".into())],
+                resamples: Some(2000),
+                seed: Some(7),
             },
             search: SearchParams {
                 fused: vec!["fts5".into(), "basename".into(), "rg".into()],
@@ -341,6 +343,8 @@ mod tests {
                     ),
                     ("a".into(), "b".into()),
                 ],
+                resamples: Some(5000),
+                seed: Some(20260923),
             },
             metric_tables: MetricTableParams {
                 cluster: ClusterBy::Case,
@@ -480,6 +484,8 @@ mod tests {
                     "a:b:c",
                 ]),
             ),
+            ("sresamples", names(&["5000", "0", "x"])),
+            ("sseed", names(&["20260923", "-1"])),
             ("sfuse", names(&["", "fts5+rg", "fts5+basename+rg", "+"])),
             ("arm", names(&["", "fts5", "rg"])),
             ("vs", names(&["", "fts5+rg"])),

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use reactive_stores::Store;
+use routelens_engine::check::printed::PrintedFile;
 use routelens_engine::scoring::score_table::ScoreTable;
 use routelens_engine::{add_fusion, RrfConfig, Study};
 
@@ -52,6 +53,10 @@ pub struct Previous {
     pub scores: Option<Arc<ScoreTable>>,
     /// Where it came from.
     pub source: String,
+    /// Its title.
+    pub title: String,
+    /// Its paper's printed numbers.
+    pub printed: Option<Result<Arc<PrintedFile>, String>>,
     /// The settings of the moment it was set aside (its reference, view and arms among them).
     pub settings: Settings,
 }
@@ -85,6 +90,11 @@ pub struct AppState {
     pub scores: RwSignal<Option<Arc<ScoreTable>>>,
     /// A human description of where the loaded study came from.
     pub source_label: RwSignal<String>,
+    /// What is being or was last loaded, as the site titles it (a score table's heading).
+    pub title: RwSignal<String>,
+    /// The open study's paper's printed numbers, when its site carries them (or why they could
+    /// not be read): the paper page checks them against the study.
+    pub printed: RwSignal<Option<Result<Arc<PrintedFile>, String>>>,
     /// The study the views see (`base` plus fusions).
     pub study: Memo<Option<Loaded>>,
     /// The server's study list.
@@ -143,6 +153,8 @@ impl AppState {
             base,
             scores: RwSignal::new(None),
             source_label: RwSignal::new(String::new()),
+            title: RwSignal::new(String::new()),
+            printed: RwSignal::new(None),
             study,
             studies: RwSignal::new(StudiesList::Asking),
             status: RwSignal::new(Status::Idle),
@@ -185,6 +197,8 @@ impl AppState {
         self.generation.set(generation);
         self.base.set(None);
         self.scores.set(None);
+        self.printed.set(None);
+        self.title.set(what.to_string());
         self.settings.page().study().set(study);
         self.status.set(Status::Loading {
             what: what.to_string(),
@@ -298,12 +312,15 @@ impl AppState {
         self.generation.update(|g| *g += 1);
         self.base.set(None);
         self.scores.set(None);
+        self.printed.set(None);
         self.status.set(Status::Idle);
         self.settings.page().study().set(StudyRef::None);
         self.settings.fusion().fusions().set(Vec::new());
         self.settings.study_views().issue().set(None);
         self.settings.study_views().arms().set(Vec::new());
         self.settings.scores().pairs().set(Vec::new());
+        self.settings.scores().resamples().set(None);
+        self.settings.scores().seed().set(None);
     }
 
     /// Keeps the open study (if one is open) as [`AppState::previous`].
@@ -314,6 +331,8 @@ impl AppState {
                 base,
                 scores,
                 source: self.source_label.get_untracked(),
+                title: self.title.get_untracked(),
+                printed: self.printed.get_untracked(),
                 settings: self.settings.get_untracked(),
             }));
         }
@@ -327,6 +346,8 @@ impl AppState {
         self.generation.update(|g| *g += 1);
         self.settings.set(previous.settings);
         self.source_label.set(previous.source);
+        self.title.set(previous.title);
+        self.printed.set(previous.printed);
         self.base.set(previous.base);
         self.scores.set(previous.scores);
         self.status.set(Status::Idle);

@@ -1,5 +1,6 @@
 //! The page's two keys: which study it shows (`study=`, default none: the home page) and which
-//! view (`view=`, default Table 2). `study` is a served id, `pinned`, `picked`, `url:<URL>` or
+//! view (`view=`, default the paper page; a study without printed numbers shows Table 2, a
+//! score table its scores). `study` is a served id, `pinned`, `picked`, `url:<URL>` or
 //! `live:<bundle>`, written unless none is; `view` is always written.
 
 use reactive_stores::Store;
@@ -29,8 +30,10 @@ pub enum StudyRef {
 /// The study views, one tab each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum View {
-    /// Table 2: file recall by arm at two k.
+    /// The paper page: every printed number beside its recomputation.
     #[default]
+    Paper,
+    /// Table 2: file recall by arm at two k.
     Table2,
     /// The fusion builder.
     Fusion,
@@ -60,11 +63,14 @@ pub enum View {
     Evaluate,
     /// CodeNib's candidate pool and reranker for one question of a bundle.
     Rerank,
+    /// A score table's arms and comparisons.
+    Scores,
 }
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 15] = [
+    pub const ALL: [View; 17] = [
+        View::Paper,
         View::Table2,
         View::Fusion,
         View::Paired,
@@ -80,11 +86,37 @@ impl View {
         View::Chunks,
         View::Evaluate,
         View::Rerank,
+        View::Scores,
+    ];
+
+    /// The views of a study of rankings drawn from its paper, in the paper's order.
+    pub const PAPER: [View; 10] = [
+        View::Paper,
+        View::Table2,
+        View::Paired,
+        View::Repos,
+        View::Lines,
+        View::Operations,
+        View::Subgroups,
+        View::Fusion,
+        View::Cases,
+        View::Bench,
+    ];
+
+    /// The views that run a paper's method live over a bundle.
+    pub const LIVE: [View; 6] = [
+        View::Search,
+        View::Route,
+        View::Context,
+        View::Chunks,
+        View::Evaluate,
+        View::Rerank,
     ];
 
     /// The name used in the permalink (`view=`) and in the tab's `data-testid` (`tab-<name>`).
     pub fn name(self) -> &'static str {
         match self {
+            View::Paper => "paper",
             View::Table2 => "table2",
             View::Fusion => "fusion",
             View::Paired => "paired",
@@ -100,12 +132,14 @@ impl View {
             View::Chunks => "chunks",
             View::Evaluate => "evaluate",
             View::Rerank => "rerank",
+            View::Scores => "scores",
         }
     }
 
     /// The tab's label.
     pub fn label(self) -> &'static str {
         match self {
+            View::Paper => "The paper, checked",
             View::Table2 => "Table 2: file recall",
             View::Fusion => "Fusion builder",
             View::Paired => "Table 4: paired",
@@ -121,7 +155,38 @@ impl View {
             View::Chunks => "Chunks of a file",
             View::Evaluate => "Evaluate chunk retrieval",
             View::Rerank => "Retrieve, then rerank",
+            View::Scores => "Scores and comparisons",
         }
+    }
+
+    /// For a live view: which paper's method it runs, and what stands in for what the page
+    /// cannot reach (a model API) when run offline.
+    pub fn about(self) -> Option<&'static str> {
+        Some(match self {
+            View::Search => {
+                "fastindex's lexical arms (SQLite FTS5 as BM25, a ripgrep full-issue query) and \
+                 their RRF fusion, run live in your browser over a bundle's index."
+            }
+            View::Route => {
+                "fastindex's name-only directory routing: a model picks directories by name. \
+                 Offline, a deterministic decider that scores names by the issue's words stands \
+                 in for the model; the http and proxy deciders call TypeSafe's API."
+            }
+            View::Context => {
+                "fastindex's shared line selector and 16K-token packer over an arm's ranked files."
+            }
+            View::Chunks => "CodeAtlas's chunkings of one file: structural, unmerged and windows.",
+            View::Evaluate => {
+                "CodeAtlas's grid: chunkings × BM25 with its per-file cap, hit rate, recall, MRR \
+                 and nDCG@10 with intervals and paired tests."
+            }
+            View::Rerank => {
+                "CodeNib's route: a BM25 or model-planned grep pool over tree-sitter chunks, \
+                 reranked. Offline, a planner built from the issue's words and an offline Jev \
+                 judge stand in for the models; the page can call the real ones with a key."
+            }
+            _ => return None,
+        })
     }
 
     /// The view with this permalink name.
@@ -148,7 +213,7 @@ impl View {
 pub struct PageParams {
     /// The study shown (default none: the home page).
     pub study: StudyRef,
-    /// The active view (default Table 2).
+    /// The active view (default the paper page).
     pub view: View,
 }
 

@@ -32,6 +32,29 @@ pub fn HomeView() -> impl IntoView {
                     .map(|entry| {
                         let testid = format!("study-open-{}", entry.id);
                         let (title, base) = (entry.title.clone(), entry.path.clone());
+                        let checked = entry.checked.map(|checked| {
+                            view! {
+                                <p class="checked" data-testid=format!("study-checked-{}", entry.id)>
+                                    {format!(
+                                        "{} of {} printed numbers reproduced",
+                                        checked.reproduced,
+                                        checked.total(),
+                                    )}
+                                    {(checked.differ > 0)
+                                        .then(|| format!("; {} differ", checked.differ))}
+                                    {(checked.not_computable > 0)
+                                        .then(|| {
+                                            format!(
+                                                "; {} cannot be computed from its data",
+                                                checked.not_computable,
+                                            )
+                                        })}
+                                    <span class="muted">
+                                        " (as checked when this site was built; its paper page                                          checks every number again in your browser)"
+                                    </span>
+                                </p>
+                            }
+                        });
                         view! {
                             <li>
                                 <button
@@ -44,6 +67,7 @@ pub fn HomeView() -> impl IntoView {
                                 <strong>{title}</strong>
                                 " "
                                 <code>{base}</code>
+                                {checked}
                             </li>
                         }
                     })
@@ -150,6 +174,20 @@ pub fn HomeView() -> impl IntoView {
     view! {
         <section class="home">
             {back}
+            <p class="intro" data-testid="home-intro">
+                "routelens is a supplement for code-retrieval papers that runs entirely in your \
+                 browser: it recomputes each paper's printed numbers from its published data and \
+                 shows you the cases behind them. It can also re-score archived rankings with \
+                 other settings and run the papers' retrieval methods live over a code bundle."
+            </p>
+            <p class="muted">
+                "It carries three studies: fastindex (name-only directory routing against FTS5, \
+                 ripgrep and their fusion), CodeNib (BM25 or model-planned grep pools reranked by \
+                 Jev) and CodeAtlas (structural against window chunks, BM25 with a per-file cap; \
+                 its dense, hybrid and cross-encoder rows are not built yet). fastindex and CodeNib \
+                 open on their paper pages; CodeAtlas's grid runs live under \"Evaluate chunk \
+                 retrieval\" over a bundle, such as the demo bundle this site lists."
+            </p>
             <h2>"Open a study"</h2>
             <h3>"Published with this page"</h3>
             {served}

@@ -1,4 +1,4 @@
-//! The views: the study views (`study/`, one engine table or plot each), a score table's view
+//! The views: the paper page (`paper/`: its printed numbers checked), the study views (`study/`, one engine table or plot each), a score table's view
 //! (`scores/`), the home page, and the live views over a bundle (`search/`, `context/`,
 //! `route/`, `chunks/`, `evaluate/`, `rerank/`), each a folder with its own state. Each view's
 //! settings and URL keys are its `params.rs`, which the store (`crate::params`) and the
@@ -11,6 +11,7 @@ pub mod chunks;
 pub mod context;
 pub mod evaluate;
 mod home;
+pub mod paper;
 pub mod rerank;
 pub mod route;
 pub mod scores;
@@ -21,6 +22,7 @@ pub use chunks::ChunksView;
 pub use context::ContextView;
 pub use evaluate::EvaluateView;
 pub use home::HomeView;
+pub use paper::PaperView;
 pub use rerank::RerankView;
 pub use route::RouteView;
 pub use scores::ScoresView;

@@ -56,10 +56,7 @@ pub fn ScoresView() -> impl IntoView {
     let scored = Memo::new(move |_| {
         let scores = table()?;
         let (frame, metric) = (frame.get()?, metric.get()?);
-        let bootstrap = BootstrapConfig {
-            resamples: s.shared().resamples().get(),
-            seed: s.shared().seed().get(),
-        };
+        let bootstrap = bootstrap_of(&scores);
         let clustered: Arc<ScoreTable> = match s.metric_tables().cluster().get() {
             ClusterBy::Repo => scores,
             ClusterBy::Case => Arc::new((*scores).clone().clustered_by_case()),
@@ -137,6 +134,36 @@ pub fn ScoresView() -> impl IntoView {
             </select>
         }
     };
+    let shown_bootstrap = move || {
+        table().map_or(
+            BootstrapConfig {
+                resamples: s.shared().resamples().get(),
+                seed: s.shared().seed().get(),
+            },
+            |t| bootstrap_of(&t),
+        )
+    };
+    // Says whether the intervals are drawn as the source drew them.
+    let source_said = move |now: BootstrapConfig| {
+        let t = table()?;
+        let (resamples, seed) = (t.mapping.resamples?, t.mapping.seed?);
+        let same = now.resamples == resamples && now.seed == seed;
+        Some(view! {
+            <span class="muted" data-testid="scores-bootstrap-source">
+                {if same {
+                    format!(
+                        "the source's own bootstrap ({resamples} resamples, seed {seed}, its \
+                         generator): its intervals reproduce the printed ones"
+                    )
+                } else {
+                    format!(
+                        "not the source's bootstrap ({resamples} resamples, seed {seed}), so \
+                         intervals differ from the printed ones by resampling noise"
+                    )
+                }}
+            </span>
+        })
+    };
     let controls = move || {
         view! {
                     <div class="controls">
@@ -163,17 +190,18 @@ pub fn ScoresView() -> impl IntoView {
                         </label>
         <ClusterSelect testid="scores-cluster" />
                         <NumberInput
-                            value=Signal::derive(move || s.shared().resamples().get())
-                            set=Callback::new(move |n: usize| s.shared().resamples().set(n))
+                            value=Signal::derive(move || shown_bootstrap().resamples)
+                            set=Callback::new(move |n: usize| s.scores().resamples().set(Some(n)))
                             label="resamples"
                             testid="scores-resamples"
                         />
                         <NumberInput
-                            value=Signal::derive(move || s.shared().seed().get())
-                            set=Callback::new(move |n: u64| s.shared().seed().set(n))
+                            value=Signal::derive(move || shown_bootstrap().seed)
+                            set=Callback::new(move |n: u64| s.scores().seed().set(Some(n)))
                             label="seed"
                             testid="scores-seed"
                         />
+                        {move || source_said(shown_bootstrap())}
                     </div>
                 }
     };
@@ -234,6 +262,20 @@ pub fn ScoresView() -> impl IntoView {
     }
 }
 
+/// The bootstrap the view draws with: the reader's, else the source's own (its mapping's), else
+/// the shared setting.
+fn bootstrap_of(table: &ScoreTable) -> BootstrapConfig {
+    let s = AppState::get().settings;
+    let source = table.mapping.bootstrap_config(BootstrapConfig {
+        resamples: s.shared().resamples().get(),
+        seed: s.shared().seed().get(),
+    });
+    BootstrapConfig {
+        resamples: s.scores().resamples().get().unwrap_or(source.resamples),
+        seed: s.scores().seed().get().unwrap_or(source.seed),
+    }
+}
+
 /// The metric table and the pairs of one frame and metric.
 fn score(
     table: &ScoreTable,
@@ -260,18 +302,13 @@ fn score(
 /// same in plain Python, `cargo bench --bench score_table` natively).
 #[component]
 fn BenchPanel(table: Arc<ScoreTable>) -> impl IntoView {
-    let state = AppState::get();
-    let s = state.settings;
     let runs = RwSignal::new(5usize);
     let said = RwSignal::new(None::<Result<String, String>>);
     let run = move |_| {
         let table = table.clone();
         let (count, bootstrap) = (
             runs.get_untracked().max(1),
-            BootstrapConfig {
-                resamples: s.shared().resamples().get_untracked(),
-                seed: s.shared().seed().get_untracked(),
-            },
+            untrack(|| bootstrap_of(&table)),
         );
         leptos::task::spawn_local(async move {
             let mut times = Vec::with_capacity(count);
