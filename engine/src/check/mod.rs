@@ -1,10 +1,15 @@
 //! Floor 5, beside the loaders: a paper's printed numbers checked against their recomputation.
 //! Each printed number ([`printed`]) names the statistic that recomputes it ([`quantity`]); the
-//! check recomputes it from the study's own data, writes it as the paper printed it, and says
-//! whether the digits agree, by how much they differ if not, and why where that is known.
+//! check recomputes it from the study's own data (a study of rankings in [`quantity`], a score
+//! table in [`scores`]; the counts of one arm's own finds in [`overlap`], of a table's cases by
+//! their columns in [`condition`]), writes it as the paper printed it, and says whether the digits
+//! agree, by how much they differ if not, and why where that is known.
 
+pub mod condition;
+pub mod overlap;
 pub mod printed;
 pub mod quantity;
+pub mod scores;
 
 use serde::Serialize;
 
@@ -12,7 +17,8 @@ use crate::scoring::score_table::ScoreTable;
 use crate::study::Study;
 use crate::table::{Cell, Table};
 use printed::{Notation, PrintedFile, PrintedValue};
-use quantity::{recompute, recompute_scores, Recomputed};
+use quantity::{recompute, Recomputed};
+use scores::recompute_scores;
 
 /// What a printed number is checked against.
 #[derive(Debug, Clone, Copy)]

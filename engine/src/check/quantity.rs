@@ -1,17 +1,16 @@
 //! The statistics a printed number can name, and their recomputation from the study's own data:
 //! a study of rankings (the fastindex archive: recall, complete sets, archived line values,
-//! paired comparisons, operating measurements) or a per-case score table (CodeNib: a column's
-//! mean, paired intervals drawn by the article's own generator).
+//! paired comparisons, operating measurements, counts of cases, repositories, spans and one arm's
+//! own finds). A per-case score table's are recomputed in [`super::scores`].
 
 use serde::{Deserialize, Serialize};
 
+use super::condition::Condition;
+use super::overlap::own_finds;
 use crate::error::{Error, Result};
 use crate::scoring::metrics::summarize;
-use crate::scoring::numpy_bootstrap::{
-    group_by_repository, paired_interval, percentiles, CODENIB_RESAMPLES, CODENIB_SEED,
-};
+use crate::scoring::numpy_bootstrap::percentiles;
 use crate::scoring::paired::{compare, PairedMetric};
-use crate::scoring::score_table::ScoreTable;
 use crate::scoring::stats::BootstrapConfig;
 use crate::study::subset::Subset;
 use crate::study::Study;
@@ -105,10 +104,34 @@ pub enum Quantity {
         /// Which number of the comparison.
         part: PairedPart,
     },
-    /// How many cases are in a subset.
+    /// How many cases are in a subset (a score table has only `all`).
     Cases {
-        /// The subset.
+        /// The subset (default all).
+        #[serde(default = "all")]
         subset: String,
+    },
+    /// How many repositories (clusters) the cases come from.
+    Repositories {},
+    /// How many cases have more than `k` gold files, so that none of them can be complete at `k`
+    /// (the cases [`Quantity::Ceiling`] leaves out).
+    OverCeiling {
+        /// The candidate limit.
+        k: usize,
+    },
+    /// How many gold spans the cases are annotated with, every span as the study lists it (two
+    /// annotations of the same lines count twice, as the paper's gold audit counts them).
+    GoldSpans {},
+    /// The gold files `arm` has in its first `k` and none of `absent_from` has in its first `k`
+    /// (see [`super::overlap`]): how many occurrences, or how many cases hold one.
+    OwnFinds {
+        /// The arm whose finds are counted.
+        arm: String,
+        /// The arms that must all lack them.
+        absent_from: Vec<String>,
+        /// The candidate limit, the same for every arm.
+        k: usize,
+        /// `occurrences` (out of every gold-file occurrence) or `cases` (out of every case).
+        count: Tally,
     },
     /// A summary of an arm's per-case measurement (`model_calls`, `input_tokens`, `latency_ms`,
     /// `cost_usd`, …).
@@ -120,6 +143,18 @@ pub enum Quantity {
         /// Which summary.
         of: Summary,
     },
+    /// One arm's measurement summary over another's (the flat tournament's model calls per issue
+    /// over tree's).
+    MeasurementRatio {
+        /// The arm over.
+        left: String,
+        /// The arm under.
+        right: String,
+        /// The measurement's archived name.
+        name: String,
+        /// Which summary of each.
+        of: Summary,
+    },
     /// A score table column's mean over its cases.
     ColumnMean {
         /// The column, as the CSV names it.
@@ -127,6 +162,23 @@ pub enum Quantity {
         /// Case ids left out (an article's success subset).
         #[serde(default)]
         exclude: Vec<String>,
+    },
+    /// A summary of a score table column over its cases (CodeNib's medians and p95s, by
+    /// `np.percentile`; a number printed in seconds of a column in milliseconds gives `scale`).
+    ColumnSummary {
+        /// The column, as the CSV names it.
+        column: String,
+        /// Which summary.
+        of: Summary,
+        /// Case ids left out.
+        #[serde(default)]
+        exclude: Vec<String>,
+    },
+    /// How many of a score table's cases meet every condition (see [`super::condition`]), out of
+    /// all of them.
+    CasesWhere {
+        /// The conditions.
+        all: Vec<Condition>,
     },
     /// One part of a score table's paired comparison (left − right) by the CodeNib article's own
     /// rule: its generator, seed 20260923, 5,000 repository resamples
@@ -164,6 +216,16 @@ pub enum PairedPart {
     SignFlipP,
 }
 
+/// What a count of [`Quantity::OwnFinds`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tally {
+    /// Gold-file occurrences (one gold file of one case).
+    Occurrences,
+    /// Cases with at least one.
+    Cases,
+}
+
 /// A summary of per-case values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -199,11 +261,11 @@ pub struct Recomputed {
 }
 
 impl Recomputed {
-    fn value(value: f64) -> Recomputed {
+    pub(super) fn value(value: f64) -> Recomputed {
         Recomputed { value, whole: None }
     }
 
-    fn count(count: usize, whole: usize) -> Recomputed {
+    pub(super) fn count(count: usize, whole: usize) -> Recomputed {
         Recomputed {
             value: count as f64,
             whole: Some(whole as u64),
@@ -272,14 +334,15 @@ fn archived<T>(
         .collect())
 }
 
-fn mean(values: &[f64]) -> Result<f64> {
+pub(super) fn mean(values: &[f64]) -> Result<f64> {
     if values.is_empty() {
         return Err(Error::setting("values", 0, "at least one value"));
     }
     Ok(values.iter().sum::<f64>() / values.len() as f64)
 }
 
-fn summary(values: &mut [f64], of: Summary) -> Result<f64> {
+/// `of` over `values` (sorted in place for the lower-rank p95).
+pub(super) fn summary(values: &mut [f64], of: Summary) -> Result<f64> {
     if values.is_empty() {
         return Err(Error::setting("values", 0, "at least one value"));
     }
@@ -388,23 +451,72 @@ pub fn recompute(study: &Study, quantity: &Quantity) -> Result<Recomputed> {
             let cases = indices(study, subset)?;
             Ok(Recomputed::count(cases.len(), study.cases.len()))
         }
-        Quantity::Measurement { arm, name, of } => {
-            let mut values: Vec<f64> = study
-                .arm(arm)?
-                .measurements
+        Quantity::Repositories {} => Ok(Recomputed::value(study.repos().len() as f64)),
+        Quantity::OverCeiling { k } => {
+            let k = checked(*k)?;
+            let over = study
+                .cases
                 .iter()
-                .filter_map(|row| row.get(name).copied())
-                .collect();
-            if values.is_empty() {
+                .filter(|c| c.gold_files.len() > k)
+                .count();
+            Ok(Recomputed::count(over, study.cases.len()))
+        }
+        Quantity::GoldSpans {} => {
+            let spans = study
+                .cases
+                .iter()
+                .map(|c| c.gold_spans.len())
+                .sum::<usize>();
+            if spans == 0 {
                 return Err(Error::setting(
-                    "measurement",
-                    name,
-                    &format!("a measurement the archive records for {arm}"),
+                    "stat",
+                    "gold_spans",
+                    "a study with line-level gold",
                 ));
             }
-            Ok(Recomputed::value(summary(&mut values, *of)?))
+            Ok(Recomputed::value(spans as f64))
         }
-        Quantity::ColumnMean { .. } | Quantity::ColumnPaired { .. } => Err(Error::setting(
+        Quantity::OwnFinds {
+            arm,
+            absent_from,
+            k,
+            count,
+        } => {
+            let others = absent_from
+                .iter()
+                .map(|other| study.arm_index(other))
+                .collect::<Result<Vec<_>>>()?;
+            let finds = own_finds(study, study.arm_index(arm)?, &others, checked(*k)?);
+            Ok(match count {
+                Tally::Occurrences => Recomputed::count(finds.occurrences, finds.gold),
+                Tally::Cases => Recomputed::count(finds.cases, study.cases.len()),
+            })
+        }
+        Quantity::Measurement { arm, name, of } => {
+            Ok(Recomputed::value(measurement(study, arm, name, *of)?))
+        }
+        Quantity::MeasurementRatio {
+            left,
+            right,
+            name,
+            of,
+        } => {
+            let under = measurement(study, right, name, *of)?;
+            if under == 0.0 {
+                return Err(Error::setting(
+                    "right",
+                    right,
+                    &format!("an arm whose {name} is not zero"),
+                ));
+            }
+            Ok(Recomputed::value(
+                measurement(study, left, name, *of)? / under,
+            ))
+        }
+        Quantity::ColumnMean { .. }
+        | Quantity::ColumnPaired { .. }
+        | Quantity::ColumnSummary { .. }
+        | Quantity::CasesWhere { .. } => Err(Error::setting(
             "stat",
             "a score table column",
             "a statistic of a study of rankings (this study has no score table)",
@@ -412,58 +524,22 @@ pub fn recompute(study: &Study, quantity: &Quantity) -> Result<Recomputed> {
     }
 }
 
-/// Recomputes `quantity` from a per-case score table.
-pub fn recompute_scores(table: &ScoreTable, quantity: &Quantity) -> Result<Recomputed> {
-    let kept = |exclude: &[String]| -> Vec<usize> {
-        (0..table.cases.len())
-            .filter(|&i| !exclude.contains(&table.cases[i].id))
-            .collect()
-    };
-    let column = |name: &str| {
-        table
-            .columns
-            .iter()
-            .find(|c| c.name == name)
-            .ok_or_else(|| Error::field(&table.file, name, "no such column"))
-    };
-    match quantity {
-        Quantity::ColumnMean {
-            column: name,
-            exclude,
-        } => {
-            let values = &column(name)?.values;
-            let chosen: Vec<f64> = kept(exclude).into_iter().map(|i| values[i]).collect();
-            Ok(Recomputed::value(mean(&chosen)?))
-        }
-        Quantity::ColumnPaired {
-            left,
-            right,
-            exclude,
-            part,
-        } => {
-            let (l, r) = (&column(left)?.values, &column(right)?.values);
-            let differences = kept(exclude)
-                .into_iter()
-                .map(|i| (table.cases[i].cluster.as_str(), l[i] - r[i]));
-            let groups = group_by_repository(differences);
-            let interval = paired_interval(&groups, CODENIB_RESAMPLES, CODENIB_SEED)?;
-            match part {
-                PairedPart::Mean => Ok(Recomputed::value(interval.difference)),
-                PairedPart::Low => Ok(Recomputed::value(interval.low)),
-                PairedPart::High => Ok(Recomputed::value(interval.high)),
-                other => Err(Error::setting(
-                    "part",
-                    format!("{other:?}"),
-                    "mean, low or high for a score table's comparison",
-                )),
-            }
-        }
-        _ => Err(Error::setting(
-            "stat",
-            "a statistic of rankings",
-            "column_mean or column_paired (this study is a score table)",
-        )),
+/// A summary of `arm`'s archived measurement `name` over the cases that have it.
+fn measurement(study: &Study, arm: &str, name: &str, of: Summary) -> Result<f64> {
+    let mut values: Vec<f64> = study
+        .arm(arm)?
+        .measurements
+        .iter()
+        .filter_map(|row| row.get(name).copied())
+        .collect();
+    if values.is_empty() {
+        return Err(Error::setting(
+            "measurement",
+            name,
+            &format!("a measurement the archive records for {arm}"),
+        ));
     }
+    summary(&mut values, of)
 }
 
 fn checked(k: usize) -> Result<usize> {
