@@ -16,11 +16,18 @@
 //!   `notice` (e.g. an ignored permalink value), `fusion-error`
 //! - `study-title`, `study-source`, `study-close` (back to the home page), `permalink` (an anchor
 //!   whose `href` is the current view's link)
-//! - tabs: `tab-table2`, `tab-fusion`, `tab-paired`, `tab-repos`, `tab-operations`, `tab-lines`,
+//! - tabs, in two groups `tabs-paper` ("The paper") and `tabs-live` ("Run it live"): `tab-paper`
+//!   (only when the study carries printed numbers), `tab-scores` (a score table's), `tab-table2`, `tab-fusion`, `tab-paired`, `tab-repos`, `tab-operations`, `tab-lines`,
 //!   `tab-subgroups`, `tab-cases`, `tab-bench`, `tab-search`, `tab-context`, `tab-route`; the active one
 //!   has class `active`
 //!
-//! Home: `studies-list`, `study-open-<id>` (e.g. `study-open-fastindex`), `studies-empty`,
+//! Paper page (`view=paper`, the default): `paper-summary` (the check's summary line),
+//! `paper-legend`, `paper-filter` (`all`, `not-reproduced`), `paper-section`, `paper-number`
+//! (`data-outcome` `reproduced`, `differs`, `not_computable` or `failed`; cells `data-col`
+//! `printed` and `recomputed`), `paper-error`. A live view says what it runs in `view-about`.
+//!
+//! Home: `home-intro`, `studies-list`, `study-open-<id>` (e.g. `study-open-fastindex`),
+//! `study-checked-<id>` (how its printed numbers fared when the site was built), `studies-empty`,
 //! `studies-absent`, `study-open-pinned`, `pick-folder` (a `webkitdirectory` input),
 //! `pick-trec-run`, `pick-trec-qrels`, `open-trec`, `pick-jsonl`.
 //!
@@ -160,7 +167,11 @@ pub fn App() -> impl IntoView {
 
 /// The tabs of the views that need no study: the live ones, as a group.
 fn bundle_tabs(state: AppState) -> impl IntoView {
-    tab_group("Run it live", "tabs-live", tab_buttons(state, View::LIVE, None))
+    tab_group(
+        "Run it live",
+        "tabs-live",
+        tab_buttons(state, View::LIVE, None),
+    )
 }
 
 /// A labelled group of tabs.
@@ -314,7 +325,11 @@ fn ScoresPage() -> impl IntoView {
             .into_iter()
             .filter(|v| *v != View::Paper || has_printed())
             .collect();
-        tab_group("The paper", "tabs-paper", tab_buttons(state, views, Some(shown)))
+        tab_group(
+            "The paper",
+            "tabs-paper",
+            tab_buttons(state, views, Some(shown)),
+        )
     };
     let active = move || match shown.get() {
         View::Paper => view! { <views::PaperView /> }.into_any(),

@@ -96,10 +96,14 @@ pub fn cancel(id: u64) {
     }
 }
 
-/// The message for an answer that does not fit its call (a worker of another build).
+/// The message for an answer that does not fit its call (a worker of another build). It names
+/// the answer's kind only: printing the answer whole would put a debug printer of every answer
+/// type into the page's first load.
 pub fn unexpected(answer: &AnswerBody) -> Error {
-    let shown: String = format!("{answer:?}").chars().take(120).collect();
-    Error::Worker(format!("the live worker answered out of turn: {shown}"))
+    Error::Worker(format!(
+        "the live worker answered out of turn: a {:?} answer",
+        answer.kind()
+    ))
 }
 
 fn send(client: &Client, call: &Call) -> Result<()> {

@@ -1,8 +1,10 @@
 // Scenario: a reader opens CodeNib's per-issue results from the home page (served beside the app
-// like the fastindex archive) and checks the article: base-aligned Recall@5 per arm with
-// intervals, the article's seven comparisons as a table, as sentences and as a forest plot;
-// switches to the published frame, resamples single cases at 5,000 resamples, follows the
-// permalink, adds a pair, and downloads the plot. Every number equals `routelens score`'s.
+// like the fastindex archive), lands on its paper page, and turns to its scores: base-aligned
+// Recall@5 per arm with intervals in the article's percentages, drawn with the article's own
+// bootstrap (5,000 resamples, seed 20260923, its generator), the article's seven comparisons as a
+// table in percentage points, as sentences and as a forest plot; switches to the published frame,
+// resamples single cases, follows the permalink, adds a pair, and downloads the plot. Every
+// number equals `routelens score`'s.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -29,10 +31,11 @@ after(async () => {
 const byTestId = (id) => page.locator(`[data-testid="${id}"]`);
 const cell = (table, row, col) =>
   page.locator(`[data-testid="${table}"] tr[data-row="${row}"] td[data-col="${col}"]`);
-// The page draws with its own seed setting (default 0); the command line defaults to the
-// article's seed, so the comparison names the page's.
+// Both the page and the command line default to the article's own bootstrap.
 const natively = (...args) =>
-  JSON.parse(execFileSync(cli, ['score', csv, '--seed', '0', ...args, '--format', 'json'], { encoding: 'utf8' }));
+  JSON.parse(execFileSync(cli, ['score', csv, ...args, '--format', 'json'], { encoding: 'utf8' }));
+/** A fraction as the page prints it in percentage points: two decimals, sign dropped. */
+const points = (value) => (value * 100).toFixed(2);
 const JEV_GREP = 'grep/typesafe/jev-1.13';
 
 /** The pair table's rows as the page shows them. */
@@ -42,24 +45,26 @@ const shownPairs = () => page.$$eval('[data-testid="table-score-pairs"] tbody tr
 test('the CodeNib table opens with its headline, comparisons, sentences and forest plot', { skip }, async () => {
   await page.goto(`${server.url}/`);
   await byTestId('study-open-codenib').click();
-  await cell('table-scores', JEV_GREP, 'span_recall@5').waitFor({ timeout: 60000 });
-  assert.equal(await cell('table-scores', JEV_GREP, 'span_recall@5').textContent(), '0.7140');
-  assert.equal(await cell('table-scores', 'bm25/typesafe/jev-1.13', 'span_recall@5').textContent(), '0.5935');
+  await byTestId('paper-summary').waitFor({ timeout: 60000 });
+  await byTestId('tab-scores').click();
+  await cell('table-scores', JEV_GREP, 'span_recall@5 (%)').waitFor({ timeout: 60000 });
+  assert.equal(await cell('table-scores', JEV_GREP, 'span_recall@5 (%)').textContent(), '71.40');
+  assert.equal(await cell('table-scores', 'bm25/typesafe/jev-1.13', 'span_recall@5 (%)').textContent(), '59.35');
+  assert.match(await byTestId('scores-bootstrap-source').textContent(), /the source's own bootstrap \(5000 resamples, seed 20260923/);
   assert.equal(await byTestId('scores-sentence').count(), 7);
   assert.equal(await byTestId('forest-row').count(), 7);
   assert.equal(await byTestId('forest-zero').count(), 1);
   assert.match(await byTestId('scores-sentence').first().textContent(),
-    /^grep\/typesafe\/jev-1\.13 scores span_recall@5 0\.714 against 0\.594 for bm25\/typesafe\/jev-1\.13/);
+    /^grep\/typesafe\/jev-1\.13 scores span_recall@5 71\.40% against 59\.35% for bm25\/typesafe\/jev-1\.13 \(difference \+12\.05 pp/);
 
-  // The same numbers as the command line, with the same settings (10,000 resamples, seed 0, the
-  // article's generator).
-  const native = natively('--resamples', '10000');
+  // The same numbers as the command line, with the same settings (the article's bootstrap).
+  const native = natively();
   const pairs = await shownPairs();
   assert.equal(pairs.length, native.paired.length);
   native.paired.forEach((pair, at) => {
     assert.equal(pairs[at].left, pair.left);
-    assert.equal(Number(pairs[at]['95% low']).toFixed(4), pair.ci_low.toFixed(4));
-    assert.equal(Number(pairs[at]['95% high']).toFixed(4), pair.ci_high.toFixed(4));
+    assert.equal(pairs[at]['95% low'].replace('+', ''), points(pair.ci_low));
+    assert.equal(pairs[at]['95% high'].replace('+', ''), points(pair.ci_high));
     assert.equal(Number(pairs[at].wins), pair.wins);
   });
 });
@@ -67,27 +72,28 @@ test('the CodeNib table opens with its headline, comparisons, sentences and fore
 test('frame, clustering and resamples are settings, kept in the permalink', { skip }, async () => {
   await byTestId('scores-frame').selectOption('published');
   await page.waitForFunction(() => document.querySelector(
-    '[data-testid="table-scores"] tr[data-row="grep/typesafe/jev-1.13"] td[data-col="span_recall@5"]')
-    ?.textContent === '0.7357', null, { timeout: 30000 });
+    '[data-testid="table-scores"] tr[data-row="grep/typesafe/jev-1.13"] td[data-col="span_recall@5 (%)"]')
+    ?.textContent === '73.57', null, { timeout: 30000 });
   await byTestId('scores-cluster').selectOption('case');
-  await byTestId('scores-resamples').fill('5000');
+  await byTestId('scores-resamples').fill('2000');
   await byTestId('scores-resamples').press('Enter');
-  const native = natively('--frame', 'published', '--cluster', 'case', '--resamples', '5000');
-  const expected = native.paired[0].ci_low.toFixed(4);
+  assert.match(await byTestId('scores-bootstrap-source').textContent(), /^not the source's bootstrap/);
+  const native = natively('--frame', 'published', '--cluster', 'case', '--resamples', '2000');
+  const expected = points(native.paired[0].ci_low);
   await page.waitForFunction((low) =>
     document.querySelector('[data-testid="table-score-pairs"] tbody tr td[data-col="95% low"]')
-      ?.textContent.replace('+', '') === low.replace('+', ''), expected, { timeout: 30000 });
+      ?.textContent.replace('+', '') === low, expected, { timeout: 30000 });
 
   const link = new URL(page.url());
   assert.equal(link.searchParams.get('frame'), 'published');
   assert.equal(link.searchParams.get('cluster'), 'case');
-  assert.equal(link.searchParams.get('resamples'), '5000');
+  assert.equal(link.searchParams.get('sresamples'), '2000');
   await page.goto(link.href);
-  await cell('table-scores', JEV_GREP, 'span_recall@5').waitFor({ timeout: 60000 });
-  assert.equal(await cell('table-scores', JEV_GREP, 'span_recall@5').textContent(), '0.7357');
+  await cell('table-scores', JEV_GREP, 'span_recall@5 (%)').waitFor({ timeout: 60000 });
+  assert.equal(await cell('table-scores', JEV_GREP, 'span_recall@5 (%)').textContent(), '73.57');
   assert.equal(await byTestId('scores-cluster').inputValue(), 'case');
   const pairs = await shownPairs();
-  assert.equal(Number(pairs[0]['95% low']).toFixed(4), expected);
+  assert.equal(pairs[0]['95% low'].replace('+', ''), expected);
 });
 
 test('a pair the reader adds is compared, and the plot downloads as SVG', { skip }, async () => {

@@ -18,7 +18,8 @@ use crate::state::AppState;
 #[component]
 pub fn HomeView() -> impl IntoView {
     let state = AppState::get();
-    let served = move || match state.studies.get() {
+    let served = move || {
+        match state.studies.get() {
         StudiesList::Asking => {
             view! { <p>"Asking this site which studies it carries…"</p> }.into_any()
         }
@@ -82,6 +83,7 @@ pub fn HomeView() -> impl IntoView {
             </p>
         }
         .into_any(),
+    }
     };
 
     let folder = NodeRef::<Input>::new();

@@ -9,6 +9,7 @@ pub mod condition;
 pub mod overlap;
 pub mod printed;
 pub mod quantity;
+mod quantity_json;
 pub mod scores;
 
 use serde::Serialize;

@@ -17,7 +17,11 @@ use crate::study::Study;
 
 /// What a printed number is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "stat", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "stat",
+    rename_all = "snake_case",
+    try_from = "super::quantity_json::Fields"
+)]
 pub enum Quantity {
     /// The issue mean of file recall at `k` over a subset.
     FileRecall {
@@ -26,7 +30,6 @@ pub enum Quantity {
         /// The candidate limit.
         k: usize,
         /// The cases (default all; see [`subset_named`]).
-        #[serde(default = "all")]
         subset: String,
     },
     /// How many cases have every gold file in the top `k`, out of the subset.
@@ -36,7 +39,6 @@ pub enum Quantity {
         /// The candidate limit.
         k: usize,
         /// The cases (default all).
-        #[serde(default = "all")]
         subset: String,
     },
     /// How many cases could have every gold file in the top `k` (at most `k` gold files).
@@ -66,7 +68,6 @@ pub enum Quantity {
         /// The candidate limit.
         k: usize,
         /// The cases (default all).
-        #[serde(default = "all")]
         subset: String,
     },
     /// How many cases had every annotated line delivered (archived), out of the subset.
@@ -76,7 +77,6 @@ pub enum Quantity {
         /// The candidate limit.
         k: usize,
         /// The cases (default all).
-        #[serde(default = "all")]
         subset: String,
     },
     /// The mean of the archived packed tokens at `k`.
@@ -96,10 +96,8 @@ pub enum Quantity {
         /// The candidate limit.
         k: usize,
         /// `file` (recall from the rankings) or `lines` (archived line recall).
-        #[serde(default = "file")]
         metric: String,
         /// The cases (default all).
-        #[serde(default = "all")]
         subset: String,
         /// Which number of the comparison.
         part: PairedPart,
@@ -107,7 +105,6 @@ pub enum Quantity {
     /// How many cases are in a subset (a score table has only `all`).
     Cases {
         /// The subset (default all).
-        #[serde(default = "all")]
         subset: String,
     },
     /// How many repositories (clusters) the cases come from.
@@ -160,7 +157,6 @@ pub enum Quantity {
         /// The column, as the CSV names it.
         column: String,
         /// Case ids left out (an article's success subset).
-        #[serde(default)]
         exclude: Vec<String>,
     },
     /// A summary of a score table column over its cases (CodeNib's medians and p95s, by
@@ -171,7 +167,6 @@ pub enum Quantity {
         /// Which summary.
         of: Summary,
         /// Case ids left out.
-        #[serde(default)]
         exclude: Vec<String>,
     },
     /// How many of a score table's cases meet every condition (see [`super::condition`]), out of
@@ -189,7 +184,6 @@ pub enum Quantity {
         /// The right column.
         right: String,
         /// Case ids left out (an article's success subset).
-        #[serde(default)]
         exclude: Vec<String>,
         /// Which number: `mean`, `low` or `high`.
         part: PairedPart,
@@ -241,14 +235,6 @@ pub enum Summary {
     /// The 95th percentile as the value at the lower closest rank, `sorted[⌊0.95·(n−1)⌋]` (how
     /// the fastindex study's runtime script takes it).
     P95LowerRank,
-}
-
-fn all() -> String {
-    "all".into()
-}
-
-fn file() -> String {
-    "file".into()
 }
 
 /// A recomputed number, with the whole it counts out of where it is a count.

@@ -8,7 +8,11 @@ use serde_json::Value;
 /// separate variants: only [`DecisionError::RateLimited`] and [`DecisionError::Overloaded`] are
 /// worth retrying.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    try_from = "super::error_json::ErrorFields"
+)]
 #[non_exhaustive]
 pub enum DecisionError {
     /// 401: the key is missing or wrong.

@@ -17,6 +17,7 @@
 //! the key.
 
 mod error;
+mod error_json;
 mod pricing;
 mod request;
 mod response;
