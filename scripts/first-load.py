@@ -44,7 +44,7 @@ for path in sorted(dist.glob(f"{WORKER}*.wasm")):
     print(f"on first live call: {path.name}: {len(raw):,} bytes, {len(gzip.compress(raw, 9)):,} gzip")
 print(f"first load total: {total:,} bytes gzip of wasm (budget {BUDGET:,})")
 # Every integrity hash in index.html must describe the file served (the name section is cut out
-# after Trunk hashed the module: scripts/strip-wasm-names.py rewrites its hash).
+# after Trunk hashed the module: scripts/shrink-app-wasm.py rewrites its hash).
 for href, digest in re.findall(r'href="\./([^"]+)"[^>]*?integrity="sha384-([^"]+)"', html):
     try:
         served = base64.b64encode(hashlib.sha384((dist / href).read_bytes()).digest()).decode()

@@ -87,6 +87,15 @@ if [ ! -d "$PLAYWRIGHT_DIR" ]; then
   in_background playwright install_playwright
 fi
 
+if [ ! -x tools/wasm-opt/node_modules/.bin/wasm-opt ]; then
+  say "installing binaryen 132 (wasm-opt) for the page's release build"
+  install_wasm_opt() {
+    cd tools/wasm-opt
+    npm ci --silent --no-audit --no-fund || npm install --silent --no-audit --no-fund
+  }
+  in_background wasm-opt install_wasm_opt
+fi
+
 failed=0
 for i in "${!pids[@]}"; do
   if ! wait "${pids[$i]}"; then

@@ -146,7 +146,7 @@ pub fn App() -> impl IntoView {
     view! {
         <header class="top">
             <h1>"routelens"</h1>
-            <span class="tagline">"re-score a code-retrieval study in your browser"</span>
+            <span class="tagline">"a code-retrieval paper's numbers, checked in your browser"</span>
         </header>
         <main>
             <StatusBar />

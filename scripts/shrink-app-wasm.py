@@ -1,6 +1,13 @@
 #!/usr/bin/env python3
-"""Cuts the `name` custom section out of the page's own wasm module after Trunk built it, and
-rewrites that file's integrity hash in index.html to match.
+"""Shrinks the page's own wasm module after Trunk built it: in a release build, binaryen's
+`wasm-opt -Oz` (pinned at 132 in tools/wasm-opt/, installed by scripts/setup.sh; about 7 kB gzip
+of the first load), then the `name` custom section cut out; and rewrites that file's integrity hash
+in index.html to match.
+
+wasm-opt runs here rather than through Trunk's `data-wasm-opt`, because Trunk looks for it on PATH
+and every `trunk build` would then need PATH set; a release build without it fails, naming the
+install step, so a first load is never measured unoptimised by accident. The live worker is left
+as it is: wasm-opt made tantivy's and tree-sitter's gzip larger and queries slower (TOOLCHAIN).
 
 The name section holds function names for stack traces only (panic messages keep their file and
 line); it was a fifth of the first load (about 1.4 MB raw, 200 kB gzip). Neither the Cargo profile
@@ -13,14 +20,21 @@ unstripped bytes); only the integrity attribute describes the bytes served.
 Hand-written: the wasm section layout (id, LEB128 size, payload) is all it needs, and no tool that
 rewrites wasm (binaryen, wasm-tools) is installed here.
 
-Usage (by Trunk): python3 scripts/strip-wasm-names.py
+Usage (by Trunk): python3 scripts/shrink-app-wasm.py
 """
 import base64
 import hashlib
 import os
 import pathlib
 import re
+import subprocess
 import sys
+
+WASM_OPT = pathlib.Path(__file__).resolve().parent.parent / "tools/wasm-opt/node_modules/.bin/wasm-opt"
+# The features rustc's wasm32 target enables (its target_features section), so that wasm-opt
+# keeps using them.
+FEATURES = ["--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext",
+            "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue"]
 
 APP = "routelens-app-"
 
@@ -59,20 +73,36 @@ def without_names(data: bytes, name: str) -> bytes:
     return bytes(out)
 
 
+def optimised(path: pathlib.Path) -> bytes:
+    """The module at `path` after `wasm-opt -Oz` (read back; the file itself is left alone)."""
+    if not WASM_OPT.exists():
+        sys.exit(f"shrink-app-wasm: {WASM_OPT} is missing: run scripts/setup.sh (it installs "
+                 "binaryen 132 from npm into tools/wasm-opt/)")
+    out = path.with_suffix(".opt.wasm")
+    done = subprocess.run([str(WASM_OPT), "-Oz", *FEATURES, str(path), "-o", str(out)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"shrink-app-wasm: wasm-opt failed on {path.name}: {done.stderr.strip()}")
+    data = out.read_bytes()
+    out.unlink()
+    return data
+
+
 def main() -> None:
     staging = pathlib.Path(os.environ.get("TRUNK_STAGING_DIR") or sys.exit(
-        "strip-wasm-names: run by trunk as a post_build hook (TRUNK_STAGING_DIR is not set)"))
+        "shrink-app-wasm: run by trunk as a post_build hook (TRUNK_STAGING_DIR is not set)"))
     html_path = staging / "index.html"
     html = html_path.read_text(encoding="utf-8")
     modules = sorted(staging.glob(f"{APP}*_bg.wasm"))
     if not modules:
-        sys.exit(f"strip-wasm-names: no {APP}*_bg.wasm in {staging}")
+        sys.exit(f"shrink-app-wasm: no {APP}*_bg.wasm in {staging}")
+    release = os.environ.get("TRUNK_PROFILE") == "release"
     for path in modules:
         before = path.read_bytes()
         try:
-            after = without_names(before, path.name)
+            after = without_names(optimised(path) if release else before, path.name)
         except ValueError as error:
-            sys.exit(f"strip-wasm-names: {error}")
+            sys.exit(f"shrink-app-wasm: {error}")
         tmp = path.with_suffix(".wasm.tmp")
         tmp.write_bytes(after)
         tmp.replace(path)
@@ -80,8 +110,8 @@ def main() -> None:
         link = re.compile(r'(href="\./' + re.escape(path.name) + r'"[^>]*?integrity=")sha384-[^"]*(")')
         html, found = link.subn(lambda m: m.group(1) + digest + m.group(2), html)
         if found != 1:
-            sys.exit(f"strip-wasm-names: index.html has {found} integrity links to {path.name}, expected 1")
-        print(f"strip-wasm-names: {path.name}: {len(before):,} -> {len(after):,} bytes")
+            sys.exit(f"shrink-app-wasm: index.html has {found} integrity links to {path.name}, expected 1")
+        print(f"shrink-app-wasm: {path.name}: {len(before):,} -> {len(after):,} bytes")
     tmp = html_path.with_suffix(".html.tmp")
     tmp.write_text(html, encoding="utf-8")
     tmp.replace(html_path)
