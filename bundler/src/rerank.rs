@@ -464,6 +464,7 @@ fn summaries(
         cases,
         arms: Vec::new(),
         policy: None,
+        issue_source: None,
     };
     for (name, ranked) in units {
         study.add_arm(Arm::of_units(&name, &name, ArmOrigin::Archived, ranked))?;

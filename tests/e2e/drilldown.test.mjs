@@ -1,4 +1,5 @@
-// Scenario: a reader opens one issue: repository, base commit, gold spans, each arm's ranks.
+// Scenario: a reader opens one issue: repository, base commit, where its text comes from, gold
+// spans, each arm's ranks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { screenshot } from './lib/harness.mjs';
@@ -16,6 +17,9 @@ test('an issue’s drill-down shows its gold files against every arm', { skip },
   assert.equal(await detail.getAttribute('data-case'), id);
   assert.match(await session.study.byTestId('case-repo').textContent(), /huggingface\/transformers/);
   assert.match(await session.study.byTestId('case-query-sha256').textContent(), /69f1c1c3f2470e85/);
+  // Where the issue text comes from, as the ledger records it.
+  assert.match(await session.study.byTestId('issue-source').textContent(),
+    /ContextBench at revision c2855792b006af41c67202d33883fb9d46362853, Parquet SHA-256 2f56535b/);
   const gold = await session.study.readTable('table-case-gold');
   // The one gold file is ranked 2nd by tree (archived ranking) and found by every strong arm.
   const goldRow = gold.rows['src/transformers/models/idefics/processing_idefics.py'];

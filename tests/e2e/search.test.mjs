@@ -1,5 +1,6 @@
 // Scenario: a developer builds the demo bundle, opens it in the Search view, runs a question of
-// its set through every lexical arm in wasm, opens a hit, adds the arms to the live study and
+// its set through every lexical arm in wasm, shares the link (which shows the same results on
+// open), opens a hit, adds the arms to the live study and
 // exports the results as a TREC run and as a live study with every search, which
 // `routelens replay-study` replays offline to the identical arms.
 import { test, before, after } from 'node:test';
@@ -12,7 +13,7 @@ import { missing, root, startServer, launchBrowser, buildDemoBundle, screenshot,
 const skip = missing() || false;
 const ARMS = ['fts5', 'fts5-full', 'path-fts5', 'basename', 'rg', 'rg-first500', 'rg-feedback'];
 const QUESTION = 'serde_json-float';
-let server, browser, page, demo;
+let server, browser, page, demo, shared;
 
 before(async () => {
   if (skip) return;
@@ -72,7 +73,19 @@ test('every lexical arm answers a demo question in the browser', { skip }, async
   assert.equal(link.searchParams.get('view'), 'search');
   assert.equal(link.searchParams.get('bundle'), 'demo');
   assert.equal(link.searchParams.get('q'), QUESTION);
+  shared = link.href;
   await screenshot(page, 'search');
+});
+
+test('a shared link runs its search on open (at 1,280 px, saved as search-1280.png)', { skip }, async () => {
+  const reader = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await reader.goto(shared);
+  const fused = reader.locator('[data-testid="search-fused"] [data-testid="search-hit"]');
+  await fused.first().waitFor({ timeout: 120000 });
+  assert.equal(await reader.locator('[data-testid="search-column"]').count(), ARMS.length);
+  assert.ok(await reader.locator('[data-testid="gold-legend"]').count() > 0, 'the ★ is explained');
+  await screenshot(reader, 'search-1280');
+  await reader.close();
 });
 
 test('a hit opens the file with the terms highlighted', { skip }, async () => {

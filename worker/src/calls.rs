@@ -139,7 +139,10 @@ async fn load(
         s.manifest(bundle).map(|m| {
             (
                 m.index.clone(),
-                m.chunks.iter().map(|c| c.file.clone()).collect::<Vec<_>>(),
+                m.chunks
+                    .iter()
+                    .map(|c| (c.file.clone(), c.bytes))
+                    .collect::<Vec<_>>(),
                 m.files.len(),
                 m.stored_bytes(0),
             )
@@ -159,8 +162,19 @@ async fn load(
     }
     if texts && !with_session(|s| s.has_texts(bundle)) {
         let mut stored = Vec::with_capacity(chunks.len());
-        for (at, file) in chunks.iter().enumerate() {
-            p.say(format!("loading {}/{total} files ({file})", at + 2));
+        let all_bytes: u64 = chunks.iter().map(|(_, bytes)| bytes).sum();
+        let mut fetched = 0;
+        for (at, (file, bytes)) in chunks.iter().enumerate() {
+            // In words, not by the content-hashed file name.
+            p.say(format!(
+                "loading {}/{total} files (the texts, part {} of {}: {} of {} kB in)",
+                at + 2,
+                at + 1,
+                chunks.len(),
+                fetched / 1000,
+                all_bytes / 1000
+            ));
+            fetched += bytes;
             let bytes = fetch(&url_of(file)?).await?;
             // Verified as it arrives, so a bad chunk is named before the rest are fetched.
             session(|s| s.check_chunk(bundle, at, &bytes))?;
@@ -180,13 +194,12 @@ async fn load(
             let index = manifest.chunk_index_entry(chunker)?.clone();
             Ok((table, index))
         })?;
-        p.say(format!("loading the {} chunking ({table})", chunker.name()));
+        p.say(format!("loading the {} chunking's table", chunker.name()));
         let table_bytes = fetch(&url_of(&table)?).await?;
         p.say(format!(
-            "loading the {} chunk index ({}, {} bytes)",
+            "loading the {} chunking's search index ({} kB)",
             chunker.name(),
-            index.file,
-            index.bytes
+            index.bytes / 1000
         ));
         let index_bytes = fetch(&url_of(&index.file)?).await?;
         session(|s| s.load_chunking(bundle, chunker, &table_bytes, &index_bytes))?;

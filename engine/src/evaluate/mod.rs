@@ -124,6 +124,7 @@ pub fn evaluation_study(
         cases,
         arms: Vec::new(),
         policy: None,
+        issue_source: None,
     };
     for (config, chunks, rankings) in ranked {
         if rankings.len() != questions.len() {

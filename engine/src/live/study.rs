@@ -28,6 +28,7 @@ pub fn live_study(repo: &str, questions: &[Question]) -> Study {
         cases,
         arms: Vec::new(),
         policy: None,
+        issue_source: None,
     }
 }
 

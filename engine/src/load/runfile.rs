@@ -79,6 +79,7 @@ fn assemble(title: String, file: &str, cases: Vec<Case>, rankings: Vec<ArmRows>)
         cases,
         arms: Vec::new(),
         policy: None,
+        issue_source: None,
     };
     for (name, by_case, measurements) in rankings {
         let mut arm = Arm::new(

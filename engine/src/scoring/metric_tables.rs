@@ -440,6 +440,7 @@ mod tests {
             cases,
             arms: vec![spans, files],
             policy: None,
+            issue_source: None,
         }
     }
 

@@ -211,6 +211,10 @@ pub struct Study {
     /// The searchable-file policy its rankings were made under, when known (the fastindex
     /// archive: `paper`), so that a bundle under another policy is not silently compared.
     pub policy: Option<crate::corpus::policy::PolicyName>,
+    /// Where the cases' issue texts come from, as the study records it (the fastindex ledger:
+    /// the dataset's revision and Parquet checksum), for a reader who must fetch them: the
+    /// archive keeps only each text's SHA-256.
+    pub issue_source: Option<String>,
 }
 
 impl Study {
@@ -365,6 +369,7 @@ mod tests {
             cases: vec![case],
             arms: vec![spans, files],
             policy: None,
+            issue_source: None,
         };
         study.cut_to_depth(2).unwrap();
         assert_eq!(study.arms[0].units[0].len(), 2);

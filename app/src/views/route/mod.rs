@@ -473,6 +473,11 @@ async fn run_single(app: AppState, rs: RouteState) {
                 })
                 .map_err(Error::from),
         }
+    } else if rs.text.get_untracked().trim().is_empty() {
+        Err(Error::refused(
+            "nothing to route yet: choose a question of the bundle's set, or type or paste an \
+             issue, then Run",
+        ))
     } else {
         let issue = rs.text.get_untracked();
         // A picked question (or study case) orders the flat tournament by its id, as the paper

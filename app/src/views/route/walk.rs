@@ -7,6 +7,7 @@ use routelens_engine::remote::route::{Cap, MenuRecord, RouteSettings, Strategy};
 use routelens_engine::score_ranking;
 
 use super::state::Shown;
+use crate::components::GoldLegend;
 
 /// The whole run.
 pub(super) fn walk_view(shown: Shown, k: usize) -> impl IntoView {
@@ -39,6 +40,7 @@ pub(super) fn walk_view(shown: Shown, k: usize) -> impl IntoView {
             score.found, score.gold, score.recall
         )
     });
+    let has_gold = gold.is_some();
     let gold_set = gold.unwrap_or_default();
     let paths = run
         .paths
@@ -100,6 +102,7 @@ pub(super) fn walk_view(shown: Shown, k: usize) -> impl IntoView {
             {(!state.is_empty()).then(|| view! { <p class="error" data-testid="route-state">{state}</p> })}
             {recall.map(|r| view! { <p data-testid="route-recall">{r}</p> })}
             <h4>{format!("Nominated files ({})", run.paths.len())}</h4>
+            {has_gold.then(|| view! { <GoldLegend beyond_k=true /> })}
             <ol data-testid="route-paths">{paths}</ol>
             <h4>{format!("Menus ({})", run.menus.len())}</h4>
             <div data-testid="route-menus">{menus}</div>

@@ -64,11 +64,18 @@ pub fn SearchView() -> impl IntoView {
         busy: RwSignal::new(false),
     };
     spawn_local(async move {
-        // The resource's list, once it is in: the permalink's bundle opens.
+        // The resource's list, once it is in: the permalink's bundle opens, and a link that
+        // names a question or issue text shows its results, as it did for whoever shared it.
         let _ = s.bundles.await;
         if let Some(name) = app.settings.shared().bundle().get_untracked() {
             match app.bundles.find(&name).await {
-                Ok(entry) => open_bundle(app, s, entry).await,
+                Ok(entry) => {
+                    open_bundle(app, s, entry).await;
+                    let asked = app.settings.shared().query().get_untracked();
+                    if asked.is_some() && s.open.get_untracked().is_some() {
+                        run_query(app, s).await;
+                    }
+                }
                 Err(err) => s.error.set(Some(err)),
             }
         }

@@ -11,6 +11,7 @@ use routelens_engine::{Error as EngineError, MAX_K};
 
 use super::state::SearchState;
 use crate::api;
+use crate::components::GoldLegend;
 use crate::error::Error;
 
 /// Lines of a file shown at most (a larger file is cut, saying so).
@@ -118,6 +119,7 @@ pub(super) fn results_view(s: SearchState) -> Option<impl IntoView> {
     let fused_label = format!("RRF of {}", fused_arms.join(" + "));
     Some(view! {
         <p class="muted" data-testid="search-qid">{results.qid.clone()}</p>
+        <GoldLegend beyond_k=true />
         <div class="search-columns">
             {columns}
             {column(

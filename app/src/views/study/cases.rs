@@ -223,11 +223,25 @@ fn case_detail(
         .map(|file| view! { <li><code>{file.clone()}</code></li> })
         .collect_view();
     let text_view = match text {
-        Some(text) => view! { <pre class="issue-text" data-testid="issue-text">{text}</pre> }.into_any(),
-        None => view! {
-            <span class="muted">"not archived; load it from a file above (checked against the hash)"</span>
+        Some(text) => {
+            view! { <pre class="issue-text" data-testid="issue-text">{text}</pre> }.into_any()
         }
-        .into_any(),
+        None => {
+            let source = study.issue_source.clone().map_or_else(
+                || "The study does not say where its issue texts come from.".to_string(),
+                |source| format!("They come from {source}."),
+            );
+            view! {
+                <span class="muted" data-testid="issue-source">
+                    {format!(
+                        "The archive keeps no issue texts, only each one's SHA-256. {source} \
+                         Load them from a file under \"Load issue texts\" above; each is \
+                         accepted only if it hashes to the case's recorded SHA-256."
+                    )}
+                </span>
+            }
+            .into_any()
+        }
     };
     let columns = study
         .arms

@@ -197,6 +197,7 @@ fn the_recomputed_table_averages_and_shows_archived_beside() {
         cases,
         arms: vec![arm],
         policy: None,
+        issue_source: None,
     };
     let table = recomputed_lines_table("t", &rows, Some(&study));
     assert_eq!(table.rows[0][7].text, "0.600");

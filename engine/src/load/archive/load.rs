@@ -16,6 +16,12 @@ use crate::study::{check_unique_paths, ArchivedLines, Arm, ArmOrigin, Case, Gold
 
 #[derive(Deserialize)]
 struct Ledger {
+    /// The pinned ContextBench revision the issues were taken from.
+    #[serde(default)]
+    dataset_revision: Option<String>,
+    /// The SHA-256 of its Parquet file.
+    #[serde(default)]
+    parquet_sha256: Option<String>,
     cases: Vec<LedgerCase>,
 }
 
@@ -267,6 +273,14 @@ fn attach_flags(study: &mut Study, rows: &[Value], index: &BTreeMap<String, usiz
 pub fn load_archive(files: &ArchiveBytes) -> Result<Study> {
     verify_checksums(files)?;
     let ledger: Ledger = parse(LEDGER, get(files, LEDGER)?)?;
+    let issue_source = ledger.dataset_revision.as_ref().map(|revision| {
+        let parquet = ledger
+            .parquet_sha256
+            .as_ref()
+            .map(|sha| format!(", Parquet SHA-256 {sha}"))
+            .unwrap_or_default();
+        format!("ContextBench at revision {revision}{parquet}, as {LEDGER} records it")
+    });
     let mut cases = Vec::with_capacity(ledger.cases.len());
     let mut index = BTreeMap::new();
     for (number, entry) in ledger.cases.into_iter().enumerate() {
@@ -312,6 +326,7 @@ pub fn load_archive(files: &ArchiveBytes) -> Result<Study> {
         arms: Vec::new(),
         // The paper's loader decided which files every arm could rank.
         policy: Some(crate::corpus::policy::PolicyName::Paper),
+        issue_source,
     };
     for source in ARM_SOURCES {
         let Some(bytes) = files.get(source.file) else {
