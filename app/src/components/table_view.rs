@@ -30,9 +30,24 @@ pub fn TableView(
                 .iter()
                 .zip(&headers)
                 .map(|(cell, header)| {
+                    // An estimate's interval may go to a second line (never the page sideways);
+                    // the cell's text is unchanged.
+                    let shown = match (cell.interval, cell.text.split_once(" [")) {
+                        (Some(_), Some((estimate, interval))) => view! {
+                            {estimate.to_string()}
+                            " "
+                            <span class="ci">{format!("[{interval}")}</span>
+                        }
+                        .into_any(),
+                        _ => cell.text.clone().into_any(),
+                    };
                     view! {
-                        <td data-col=header.clone() class:num=cell.value.is_some()>
-                            {cell.text.clone()}
+                        <td
+                            data-col=header.clone()
+                            class:num=cell.value.is_some()
+                            class:estimate=cell.interval.is_some()
+                        >
+                            {shown}
                         </td>
                     }
                 })

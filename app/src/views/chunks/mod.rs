@@ -418,6 +418,7 @@ fn render(file: Shown) -> impl IntoView {
     view! {
         <div class="chunks" data-testid="chunks-file" data-path=file.path.clone()>
             <h3>{format!("{} ({} lines)", file.path, file.lines.len())}</h3>
+            <div class="source-scroll">
             <table data-testid="chunks-table">
                 <thead>
                     <tr>
@@ -428,6 +429,7 @@ fn render(file: Shown) -> impl IntoView {
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
+            </div>
         </div>
     }
 }
