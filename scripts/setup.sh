@@ -78,8 +78,8 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
   in_background wasm-bindgen install_wasm_bindgen
 fi
 
-if [ ! -d "$PLAYWRIGHT_DIR" ]; then
-  say "installing playwright-core for the browser tests (no browser download)"
+if [ ! -d "$PLAYWRIGHT_DIR" ] || [ ! -d tests/e2e/node_modules/axe-core ]; then
+  say "installing playwright-core and axe-core for the browser tests (no browser download)"
   install_playwright() {
     cd tests/e2e
     npm ci --silent --no-audit --no-fund || npm install --silent --no-audit --no-fund

@@ -241,6 +241,7 @@ pub fn HomeView() -> impl IntoView {
                 prop:webkitdirectory=true
                 multiple=""
                 data-testid="pick-folder"
+                aria-label="the archive's folder"
                 node_ref=folder
                 on:change=open_folder
             />
@@ -268,6 +269,7 @@ pub fn HomeView() -> impl IntoView {
             <input
                 type="file"
                 accept=".jsonl,.json,.txt"
+                aria-label="a JSON Lines study"
                 data-testid="pick-jsonl"
                 on:change=open_jsonl
             />
@@ -321,6 +323,7 @@ pub fn HomeView() -> impl IntoView {
                 type="file"
                 accept=".json"
                 data-testid="pick-export"
+                aria-label="a live study export"
                 on:change=open_export
             />
         </section>

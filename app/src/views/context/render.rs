@@ -254,7 +254,7 @@ fn gold_lines_view(
     let more = (total > shown).then(|| format!("… and {} more gold lines", total - shown));
     Some(
         view! {
-            <pre class="gold-lines">{marks}</pre>
+            <pre class="gold-lines" tabindex="0">{marks}</pre>
             {more}
         }
         .into_any(),

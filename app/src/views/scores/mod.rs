@@ -122,7 +122,11 @@ pub fn ScoresView() -> impl IntoView {
                        chosen: Option<String>,
                        pick: Callback<String>| {
         view! {
-            <select data-testid=testid on:change=move |ev| pick.run(event_target_value(&ev))>
+            <select
+                data-testid=testid
+                aria-label=testid.trim_start_matches("scores-")
+                on:change=move |ev| pick.run(event_target_value(&ev))
+            >
                 <option value="" selected=chosen.is_none()>"(choose)"</option>
                 {options
                     .into_iter()

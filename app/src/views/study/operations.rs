@@ -112,6 +112,7 @@ fn scatter(points: Vec<Point>, k: usize) -> impl IntoView {
             width=WIDTH
             height=HEIGHT
             role="img"
+            aria-label="Operating points: each arm's mean model calls per issue against its file recall"
         >
             <line x1=LEFT x2=WIDTH - 20.0 y1=HEIGHT - BOTTOM y2=HEIGHT - BOTTOM class="axis" />
             <line x1=LEFT x2=LEFT y1="24" y2=HEIGHT - BOTTOM class="axis" />

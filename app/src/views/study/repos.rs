@@ -170,6 +170,7 @@ fn dot_plot(points: Vec<RepoPoint>, left: String, right: String, k: usize) -> im
             width=WIDTH
             height=height
             role="img"
+            aria-label=format!("Figure 2: file recall@{k}, {left} − {right}, by repository: each repository's mean and its issues")
         >
             <text x=LABEL y="16" class="label">
                 {format!("file recall@{k}: {left} − {right} (large: repository mean; small: issues)")}
