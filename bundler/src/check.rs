@@ -41,7 +41,9 @@ pub fn load(path: &Path, qrels: Option<&Path>) -> Result<Checkable, Failure> {
             "{file}: check reads CodeNib's per-issue table; this table's columns are not its"
         ))
     })?;
-    Ok(Checkable::Scores(load_score_table(&file, &text, &mapping)?))
+    Ok(Checkable::Scores(Box::new(load_score_table(
+        &file, &text, &mapping,
+    )?)))
 }
 
 fn write_report(

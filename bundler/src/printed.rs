@@ -19,7 +19,7 @@ pub enum Checkable {
     /// A study of rankings.
     Study(Box<Study>),
     /// A per-case score table.
-    Scores(ScoreTable),
+    Scores(Box<ScoreTable>),
 }
 
 impl Checkable {

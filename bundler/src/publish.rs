@@ -465,7 +465,7 @@ fn read_study(path: &Path, qrels: Option<&Path>) -> Result<StudyFiles, Failure> 
             (
                 StudyKind::ScoreTable,
                 file_name.clone(),
-                Checkable::Scores(table),
+                Checkable::Scores(Box::new(table)),
             )
         }
         _ => {
