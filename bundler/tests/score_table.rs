@@ -72,12 +72,12 @@ fn the_codenib_table_scores_as_the_article_reports() {
     ] {
         assert!(paired[0].get(key).is_some(), "paired[].{key}");
     }
-    // The article's own arithmetic (numpy's pairwise sum) gives 0.12050000000000002, so the
-    // difference shows as +0.121, and its interval is the article's [+5.16, +19.40] points.
+    // In the article's units: percentages and points. Its own arithmetic (numpy's pairwise sum)
+    // gives 0.12050000000000002, +12.05 points, and its interval is the article's [+5.16, +19.40].
     assert!(paired[0]["sentence"]
         .as_str()
         .unwrap()
-        .starts_with("grep/typesafe/jev-1.13 scores span_recall@5 0.714 against 0.594 for bm25/typesafe/jev-1.13 (difference +0.121, 95% interval +0.052 to +0.194"));
+        .starts_with("grep/typesafe/jev-1.13 scores span_recall@5 71.40% against 59.35% for bm25/typesafe/jev-1.13 (difference +12.05 pp, 95% interval +5.16 pp to +19.40 pp"));
     assert_eq!(
         (report["resamples"].as_u64(), report["seed"].as_u64()),
         (Some(5000), Some(20_260_923)),
