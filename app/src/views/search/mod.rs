@@ -63,6 +63,9 @@ pub fn SearchView() -> impl IntoView {
         all: RwSignal::new(None),
         busy: RwSignal::new(false),
     };
+    // Only the view the page opened on runs its link's search; a later return to the tab keeps
+    // what it shows.
+    let opened_by_link = !MOUNTED.replace(true);
     spawn_local(async move {
         // The resource's list, once it is in: the permalink's bundle opens, and a link that
         // names a question or issue text shows its results, as it did for whoever shared it.
@@ -72,7 +75,7 @@ pub fn SearchView() -> impl IntoView {
                 Ok(entry) => {
                     open_bundle(app, s, entry).await;
                     let asked = app.settings.shared().query().get_untracked();
-                    if asked.is_some() && s.open.get_untracked().is_some() {
+                    if opened_by_link && asked.is_some() && s.open.get_untracked().is_some() {
                         run_query(app, s).await;
                     }
                 }
@@ -350,6 +353,11 @@ async fn open_bundle(app: AppState, s: SearchState, entry: BundleEntry) {
         manifest_sha256,
         questions,
     })));
+}
+
+thread_local! {
+    /// Whether the Search view has been shown before on this page (the page is single-threaded).
+    static MOUNTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 async fn run_query(app: AppState, s: SearchState) {
