@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use routelens_engine::check::printed::{built_in, PrintedFile, BUILT_IN};
+use routelens_engine::check::printed::{built_in, built_in_text, PrintedFile};
 use routelens_engine::check::{check, CheckReport, Source};
 use routelens_engine::publish::site::{Checked, SiteStudy};
 use routelens_engine::scoring::score_table::ScoreTable;
@@ -59,11 +59,7 @@ pub fn read(path: Option<&Path>, name: &str) -> Result<Printed, Failure> {
         }
         None => Ok(Printed {
             file: built_in(name)?,
-            text: BUILT_IN
-                .iter()
-                .find(|(built, _)| *built == name)
-                .map(|(_, text)| text.to_string())
-                .unwrap_or_default(),
+            text: built_in_text(name).unwrap_or_default().to_string(),
         }),
     }
 }

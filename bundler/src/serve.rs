@@ -41,7 +41,7 @@ use routelens_engine::publish::site::{
     SiteBundle, SiteIndex, SiteStudy, StudyKind, SITE_FILE, SITE_FORMAT,
 };
 
-use routelens_engine::check::printed::BUILT_IN;
+use routelens_engine::check::printed::built_in_text;
 
 use crate::cli::ServeArgs;
 use crate::failure::Failure;
@@ -307,10 +307,10 @@ fn answer(site: &Site, method: &str, url: &str) -> Response {
                     .studies
                     .iter()
                     .any(|s| s.id == id && s.printed.is_some());
-                BUILT_IN.iter().find(|(name, _)| listed && *name == id)
+                built_in_text(id).filter(|_| listed)
             });
             match text {
-                Some((_, text)) => Response::bytes(200, "application/json", text.as_bytes())
+                Some(text) => Response::bytes(200, "application/json", text.as_bytes())
                     .with_header("Cache-Control", "no-cache"),
                 None => not_found(),
             }

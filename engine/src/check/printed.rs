@@ -32,13 +32,19 @@ pub const BUILT_IN: [(&str, &str); 2] = [
     ("codenib", include_str!("papers/codenib.json")),
 ];
 
-/// The built-in printed numbers of `study` (`fastindex` or `codenib`), read.
-pub fn built_in(study: &str) -> Result<PrintedFile> {
-    let (name, text) = BUILT_IN
+/// The text of the built-in printed numbers of `study` (`fastindex` or `codenib`), if it has them.
+pub fn built_in_text(study: &str) -> Option<&'static str> {
+    BUILT_IN
         .iter()
         .find(|(name, _)| *name == study)
+        .map(|(_, text)| *text)
+}
+
+/// The built-in printed numbers of `study` (`fastindex` or `codenib`), read.
+pub fn built_in(study: &str) -> Result<PrintedFile> {
+    let text = built_in_text(study)
         .ok_or_else(|| Error::setting("study", study, "fastindex or codenib"))?;
-    PrintedFile::from_json(&format!("{name}.json (built in)"), text)
+    PrintedFile::from_json(&format!("{study}.json (built in)"), text)
 }
 
 /// A paper's printed numbers.
