@@ -113,6 +113,7 @@ mod error;
 mod key_store;
 mod live;
 mod open;
+mod open_cases;
 mod packing;
 mod params;
 mod permalink;

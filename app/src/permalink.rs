@@ -189,6 +189,9 @@ mod tests {
                 subset: Subset::Aligned,
                 arms: vec!["tree".into(), "fts5".into()],
                 issue: Some("SWE-PolyBench__python__x y&z".into()),
+                repo: Some("sympy/sympy".into()),
+                side: Some(routelens_engine::scoring::case_list::Side::Worse),
+                sort: Some("difference".into()),
             },
             scores: ScoresParams {
                 frame: Some("published".into()),
@@ -472,6 +475,9 @@ mod tests {
             ("arms", names(&["", "tree,fts5", ","])),
             ("case", names(&["", "SWE-PolyBench__python__x y&z"])),
             ("issue", names(&["", "django__django-1"])),
+            ("crepo", names(&["", "sympy/sympy"])),
+            ("cside", names(&["better", "worse", "same", "x"])),
+            ("csort", names(&["", "tree", "difference"])),
             ("frame", names(&["", "published"])),
             ("smetric", names(&["", "mrr"])),
             (

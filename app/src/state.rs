@@ -318,6 +318,9 @@ impl AppState {
         self.settings.fusion().fusions().set(Vec::new());
         self.settings.study_views().issue().set(None);
         self.settings.study_views().arms().set(Vec::new());
+        self.settings.study_views().repo().set(None);
+        self.settings.study_views().side().set(None);
+        self.settings.study_views().sort().set(None);
         self.settings.scores().pairs().set(Vec::new());
         self.settings.scores().resamples().set(None);
         self.settings.scores().seed().set(None);

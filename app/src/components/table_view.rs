@@ -15,6 +15,10 @@ pub fn TableView(
     table: Table,
     /// The wrapper's `data-testid`, e.g. `table-file-recall`.
     testid: &'static str,
+    /// Opens the cases behind a number: called with the row's key (its first cell) and the
+    /// column's header when a number of the table is clicked (`data-testid="cell-cases"`).
+    #[prop(optional)]
+    open_cases: Option<Callback<(String, String)>>,
 ) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let headers = table.headers.clone();
@@ -40,6 +44,27 @@ pub fn TableView(
                         }
                         .into_any(),
                         _ => cell.text.clone().into_any(),
+                    };
+                    let shown = match open_cases {
+                        Some(open) if cell.value.is_some() => {
+                            let at = (key.clone(), header.clone());
+                            view! {
+                                <a
+                                    href="#"
+                                    class="cell-link"
+                                    data-testid="cell-cases"
+                                    title="the cases behind this number"
+                                    on:click=move |ev| {
+                                        ev.prevent_default();
+                                        open.run(at.clone());
+                                    }
+                                >
+                                    {shown}
+                                </a>
+                            }
+                            .into_any()
+                        }
+                        _ => shown,
                     };
                     view! {
                         <td

@@ -4,6 +4,7 @@
 //! ([`tables`]), any metric with intervals ([`metric_tables`]) and per-case score tables
 //! ([`score_table`]).
 
+pub mod case_list;
 pub mod fusion;
 pub mod metric_tables;
 pub mod metrics;

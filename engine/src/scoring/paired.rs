@@ -35,7 +35,7 @@ impl PairedMetric {
 }
 
 /// Per-case values of one arm for a metric, `None` where the case has no value.
-fn case_values(
+pub fn case_values(
     study: &Study,
     arm: usize,
     k: usize,

@@ -12,6 +12,7 @@ use routelens_engine::check::printed::PrintedFile;
 use routelens_engine::check::{check, CheckReport, Outcome, Source, Verdict};
 
 use crate::api;
+use crate::open_cases::cases_of_quantity;
 use crate::params::page::{PageParamsStoreFields, StudyRef};
 use crate::params::SettingsStoreFields;
 use crate::state::AppState;
@@ -32,11 +33,12 @@ pub fn PaperView() -> impl IntoView {
         Some(printed.map(|file| {
             let base = state.base.get();
             let scores = state.scores.get();
-            match (base, scores) {
-                (Some(study), _) => Some(check(&file, Source::Study(&study))),
-                (None, Some(table)) => Some(check(&file, Source::Scores(&table))),
-                (None, None) => None,
-            }
+            let report = match (base, scores) {
+                (Some(study), _) => check(&file, Source::Study(&study)),
+                (None, Some(table)) => check(&file, Source::Scores(&table)),
+                (None, None) => return None,
+            };
+            Some((report, file))
         }))
     });
     let name = move || match state.settings.page().study().get() {
@@ -53,25 +55,41 @@ pub fn PaperView() -> impl IntoView {
         }
         .into_any(),
         Some(Ok(None)) => view! { <p class="muted">"Checking…"</p> }.into_any(),
-        Some(Ok(Some(report))) => render(report, name(), shown).into_any(),
+        Some(Ok(Some((report, file)))) => render(report, &file, name(), shown).into_any(),
     };
     view! { <section class="paper">{body}</section> }
 }
 
 /// The summary line, the legend, the filter and the numbers, section by section.
-fn render(report: CheckReport, name: String, shown: RwSignal<Shown>) -> impl IntoView {
+fn render(
+    report: CheckReport,
+    file: &PrintedFile,
+    name: String,
+    shown: RwSignal<Shown>,
+) -> impl IntoView {
+    // A number of a study of rankings links to the cases behind it.
+    let settings = AppState::get().settings;
+    let rankings = AppState::get().base.with_untracked(Option::is_some);
+    let links: Vec<Option<Callback<()>>> = file
+        .numbers
+        .iter()
+        .map(|number| {
+            let quantity = number.compute.as_ref().filter(|_| rankings)?;
+            cases_of_quantity(settings, quantity)
+        })
+        .collect();
     let error = RwSignal::new(None::<String>);
     let table = report.table();
     let download = move |_| error.set(api::download_csv(&table).err().map(|e| e.to_string()));
-    let sections = sections(&report.verdicts);
+    let sections = sections(&report.verdicts, &links);
     let listed = move || {
         let filter = shown.get();
         sections
             .iter()
             .filter_map(|(section, verdicts)| {
-                let rows: Vec<&Verdict> = verdicts
+                let rows: Vec<&(Verdict, Option<Callback<()>>)> = verdicts
                     .iter()
-                    .filter(|v| filter == Shown::All || v.outcome != Outcome::Reproduced)
+                    .filter(|(v, _)| filter == Shown::All || v.outcome != Outcome::Reproduced)
                     .collect();
                 (!rows.is_empty()).then(|| section_view(section, &rows))
             })
@@ -85,7 +103,8 @@ fn render(report: CheckReport, name: String, shown: RwSignal<Shown>) -> impl Int
         <p class="muted legend" data-testid="paper-legend">
             "Each number is recomputed now, in your browser, from the study's own data, and \
              written as the paper writes it. ✓ the same digits as printed · ✗ other digits: the \
-             difference, and why where it is known · – the data cannot yield it: what is missing."
+             difference, and why where it is known · – the data cannot yield it: what is missing. A \
+             linked number opens the issues it is computed over."
         </p>
         <div class="controls">
             <label class="control">
@@ -112,27 +131,33 @@ fn render(report: CheckReport, name: String, shown: RwSignal<Shown>) -> impl Int
     }
 }
 
+/// A section of the paper: its name and its numbers, each with its way to its cases.
+type Section = (String, Vec<(Verdict, Option<Callback<()>>)>);
+
 /// The verdicts grouped by where the paper prints them (the place's part before its first
 /// comma: "Abstract", "Table 2", "4.4 Post-review controls"), in the paper's order.
-fn sections(verdicts: &[Verdict]) -> Vec<(String, Vec<Verdict>)> {
-    let mut sections: Vec<(String, Vec<Verdict>)> = Vec::new();
-    for verdict in verdicts {
+fn sections(verdicts: &[Verdict], links: &[Option<Callback<()>>]) -> Vec<Section> {
+    let mut sections: Vec<Section> = Vec::new();
+    for (verdict, link) in verdicts.iter().zip(links) {
+        let verdict = (verdict.clone(), *link);
         let section = verdict
+            .0
             .place
             .split_once(", ")
-            .map_or(verdict.place.as_str(), |(section, _)| section);
+            .map_or(verdict.0.place.as_str(), |(section, _)| section)
+            .to_string();
         match sections.last_mut() {
-            Some((last, list)) if last == section => list.push(verdict.clone()),
-            _ => sections.push((section.to_string(), vec![verdict.clone()])),
+            Some((last, list)) if *last == section => list.push(verdict),
+            _ => sections.push((section, vec![verdict])),
         }
     }
     sections
 }
 
-fn section_view(section: &str, verdicts: &[&Verdict]) -> impl IntoView {
+fn section_view(section: &str, verdicts: &[&(Verdict, Option<Callback<()>>)]) -> impl IntoView {
     let rows = verdicts
         .iter()
-        .map(|verdict| {
+        .map(|(verdict, link)| {
             let what = verdict
                 .place
                 .split_once(", ")
@@ -154,7 +179,24 @@ fn section_view(section: &str, verdicts: &[&Verdict]) -> impl IntoView {
                     <td class="where">{what}</td>
                     <td class="num" data-col="printed">{verdict.printed.clone()}</td>
                     <td class="num" data-col="recomputed">
-                        {verdict.recomputed.clone().unwrap_or_else(|| "–".into())}
+                        {match (verdict.recomputed.clone(), *link) {
+                            (Some(text), Some(open)) => view! {
+                                <a
+                                    href="#"
+                                    class="cell-link"
+                                    data-testid="cell-cases"
+                                    title="the cases behind this number"
+                                    on:click=move |ev| {
+                                        ev.prevent_default();
+                                        open.run(());
+                                    }
+                                >
+                                    {text}
+                                </a>
+                            }
+                            .into_any(),
+                            (text, _) => text.unwrap_or_else(|| "–".into()).into_any(),
+                        }}
                     </td>
                     <td class=format!("mark {outcome}") title=label aria-label=label>
                         {mark}

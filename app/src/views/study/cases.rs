@@ -15,6 +15,7 @@ use routelens_engine::{
     Study,
 };
 
+use super::case_list::CaseList;
 use super::params::StudyViewParamsStoreFields;
 use crate::api;
 use crate::components::{KSelect, TableView};
@@ -28,40 +29,6 @@ use crate::state::AppState;
 pub fn CasesView() -> impl IntoView {
     let state = AppState::get();
     let s = state.settings;
-    let list = move || {
-        state.with_study(|study| {
-            study
-                .cases
-                .iter()
-                .map(|case| {
-                    let id = case.id.clone();
-                    let (selected_id, clicked_id, data_case) = (id.clone(), id.clone(), id.clone());
-                    let aligned = match case.flags.gold_text_aligned {
-                        Some(true) => "yes",
-                        Some(false) => "no",
-                        None => "–",
-                    };
-                    view! {
-                        <tr
-                            data-testid="case-row"
-                            data-case=data_case
-                            class:selected=move || s.study_views().issue().get().as_deref() == Some(&selected_id)
-                            on:click=move |_| s.study_views().issue().set(Some(clicked_id.clone()))
-                        >
-                            <td>
-                                <a href="#" on:click=|ev| ev.prevent_default()>
-                                    {id}
-                                </a>
-                            </td>
-                            <td>{case.repo.clone()}</td>
-                            <td class="num">{case.gold_files.len()}</td>
-                            <td>{aligned}</td>
-                        </tr>
-                    }
-                })
-                .collect_view()
-        })
-    };
     let detail = move || {
         let id = s.study_views().issue().get()?;
         let k = s.shared().k().get();
@@ -83,19 +50,7 @@ pub fn CasesView() -> impl IntoView {
         <section>
             <IssueTextLoader />
             <div class="cases">
-                <div class="case-list">
-                    <table data-testid="case-list">
-                        <thead>
-                            <tr>
-                                <th>"issue"</th>
-                                <th>"repository"</th>
-                                <th>"gold files"</th>
-                                <th>"aligned"</th>
-                            </tr>
-                        </thead>
-                        <tbody>{list}</tbody>
-                    </table>
-                </div>
+                <CaseList />
                 <div class="case-pane">
                     <div class="controls">
                         <KSelect value=s.shared().k() label="k" testid="k-select" />

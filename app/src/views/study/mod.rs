@@ -4,6 +4,7 @@
 //! never start the live worker.
 
 mod bench;
+mod case_list;
 mod cases;
 mod fusion;
 mod lines;

@@ -17,10 +17,12 @@ use crate::components::{
     ArmSelect, ClusterSelect, ForestPlot, ForestRow, KSelect, NumberInput, RelevanceSelect,
     TableView,
 };
+use crate::open_cases::open_sorted_by;
 use crate::params::metric_tables::MetricTableParamsStoreFields;
 use crate::params::shared::SharedParamsStoreFields;
 use crate::params::SettingsStoreFields;
 use crate::state::AppState;
+use routelens_engine::scoring::case_list::Side;
 
 /// Compares one pair: on the paper's metrics as the paper did (repository clusters), or on a
 /// chosen metric under the reader's relevance and clustering.
@@ -122,11 +124,37 @@ pub fn PairedView() -> impl IntoView {
         view! { <ForestPlot pairs=rows /> }
     };
     let result = move || match chosen.get() {
-        Some(Ok(row)) => view! {
-            <TableView table=paired_table(std::slice::from_ref(&row)) testid="table-paired" />
-            <p data-testid="paired-sentence">{row.sentence}</p>
+        Some(Ok(row)) => {
+            let sides = [
+                (Side::Better, row.wins),
+                (Side::Worse, row.losses),
+                (Side::Same, row.ties),
+            ]
+            .into_iter()
+            .map(|(side, n)| {
+                view! {
+                    " · "
+                    <a
+                        href="#"
+                        data-testid=format!("paired-cases-{}", side.name())
+                        on:click=move |ev| {
+                            ev.prevent_default();
+                            open_sorted_by(state.settings, "difference".into());
+                            state.settings.study_views().side().set(Some(side));
+                        }
+                    >
+                        {format!("{} on {n}", side.name())}
+                    </a>
+                }
+            })
+            .collect_view();
+            view! {
+                <TableView table=paired_table(std::slice::from_ref(&row)) testid="table-paired" />
+                <p data-testid="paired-sentence">{row.sentence}</p>
+                <p class="muted" data-testid="paired-cases">"The issues behind it" {sides}</p>
+            }
+            .into_any()
         }
-        .into_any(),
         Some(Err(err)) => {
             view! { <p class="error" data-testid="paired-error">{err.to_string()}</p> }.into_any()
         }

@@ -2,10 +2,13 @@
 //! view's and the line level's), the paired comparison's `left=tree`, `right=fts5`,
 //! `metric=file|lines` and `subset=all|aligned` (all always written), the per-repository and
 //! subgroup tables' `arms=tree,fts5` (written when some are chosen) and the drill-down's
-//! `case=<case id>` (written when one is open; `issue=` is read as the same). Their single k,
+//! `case=<case id>` (written when one is open; `issue=` is read as the same), and the drill-down
+//! list's `crepo=<repository>`, `cside=better|worse|same` (the cases on that side of the paired
+//! comparison) and `csort=issue|repo|difference|<arm>` (each written when set). Their single k,
 //! bootstrap, fusions and metric settings are shared (`crate::params`).
 
 use reactive_stores::Store;
+use routelens_engine::scoring::case_list::Side;
 use routelens_engine::{PairedMetric, Study, Subset};
 
 use crate::params::part::{k_value, list, set, set_some, set_text, Claim, Params};
@@ -29,6 +32,12 @@ pub struct StudyViewParams {
     pub arms: Vec<String>,
     /// The issue open in the drill-down (default none).
     pub issue: Option<String>,
+    /// The drill-down list's repository (default every one).
+    pub repo: Option<String>,
+    /// The drill-down list's side of the paired comparison (default every case).
+    pub side: Option<Side>,
+    /// The drill-down list's sort column (default the study's order).
+    pub sort: Option<String>,
 }
 
 impl Default for StudyViewParams {
@@ -42,6 +51,9 @@ impl Default for StudyViewParams {
             subset: Subset::All,
             arms: Vec::new(),
             issue: None,
+            repo: None,
+            side: None,
+            sort: None,
         }
     }
 }
@@ -49,7 +61,8 @@ impl Default for StudyViewParams {
 impl Params for StudyViewParams {
     fn keys(&self) -> &'static [&'static str] {
         &[
-            "ks", "left", "right", "metric", "subset", "arms", "case", "issue",
+            "ks", "left", "right", "metric", "subset", "arms", "case", "issue", "crepo", "cside",
+            "csort",
         ]
     }
 
@@ -79,6 +92,15 @@ impl Params for StudyViewParams {
         if let Some(issue) = &self.issue {
             pairs.push(("case", issue.clone()));
         }
+        if let Some(repo) = &self.repo {
+            pairs.push(("crepo", repo.clone()));
+        }
+        if let Some(side) = self.side {
+            pairs.push(("cside", side.name().into()));
+        }
+        if let Some(sort) = &self.sort {
+            pairs.push(("csort", sort.clone()));
+        }
     }
 
     fn read(&mut self, key: &str, value: &str) -> Claim {
@@ -107,6 +129,12 @@ impl Params for StudyViewParams {
             },
             "arms" => set(&mut self.arms, Ok(list(value))),
             "case" | "issue" => set_some(&mut self.issue, value),
+            "crepo" => set_some(&mut self.repo, value),
+            "cside" => match Side::from_name(value) {
+                Some(side) => set(&mut self.side, Ok(Some(side))),
+                None => Claim::Refused("expected better, worse or same".into()),
+            },
+            "csort" => set_some(&mut self.sort, value),
             _ => Claim::Unknown,
         }
     }

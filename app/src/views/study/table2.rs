@@ -9,6 +9,7 @@ use super::params::StudyViewParamsStoreFields;
 use crate::components::{
     ClusterSelect, KSelect, MetricListInput, NumberInput, RelevanceSelect, TableView,
 };
+use crate::open_cases::cases_of_arm_rows;
 use crate::params::shared::SharedParamsStoreFields;
 use crate::params::SettingsStoreFields;
 use crate::state::AppState;
@@ -25,7 +26,10 @@ pub fn Table2View() -> impl IntoView {
         ];
         state
             .with_study(|study| file_recall_table(study, &ks))
-            .map(|table| view! { <TableView table testid="table-file-recall" /> })
+            .map(|table| {
+                let open_cases = cases_of_arm_rows(settings);
+                view! { <TableView table testid="table-file-recall" open_cases /> }
+            })
     };
     let metrics = Memo::new(move |_| {
         state.with_study(|study| {
@@ -40,7 +44,10 @@ pub fn Table2View() -> impl IntoView {
         })
     });
     let metric_view = move || match metrics.get() {
-        Some(Ok(table)) => view! { <TableView table testid="table-metrics" /> }.into_any(),
+        Some(Ok(table)) => {
+            let open_cases = cases_of_arm_rows(settings);
+            view! { <TableView table testid="table-metrics" open_cases /> }.into_any()
+        }
         Some(Err(err)) => {
             view! { <p class="error" data-testid="metrics-error">{err}</p> }.into_any()
         }
@@ -53,7 +60,7 @@ pub fn Table2View() -> impl IntoView {
                 <KSelect value=settings.study_views().k_right() label="right k" testid="k-right" />
             </div>
             <p class="note">
-                "File@k: mean over issues of the share of gold files in the first k. Full@k: issues with "
+                "Every number opens the issues behind it. File@k: mean over issues of the share of gold files in the first k. Full@k: issues with "
                 "every gold file in the first k. Ceiling@k: issues whose gold set fits in k at all, the "
                 "most Full@k can reach. Micro@k: gold files found over all gold files. P@k: precision."
             </p>
