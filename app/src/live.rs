@@ -138,7 +138,7 @@ fn client() -> Result<Rc<Client>> {
     });
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(|event: MessageEvent| {
         let text = event.data().as_string().unwrap_or_default();
-        match serde_json::from_str::<Answer>(&text) {
+        match serde_json::from_slice::<Answer>(text.as_bytes()) {
             Ok(answer) => deliver(answer),
             Err(error) => stop(format!(
                 "the live worker sent what this page cannot read ({error})"

@@ -51,6 +51,7 @@
 pub mod checksum;
 pub mod error;
 pub mod json_path;
+pub mod stable_sort;
 pub mod table;
 pub mod terms;
 // Floors 2 to 9.

@@ -13,7 +13,7 @@
 //! The paper cut "the first 500 characters" with Python's `query[:500]`, which counts Unicode
 //! scalar values; [`first_chars`] does the same, never splitting a character.
 
-use std::collections::BTreeSet;
+use crate::stable_sort::Sorted;
 
 /// The paper's stop list, sorted. A token in this list is never a query term.
 pub const STOP_WORDS: &[&str] = &[
@@ -112,7 +112,7 @@ pub fn extract_terms(text: &str) -> Vec<String> {
     let lower = text.to_lowercase();
     token_runs(&lower)
         .filter(|token| token.len() >= MIN_TERM_LEN && !is_stop_word(token))
-        .collect::<BTreeSet<_>>()
+        .sorted_set()
         .into_iter()
         .map(str::to_string)
         .collect()

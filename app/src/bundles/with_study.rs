@@ -2,6 +2,7 @@
 //! set from the bundle store, plus the open study's cases of the bundle's
 //! repository whose issue texts are loaded.
 
+use routelens_engine::stable_sort;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -77,7 +78,7 @@ pub async fn fetch_bundle(
         }
     }
     // The source name and the entry name may be the same repository.
-    mismatched.sort();
+    stable_sort::sort(&mut mismatched);
     mismatched.dedup();
     Ok(FetchedBundle {
         manifest,

@@ -3,6 +3,7 @@
 //! paired comparisons, operating measurements, counts of cases, repositories, spans and one arm's
 //! own finds). A per-case score table's are recomputed in [`super::scores`].
 
+use crate::stable_sort;
 use serde::{Deserialize, Serialize};
 
 use super::condition::Condition;
@@ -339,7 +340,7 @@ pub(super) fn summary(values: &mut [f64], of: Summary) -> Result<f64> {
         Summary::Median => percentile(50.0),
         Summary::P95 => percentile(95.0),
         Summary::P95LowerRank => {
-            values.sort_by(f64::total_cmp);
+            stable_sort::by(values, f64::total_cmp);
             Ok(values[((values.len() - 1) as f64 * 0.95).floor() as usize])
         }
     }

@@ -2,6 +2,7 @@
 //! or other summary, counts of cases and repositories, and paired intervals drawn by the
 //! article's own generator. A statistic of rankings is refused by name.
 
+use crate::stable_sort::Sorted;
 use std::collections::BTreeSet;
 
 use super::condition::count_cases;
@@ -51,7 +52,8 @@ pub fn recompute_scores(table: &ScoreTable, quantity: &Quantity) -> Result<Recom
             Ok(Recomputed::count(table.cases.len(), table.cases.len()))
         }
         Quantity::Repositories {} => {
-            let clusters: BTreeSet<&str> = table.cases.iter().map(|c| c.cluster.as_str()).collect();
+            let clusters: BTreeSet<&str> =
+                table.cases.iter().map(|c| c.cluster.as_str()).sorted_set();
             Ok(Recomputed::value(clusters.len() as f64))
         }
         Quantity::ColumnPaired {

@@ -4,6 +4,7 @@
 use crate::error::Result;
 use crate::scoring::stats::{BootstrapConfig, PyRandom};
 use crate::scoring::unit_metrics::{case_value, Metric, Relevance};
+use crate::stable_sort;
 use crate::study::Study;
 
 /// One share compared between the missed and the hit questions.
@@ -156,7 +157,7 @@ fn difference(
                 m - h
             })
             .collect();
-        draws.sort_by(f64::total_cmp);
+        stable_sort::by(&mut draws, f64::total_cmp);
         let r = draws.len() as f64;
         let (low, high) = (draws[(0.025 * r) as usize], draws[(0.975 * r) as usize - 1]);
         let verdict = if low > 0.0 || high < 0.0 {

@@ -31,6 +31,7 @@ use crate::error::{Error, Result};
 use crate::load::question_set::Question;
 use crate::retrieval::chunk_search::{cap_per_file, ranking_units};
 use crate::scoring::unit_metrics::{case_value, Metric, Relevance};
+use crate::stable_sort;
 use crate::study::{Arm, ArmOrigin, Case, Study};
 
 /// The ranker over a chunking's chunks.
@@ -113,7 +114,7 @@ pub fn evaluation_study(
             let project = q.gold.first().map_or_else(String::new, |p| project_of(p));
             let mut case = Case::from_spans(q.id.clone(), project, q.gold_lines.clone());
             let mut gold = q.gold.clone();
-            gold.sort();
+            stable_sort::sort(&mut gold);
             gold.dedup();
             case.gold_files = gold;
             case
@@ -163,7 +164,7 @@ pub fn dev_test_split(study: &Study) -> (Vec<usize>, Vec<usize>) {
         .enumerate()
         .map(|(at, case)| (crate::checksum::sha256_hex(case.id.as_bytes()), at))
         .collect();
-    order.sort();
+    stable_sort::sort(&mut order);
     let dev_len = order.len().div_ceil(2);
     let mut dev: Vec<usize> = order[..dev_len].iter().map(|(_, at)| *at).collect();
     let mut test: Vec<usize> = order[dev_len..].iter().map(|(_, at)| *at).collect();

@@ -14,6 +14,7 @@
 //! against the bundle: each run file is replayed through the bundle's tree (every request must be
 //! the recorded one) and each search is run again, and the rankings must be the recorded ones.
 
+use crate::stable_sort::Sorted;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -63,7 +64,7 @@ impl CaseEvidence {
         match self {
             CaseEvidence::Route(file) => route_measurements(&file.run),
             CaseEvidence::Search { query_ms, .. } => query_ms
-                .map(|ms| BTreeMap::from([("query_ms".to_string(), ms)]))
+                .map(|ms| [("query_ms".to_string(), ms)].into_iter().sorted_map())
                 .unwrap_or_default(),
         }
     }
@@ -72,14 +73,16 @@ impl CaseEvidence {
 /// A routing run's measurements as the archive names them: calls answered, tokens, the estimated
 /// cost, and the elapsed time as `latency_ms`; `retries` besides.
 pub fn route_measurements(run: &Run) -> BTreeMap<String, f64> {
-    BTreeMap::from([
+    [
         ("model_calls".to_string(), run.calls as f64),
         ("input_tokens".to_string(), run.input_tokens as f64),
         ("output_tokens".to_string(), run.output_tokens as f64),
         ("cost_usd".to_string(), run.cost_usd),
         ("latency_ms".to_string(), run.elapsed_ms as f64),
         ("retries".to_string(), run.retries as f64),
-    ])
+    ]
+    .into_iter()
+    .sorted_map()
 }
 
 /// An arm run live, with per case what produced its ranking (`None`: no run for that case). The

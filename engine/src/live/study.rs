@@ -2,6 +2,7 @@
 //! same tables as archived ones, and the open study with the live arms merged in when it is the
 //! same question set.
 
+use crate::stable_sort::Sorted;
 use std::collections::BTreeSet;
 
 use crate::load::question_set::Question;
@@ -18,7 +19,7 @@ pub fn live_study(repo: &str, questions: &[Question]) -> Study {
                 repo.to_string(),
                 question.gold_lines.clone(),
             );
-            let gold: BTreeSet<String> = question.gold.iter().cloned().collect();
+            let gold: BTreeSet<String> = question.gold.iter().cloned().sorted_set();
             case.gold_files = gold.into_iter().collect();
             case
         })

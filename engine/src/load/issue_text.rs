@@ -69,7 +69,7 @@ fn record(file: &str, line: Option<usize>, value: &serde_json::Value) -> Result<
 /// Reads issue texts from a file in any of the three forms. `file` is the name used in messages.
 pub fn parse_issue_texts(file: &str, content: &str) -> Result<Vec<IssueText>> {
     let trimmed = content.trim_start();
-    if let Ok(value) = serde_json::from_str::<serde_json::Value>(trimmed) {
+    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(trimmed.as_bytes()) {
         return match value {
             serde_json::Value::Array(items) => items
                 .into_iter()
@@ -118,7 +118,7 @@ pub fn parse_issue_texts(file: &str, content: &str) -> Result<Vec<IssueText>> {
         .map(|(i, line)| (i + 1, line))
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(number, line)| {
-            let value = serde_json::from_str(line)
+            let value = serde_json::from_slice(line.as_bytes())
                 .map_err(|err| Error::line(file, number, format!("invalid JSON: {err}")))?;
             record(file, Some(number), &value)
         })

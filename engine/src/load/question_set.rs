@@ -10,6 +10,7 @@
 //!
 //! Each may appear once. Errors name the file, the line and the field.
 
+use crate::stable_sort::Sorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::corpus::bundle::Manifest;
@@ -69,7 +70,7 @@ pub fn parse_question_set(file: &str, text: &str) -> Result<QuestionSet> {
     let mut questions = String::new();
     let mut seen_projects = false;
     for (number, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l)) {
-        let value: serde_json::Value = match serde_json::from_str(line) {
+        let value: serde_json::Value = match serde_json::from_slice(line.as_bytes()) {
             Ok(value) => value,
             // Blank lines and malformed ones go to the question parser, which names them.
             Err(_) => {
@@ -122,13 +123,14 @@ pub fn parse_question_set(file: &str, text: &str) -> Result<QuestionSet> {
 /// Refuses a bundle whose files differ from the pinned corpus, naming the first file (in path
 /// order) that is missing from the bundle, extra in it, or changed (lines or SHA-256).
 pub fn verify_corpus(pinned: &[PinnedFile], manifest: &Manifest, bundle: &str) -> Result<()> {
-    let pins: BTreeMap<&str, &PinnedFile> = pinned.iter().map(|p| (p.path.as_str(), p)).collect();
+    let pins: BTreeMap<&str, &PinnedFile> =
+        pinned.iter().map(|p| (p.path.as_str(), p)).sorted_map();
     let files: BTreeMap<&str, _> = manifest
         .files
         .iter()
         .map(|f| (f.path.as_str(), f))
-        .collect();
-    let paths: BTreeSet<&str> = pins.keys().chain(files.keys()).copied().collect();
+        .sorted_map();
+    let paths: BTreeSet<&str> = pins.keys().chain(files.keys()).copied().sorted_set();
     for path in paths {
         let why = match (pins.get(path), files.get(path)) {
             (Some(_), None) => "is pinned by the question set but missing from the bundle",

@@ -10,6 +10,7 @@
 //! a line without is a case (`id`, optional `repo`, `gold` as paths or `{path, start_line,
 //! end_line}` spans, optional `base_commit` and `query_sha256`).
 
+use crate::stable_sort;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -179,7 +180,7 @@ pub fn load_trec(run_file: &str, run: &str, qrels_file: &str, qrels: &str) -> Re
             }
             if !cases[case].gold_files.contains(&path) {
                 cases[case].gold_files.push(path);
-                cases[case].gold_files.sort();
+                stable_sort::sort(&mut cases[case].gold_files);
             }
         }
     }
@@ -250,7 +251,7 @@ pub fn load_trec(run_file: &str, run: &str, qrels_file: &str, qrels: &str) -> Re
                 .into_iter()
                 .map(|(case, mut entries)| {
                     // Rank ascending; equal ranks by score descending, then by path.
-                    entries.sort_by(|a, b| {
+                    stable_sort::by(&mut entries, |a, b| {
                         a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2))
                     });
                     let docids: Vec<(String, usize)> = entries
@@ -358,7 +359,7 @@ pub fn load_jsonl(file: &str, text: &str) -> Result<Study> {
         if line.trim().is_empty() {
             continue;
         }
-        let value: serde_json::Value = serde_json::from_str(line)
+        let value: serde_json::Value = serde_json::from_slice(line.as_bytes())
             .map_err(|err| Error::line(file, number, format!("invalid JSON: {err}")))?;
         if value.get("arm").is_some() {
             pending.push((number, parse_line(file, number, line)?));
@@ -385,7 +386,7 @@ pub fn load_jsonl(file: &str, text: &str) -> Result<Study> {
         let repo = entry.repo.unwrap_or_else(|| repo_of(&entry.id));
         let mut case = Case::from_spans(entry.id.clone(), repo, spans);
         case.gold_files.extend(paths);
-        case.gold_files.sort();
+        stable_sort::sort(&mut case.gold_files);
         case.gold_files.dedup();
         case.base_commit = entry.base_commit;
         case.query_sha256 = entry.query_sha256;

@@ -8,6 +8,7 @@
 //! `<meta http-equiv>` (a static host sets no headers). Leptos sets `style` attributes, so
 //! styles may be inline; nothing else is.
 
+use crate::stable_sort;
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
@@ -51,7 +52,7 @@ pub fn policy(index_html: &str, connect: &[String], header: bool) -> String {
         )
     }));
     let mut origins: Vec<String> = connect.iter().filter_map(|url| origin(url)).collect();
-    origins.sort();
+    stable_sort::sort(&mut origins);
     origins.dedup();
     let mut directives = vec![
         "default-src 'self'".to_string(),

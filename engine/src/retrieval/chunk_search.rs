@@ -9,6 +9,7 @@
 //! - **RRF** ([`fuse_chunk_rankings`]): [`crate::scoring::fusion::rrf`] over the chunks' keys
 //!   (`path#Lstart-Lend`), k = 60 over the top 60 of each list ([`CHUNK_RRF`]), ties by key.
 
+use crate::stable_sort::Sorted;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::corpus::code_chunks::{Chunker, CodeChunk};
@@ -127,7 +128,7 @@ pub fn fuse_chunk_rankings(
         .iter()
         .chain(right)
         .map(|&at| (chunk_key(&chunks[at]), at))
-        .collect();
+        .sorted_map();
     Ok(rrf(&[&a[..], &b[..]], config.validated()?)
         .into_iter()
         .filter_map(|key| by_key.get(&key).copied())

@@ -6,6 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::scoring::paired::{case_values, PairedMetric};
+use crate::stable_sort;
 use crate::study::subset::Subset;
 use crate::study::Study;
 
@@ -147,7 +148,7 @@ pub fn case_list(study: &Study, query: &CaseListQuery) -> Result<Vec<CaseListRow
             (key, row)
         })
         .collect();
-    keyed.sort_by(|(a, _), (b, _)| a.order(b));
+    stable_sort::by(&mut keyed, |(a, _), (b, _)| a.order(b));
     Ok(keyed.into_iter().map(|(_, row)| row).collect())
 }
 

@@ -7,6 +7,7 @@
 //! not the published 0.491 and 23. With the path rule the result does not depend on the order of
 //! the input lists.
 
+use crate::stable_sort;
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
@@ -68,7 +69,7 @@ pub fn rrf_scored<S: AsRef<str>>(lists: &[&[S]], config: RrfConfig) -> Vec<(Stri
     }
     // The map iterates in path order, and the sort is stable: equal scores stay path-ascending.
     let mut fused: Vec<(&str, f64)> = scores.into_iter().collect();
-    fused.sort_by(|a, b| b.1.total_cmp(&a.1));
+    stable_sort::by(&mut fused, |a, b| b.1.total_cmp(&a.1));
     fused
         .into_iter()
         .map(|(path, score)| (path.to_string(), score))

@@ -6,6 +6,7 @@
 //! cases (macro); the micro aggregate weights every gold-file occurrence equally. A case whose gold
 //! set is larger than k can never be complete: those cases form the *ceiling* count.
 
+use crate::stable_sort;
 use crate::study::{Study, MAX_K};
 
 /// How one ranking did on one case at one k.
@@ -28,7 +29,7 @@ pub struct CaseScore {
 /// Scores the first `k` paths of `ranking` against `gold`.
 pub fn score_ranking(gold: &[String], ranking: &[String], k: usize) -> CaseScore {
     let mut gold = gold.to_vec();
-    gold.sort();
+    stable_sort::sort(&mut gold);
     gold.dedup();
     score_positions(
         &gold_positions(&gold, ranking),

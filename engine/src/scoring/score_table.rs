@@ -31,6 +31,7 @@
 //! The clusters are the `cluster` column's values, or each case alone
 //! ([`ScoreTable::clustered_by_case`], as CodeAtlas resamples questions).
 
+use crate::stable_sort::Sorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
@@ -108,7 +109,9 @@ impl Mapping {
             id: "instance_id".into(),
             cluster: "repo".into(),
             labels: vec!["language_group".into()],
-            frames: BTreeMap::from([("base_aligned/".into(), "base_aligned".into())]),
+            frames: [("base_aligned/".into(), "base_aligned".into())]
+                .into_iter()
+                .sorted_map(),
             default_frame: default_frame(),
             cases_are: "issues".into(),
             headline_frame: Some("base_aligned".into()),
@@ -306,7 +309,7 @@ pub fn load_score_table(file: &str, text: &str, mapping: &Mapping) -> Result<Sco
     let special: BTreeSet<usize> = [id_at, cluster_at]
         .into_iter()
         .chain(label_at.iter().map(|(_, at)| *at))
-        .collect();
+        .sorted_set();
     let mut columns: Vec<(usize, ScoreColumn)> = Vec::new();
     let mut seen_columns = BTreeSet::new();
     for (at, name) in headers.iter().enumerate() {
@@ -503,11 +506,7 @@ impl ScoreTable {
 
     /// The number of clusters.
     pub fn cluster_count(&self) -> usize {
-        self.cases
-            .iter()
-            .map(|c| &c.cluster)
-            .collect::<BTreeSet<_>>()
-            .len()
+        self.cases.iter().map(|c| &c.cluster).sorted_set().len()
     }
 
     /// The bootstrap draws for this table's clusters (shared by every summary and pair).

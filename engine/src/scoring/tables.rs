@@ -3,6 +3,7 @@
 //! operating points of section 4.3, the archived line-level values, the prespecified subgroups and
 //! a case's gold files against every arm.
 
+use crate::stable_sort::Sorted;
 use std::collections::BTreeSet;
 
 use crate::scoring::metrics::{score_ranking, summarize};
@@ -300,12 +301,12 @@ pub fn case_measurements_table(study: &Study, case: usize) -> Table {
         .arms
         .iter()
         .flat_map(|arm| arm.measurements[case].keys().map(String::as_str))
-        .collect();
+        .sorted_set();
     let ks: BTreeSet<usize> = study
         .arms
         .iter()
         .flat_map(|arm| arm.archived_lines.keys().copied())
-        .collect();
+        .sorted_set();
     let mut headers = vec!["arm".to_string()];
     headers.extend(names.iter().map(|name| name.to_string()));
     for k in &ks {

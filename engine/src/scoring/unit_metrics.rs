@@ -26,6 +26,7 @@
 //! when its file is gold (CodeAtlas, fastindex); under [`Relevance::Span`] when it overlaps a gold
 //! span of its file (CodeNib).
 
+use crate::stable_sort::Sorted;
 use std::collections::BTreeSet;
 
 use crate::error::{Error, Result};
@@ -152,7 +153,7 @@ pub fn score_units(
     gold_spans: &[GoldSpan],
     relevance: Relevance,
 ) -> f64 {
-    let gold: BTreeSet<&str> = gold_files.iter().map(String::as_str).collect();
+    let gold: BTreeSet<&str> = gold_files.iter().map(String::as_str).sorted_set();
     let relevant = |unit: &GoldSpan| match relevance {
         Relevance::File => gold.contains(unit.path.as_str()),
         Relevance::Span => gold_spans.iter().any(|g| overlaps(unit, g)),
@@ -331,7 +332,7 @@ pub fn summarize_metrics(
         Clustering::Repo => case.repo.clone(),
         Clustering::Case => case.id.clone(),
     };
-    let names: BTreeSet<String> = study.cases.iter().map(cluster_of).collect();
+    let names: BTreeSet<String> = study.cases.iter().map(cluster_of).sorted_set();
     let names: Vec<String> = names.into_iter().collect();
     let draws = crate::scoring::stats::ClusterDraws::new(names.len(), bootstrap)?;
     let mut out = Vec::new();

@@ -4,6 +4,7 @@
 //! computation (metrics, fusion, statistics, reports) reads one. A ranking is a list of
 //! repository-relative paths, best first, without duplicates.
 
+use crate::stable_sort::Sorted;
 pub mod subset;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -65,7 +66,7 @@ impl Case {
         let gold_files = gold_spans
             .iter()
             .map(|span| span.path.clone())
-            .collect::<BTreeSet<_>>()
+            .sorted_set()
             .into_iter()
             .collect();
         Case {
@@ -83,12 +84,7 @@ impl Case {
     /// only the gold paths, so every study has it).
     pub fn gold_spans_multiple_directories(&self) -> bool {
         let parent = |path: &String| path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
-        self.gold_files
-            .iter()
-            .map(parent)
-            .collect::<BTreeSet<_>>()
-            .len()
-            > 1
+        self.gold_files.iter().map(parent).sorted_set().len() > 1
     }
 }
 
@@ -249,7 +245,7 @@ impl Study {
         self.cases
             .iter()
             .map(|case| case.repo.clone())
-            .collect::<BTreeSet<_>>()
+            .sorted_set()
             .into_iter()
             .collect()
     }

@@ -13,6 +13,7 @@ use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::evaluate::{grid_tables, GridReport, GridSettings};
 use routelens_engine::live::live_session::{AnswerBody, CallBody};
 use routelens_engine::scoring::unit_metrics::Clustering;
+use routelens_engine::stable_sort;
 
 use crate::components::{bundle_select, NumberInput, TableView};
 use crate::error::{Error, Result};
@@ -105,7 +106,7 @@ pub fn EvaluateView() -> impl IntoView {
                             chosen.push(chunker);
                         }
                         // In the bundle's order; every one (the default) is written as none.
-                        chosen.sort_by_key(|c| have.iter().position(|h| h == c));
+                        stable_sort::by_key(chosen, |c| have.iter().position(|h| h == c));
                         if *chosen == have {
                             chosen.clear();
                         }

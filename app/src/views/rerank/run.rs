@@ -2,7 +2,7 @@
 //! replayed from the page), both stages in the worker, and the Jev judge from the page; and
 //! "Add as arm", every question of the bundle's set the same way, joined to the live study.
 
-use std::collections::BTreeMap;
+use routelens_engine::stable_sort::Sorted;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -141,7 +141,7 @@ pub(super) async fn run_question(
         // The page reads the plan's shape; the worker checks its globs (the page has no glob
         // compiler). No plan means an empty grep pool, never a refill.
         match planned.text.and_then(|text| {
-            serde_json::from_str::<Plan>(&text)
+            serde_json::from_slice::<Plan>(text.as_bytes())
                 .map(|_| text)
                 .map_err(|e| format!("the planner's reply is not a plan: {e}"))
         }) {
@@ -242,7 +242,9 @@ pub(super) async fn add_as_arm(
                 })
                 .collect::<Vec<_>>(),
         );
-        let mut m = BTreeMap::from([("query_ms".to_string(), outcome.ms)]);
+        let mut m = [("query_ms".to_string(), outcome.ms)]
+            .into_iter()
+            .sorted_map();
         if let Some(a) = &arm.reranked.accounting {
             m.insert("model_calls".into(), a.calls as f64);
             m.insert("input_tokens".into(), a.input_tokens as f64);

@@ -5,6 +5,7 @@
 
 pub mod params;
 
+use routelens_engine::stable_sort;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -327,7 +328,7 @@ fn BenchPanel(table: Arc<ScoreTable>) -> impl IntoView {
                 }
                 times.push(api::now_ms() - started);
             }
-            times.sort_by(f64::total_cmp);
+            stable_sort::by(&mut times, f64::total_cmp);
             let median = times[times.len() / 2];
             said.set(Some(Ok(format!(
                 "{median:.1} ms median of {count} runs: {} columns and {pairs} pairs, {} resamples",

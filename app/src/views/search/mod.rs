@@ -22,6 +22,7 @@ mod sources;
 mod state;
 mod timing;
 
+use routelens_engine::stable_sort;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -189,7 +190,7 @@ pub fn SearchView() -> impl IntoView {
                                     fused.push(toggled.clone());
                                 }
                                 // Keep the arms' own order.
-                                fused.sort_by_key(|a| LexicalArm::from_name(a).ok());
+                                stable_sort::by_key(fused, |a| LexicalArm::from_name(a).ok());
                             });
                         }
                     />

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use routelens_engine::stable_sort;
 use routelens_engine::{scoring::report::rescore_everything, BootstrapConfig};
 
 use crate::api;
@@ -62,7 +63,7 @@ pub fn BenchView() -> impl IntoView {
                 times.push(elapsed);
                 run.set(Run::Running(done + 1, total));
             }
-            times.sort_by(f64::total_cmp);
+            stable_sort::by(&mut times, f64::total_cmp);
             let middle = times.len() / 2;
             let median = if times.len() % 2 == 0 {
                 (times[middle - 1] + times[middle]) / 2.0

@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 use routelens_engine::scoring::case_list::{case_list, CaseListQuery, Side};
+use routelens_engine::stable_sort;
 use routelens_engine::{PairedMetric, Study, Subset};
 
 use super::params::{chosen_arms, StudyViewParamsStoreFields};
@@ -105,7 +106,7 @@ fn list_view(
     });
     let repos: Vec<String> = {
         let mut repos: Vec<String> = study.cases.iter().map(|c| c.repo.clone()).collect();
-        repos.sort();
+        stable_sort::sort(&mut repos);
         repos.dedup();
         repos
     };

@@ -6,9 +6,8 @@
 //! repositories no bundle holds, so it shows archived values only, and says so.
 
 use leptos::prelude::*;
+use routelens_engine::stable_sort::Sorted;
 use routelens_engine::{scoring::tables::archived_lines_table, Subset};
-
-use std::collections::BTreeSet;
 
 use leptos::task::spawn_local;
 
@@ -42,7 +41,7 @@ pub fn LinesView() -> impl IntoView {
                 .arms
                 .iter()
                 .flat_map(|arm| arm.archived_lines.keys().copied())
-                .collect::<BTreeSet<usize>>()
+                .sorted_set()
                 .into_iter()
                 .collect::<Vec<_>>()
         });

@@ -1,6 +1,7 @@
 //! Writing a bundle: files into chunks, hashes, the compressed index and `manifest.json`
 //! (native only).
 
+use crate::stable_sort;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -108,7 +109,7 @@ impl PendingBundle {
             mut files,
             index,
         } = input;
-        files.sort_by(|a, b| a.path.cmp(&b.path));
+        stable_sort::by(&mut files, |a, b| a.path.cmp(&b.path));
         for pair in files.windows(2) {
             if pair[0].path == pair[1].path {
                 return Err(Error::field(
@@ -375,7 +376,9 @@ pub fn encode_chunking(
             })?;
         ordered.push((at as u32, chunk));
     }
-    ordered.sort_by_key(|(file, chunk)| (*file, chunk.start_line, chunk.end_line));
+    stable_sort::by_key(&mut ordered, |(file, chunk)| {
+        (*file, chunk.start_line, chunk.end_line)
+    });
     for (file, chunk) in ordered {
         let kind = match columns.kinds.iter().position(|k| *k == chunk.kind) {
             Some(at) => at,

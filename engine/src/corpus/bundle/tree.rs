@@ -10,6 +10,8 @@
 //! it. [`DirTree::from_listing`] keeps that: such files are named in [`DirTree::files`] (so they
 //! are menu options and subtopics, and their folders exist) and marked as skipped when visited.
 
+use crate::stable_sort;
+
 /// One directory: its sub-directories and files, each sorted by name.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DirTree {
@@ -58,7 +60,7 @@ impl DirTree {
     /// listed after sorting).
     pub fn from_listing(listing: &[(&str, Listed)]) -> DirTree {
         let mut sorted: Vec<(&str, Listed)> = listing.to_vec();
-        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        stable_sort::by(&mut sorted, |a, b| a.0.cmp(b.0));
         sorted.dedup_by(|a, b| a.0 == b.0);
         let mut root = DirTree::default();
         for (path, listed) in sorted {
@@ -118,10 +120,10 @@ impl DirTree {
 
     fn sort(&mut self) {
         // Byte order of full paths puts `a-b/x` before `a/x` ('-' < '/'), so names need a sort.
-        self.dirs.sort_by(|a, b| a.name.cmp(&b.name));
-        self.files.sort();
-        self.unreadable.sort();
-        self.empty.sort();
+        stable_sort::by(&mut self.dirs, |a, b| a.name.cmp(&b.name));
+        stable_sort::sort(&mut self.files);
+        stable_sort::sort(&mut self.unreadable);
+        stable_sort::sort(&mut self.empty);
         for dir in &mut self.dirs {
             dir.sort();
         }

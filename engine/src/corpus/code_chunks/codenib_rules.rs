@@ -18,6 +18,7 @@
 //!
 //! Hand-written walks over node kinds rather than tree-sitter queries, as `language.rs` says why.
 
+use crate::stable_sort;
 use tree_sitter::{Node, Parser};
 
 use super::language::SourceLanguage;
@@ -65,7 +66,7 @@ pub(super) fn definitions(language: SourceLanguage, text: &str) -> Result<Vec<De
         _ => found.script(root),
     }
     let mut out = found.out;
-    out.sort_by_key(|d| (d.start, d.end));
+    stable_sort::by_key(&mut out, |d| (d.start, d.end));
     out.dedup();
     Ok(out)
 }

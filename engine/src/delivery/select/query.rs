@@ -2,6 +2,7 @@
 //! bytes to a term number, fronted by a first-byte/length bit set that turns most tokens away
 //! without hashing.
 
+use crate::stable_sort;
 use rustc_hash::FxHashMap;
 
 use crate::terms::extract_terms;
@@ -25,7 +26,7 @@ impl QueryTerms {
     /// Terms given directly. A line token matches a term when they are equal, so only lower-case
     /// `[a-z0-9_]+` terms can ever match; duplicates count once.
     pub fn from_terms(mut terms: Vec<String>) -> Self {
-        terms.sort();
+        stable_sort::sort(&mut terms);
         terms.dedup();
         let index = terms
             .iter()

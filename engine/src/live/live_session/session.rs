@@ -1,5 +1,6 @@
 //! The session itself: what is loaded, and each piece of work over it (see the module above).
 
+use crate::stable_sort::Sorted;
 use std::collections::BTreeMap;
 
 use super::messages::{ChunkResult, LineJob, PackAnswer, PackedReport, WireRun};
@@ -138,7 +139,7 @@ impl LiveSession {
     pub fn load_texts<B: AsRef<[u8]>>(&mut self, name: &str, chunks: &[B]) -> Result<usize> {
         let bundle = self.bundle_named_mut(name)?;
         let by_path: BTreeMap<String, String> =
-            bundle.manifest.read_all(chunks)?.into_iter().collect();
+            bundle.manifest.read_all(chunks)?.into_iter().sorted_map();
         let corpus = TextCorpus::new(by_path.iter().map(|(p, t)| (p.clone(), t.as_str())));
         let files = by_path.len();
         bundle.texts = Some(Texts {

@@ -1,6 +1,7 @@
 //! Reading the archive into a study: the case ledger and gold audit, every arm's archived
 //! rankings, the prespecified labels, and the archived per-case line measurements.
 
+use crate::stable_sort::Sorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
@@ -372,7 +373,7 @@ pub fn load_archive(files: &ArchiveBytes) -> Result<Study> {
             &index,
         )?;
         study.add_arm(arm)?;
-        let known: BTreeSet<String> = study.arm_names().into_iter().collect();
+        let known: BTreeSet<String> = study.arm_names().into_iter().sorted_set();
         let rows: Vec<Value> = post
             .results
             .into_iter()

@@ -138,14 +138,14 @@ pub const PLAN_SCHEMA: &str = r#"{"type":"object","properties":{"actions":{"type
 pub fn plan_schema() -> Value {
     // Parsed from text rather than built with `json!`: the page links this module, and a
     // literal tree would be code in its first load.
-    serde_json::from_str(PLAN_SCHEMA).unwrap_or(Value::Null)
+    serde_json::from_slice(PLAN_SCHEMA.as_bytes()).unwrap_or(Value::Null)
 }
 
 /// The chat-completions body asking for a plan.
 pub fn planner_body(payload: &PlannerPayload, settings: &PlannerSettings) -> Value {
     let user = serde_json::to_string(payload).unwrap_or_default();
-    let mut body: Value = serde_json::from_str(
-        r#"{"messages":[{"role":"system"},{"role":"user"}],"reasoning":{"enabled":false},
+    let mut body: Value = serde_json::from_slice(
+        br#"{"messages":[{"role":"system"},{"role":"user"}],"reasoning":{"enabled":false},
             "response_format":{"type":"json_schema","json_schema":{"name":"grep_plan","strict":true}},
             "provider":{"require_parameters":true}}"#,
     )
@@ -213,7 +213,8 @@ pub struct PlannerAccounting {
 /// The plan's JSON text from a success body: `choices[0].message.content`. An error says what
 /// the body lacks.
 pub fn plan_text(body: &str) -> Result<String, String> {
-    let value: Value = serde_json::from_str(body).map_err(|e| format!("reply is not JSON: {e}"))?;
+    let value: Value =
+        serde_json::from_slice(body.as_bytes()).map_err(|e| format!("reply is not JSON: {e}"))?;
     value
         .pointer("/choices/0/message/content")
         .and_then(Value::as_str)
@@ -290,7 +291,7 @@ impl PlannerRun {
         });
         match outcome {
             ChatOutcome::Reply { status, body, .. } if (200..300).contains(&status) => {
-                if let Ok(value) = serde_json::from_str::<Value>(&body) {
+                if let Ok(value) = serde_json::from_slice::<Value>(body.as_bytes()) {
                     let usage = |field: &str| value.pointer(&format!("/usage/{field}")).cloned();
                     let count = |field: &str| usage(field).and_then(|v| v.as_u64()).unwrap_or(0);
                     self.accounting.input_tokens += count("prompt_tokens");

@@ -7,6 +7,7 @@
 //! BM25 refill). An action whose pattern does not compile fails alone, with its reason, and the
 //! others still run.
 
+use crate::stable_sort;
 use std::collections::{BTreeMap, HashSet};
 
 use regex::Regex;
@@ -76,7 +77,7 @@ impl<'c> EnclosingChunks<'c> {
             by_path.entry(&chunk.path).or_default().push(at);
         }
         for list in by_path.values_mut() {
-            list.sort_by(|&a, &b| {
+            stable_sort::by(list, |&a, &b| {
                 let (a, b) = (&chunks[a], &chunks[b]);
                 let len = |c: &CodeChunk| c.end_line - c.start_line;
                 len(a)
@@ -106,7 +107,7 @@ pub fn grep_pool<'t>(
     limits: GrepLimits,
 ) -> GrepPool {
     let mut files: Vec<(&str, &str)> = files.into_iter().collect();
-    files.sort_by(|a, b| a.0.cmp(b.0));
+    stable_sort::by(&mut files, |a, b| a.0.cmp(b.0));
     let enclosing = EnclosingChunks::new(chunks);
     let actions: Vec<ActionMatches> = plan
         .actions

@@ -16,6 +16,7 @@
 //! then follow every scored one in pool order. Every exchange is recorded as the router records
 //! them, so a run file replays exactly; the key is the transport's and never in a request.
 
+use crate::stable_sort;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
@@ -120,7 +121,7 @@ pub fn batch_levels(
             (at, key)
         })
         .collect();
-    keys.sort();
+    stable_sort::sort(&mut keys);
     keys.into_iter()
         .map(|(_, key)| {
             let malformed = |message: String| DecisionError::InvalidAnswer {

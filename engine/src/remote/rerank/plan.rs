@@ -69,19 +69,22 @@ impl GrepAction {
 /// 1–6 actions, each with a non-empty pattern and a glob that compiles. A pattern that does not
 /// compile is kept: running it fails that action alone, as in CodeNib.
 pub fn parse_plan(file: &str, text: &str) -> Result<Plan> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::Parse {
-        file: file.to_string(),
-        message: e.to_string(),
-    })?;
-    let plan: Plan = if value.is_array() {
-        serde_json::from_value(serde_json::json!({ "actions": value }))
+    let value: serde_json::Value =
+        serde_json::from_slice(text.as_bytes()).map_err(|e| Error::Parse {
+            file: file.to_string(),
+            message: e.to_string(),
+        })?;
+    let plan = if value.is_array() {
+        serde_json::json!({ "actions": value })
     } else {
-        serde_json::from_value(value)
-    }
-    .map_err(|e| Error::Parse {
-        file: file.to_string(),
-        message: e.to_string(),
-    })?;
+        value
+    };
+    // Through the text, as every other reader of a plan: one instance of its `Deserialize`.
+    let plan: Plan =
+        serde_json::from_slice(plan.to_string().as_bytes()).map_err(|e| Error::Parse {
+            file: file.to_string(),
+            message: e.to_string(),
+        })?;
     check_plan(file, &plan)?;
     Ok(plan)
 }

@@ -6,6 +6,7 @@
 //! one; ties by where they first appear in the issue, then by spelling), case-insensitively as
 //! whole words — up to six actions in all.
 
+use crate::stable_sort;
 use std::collections::BTreeSet;
 
 use regex::Regex;
@@ -35,7 +36,7 @@ pub fn offline_plan(issue: &str, files_holding: &dyn Fn(&str) -> usize) -> Optio
         .map(|t| (files_holding(&t), first_at(issue, &t), t))
         .filter(|(held, _, _)| *held > 0)
         .collect();
-    terms.sort();
+    stable_sort::sort(&mut terms);
     for (_, _, term) in terms.into_iter().take(MAX_ACTIONS - actions.len()) {
         actions.push(GrepAction {
             pattern: format!(r"\b{}\b", regex::escape(&term)),

@@ -7,6 +7,7 @@
 //! that fails keeps its candidates in first-stage order after every scored one, and says why; if
 //! every batch fails, the first-stage order stands, marked.
 
+use crate::stable_sort;
 use serde::{Deserialize, Serialize};
 
 use super::pools::Candidate;
@@ -193,11 +194,13 @@ impl Judging {
         let judged = self.judged;
         let mut order: Vec<usize> = (0..self.pool_len).collect();
         // Scored first, by score (ties in pool order); then the failed batches' in pool order.
-        order.sort_by(|&a, &b| match (judged[a].score, judged[b].score) {
-            (Some(x), Some(y)) => y.total_cmp(&x).then(a.cmp(&b)),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => a.cmp(&b),
+        stable_sort::by(&mut order, |&a, &b| {
+            match (judged[a].score, judged[b].score) {
+                (Some(x), Some(y)) => y.total_cmp(&x).then(a.cmp(&b)),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => a.cmp(&b),
+            }
         });
         let batches = self.pool_len.div_ceil(self.batch);
         Reranked {

@@ -10,6 +10,7 @@
 //! and for the waits before retries, so tests run a whole walk, retries and time cap included,
 //! in microseconds.
 
+use crate::stable_sort::Sorted;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::calls::Walk;
@@ -153,7 +154,9 @@ const TERM_WEIGHT: f64 = 20.0;
 /// 0), none-of-these weight 1, and the weights are normalised. Usage is an estimate: a token per
 /// four characters of the request's JSON in, one token per question out.
 pub fn lexical_response(request: &Request, seed: u64, model: &str) -> Response {
-    let terms: BTreeSet<String> = extract_terms(&request.state_text()).into_iter().collect();
+    let terms: BTreeSet<String> = extract_terms(&request.state_text())
+        .into_iter()
+        .sorted_set();
     let mut answers = BTreeMap::new();
     for (name, question) in &request.questions {
         if let Question::Choice { criteria, .. } = question {
@@ -182,7 +185,7 @@ fn choice_answer(terms: &BTreeSet<String>, criteria: &Criteria, seed: u64) -> An
                 let lower = text.to_lowercase();
                 let tokens: BTreeSet<&str> = token_runs(&lower)
                     .flat_map(|run| std::iter::once(run).chain(run.split('_')))
-                    .collect();
+                    .sorted_set();
                 let matches = terms.iter().filter(|t| tokens.contains(t.as_str())).count();
                 let mut weight = 1.0;
                 for _ in 0..matches.min(8) {
@@ -200,7 +203,7 @@ fn choice_answer(terms: &BTreeSet<String>, criteria: &Criteria, seed: u64) -> An
     let probabilities: BTreeMap<String, f64> = weights
         .iter()
         .map(|(key, w)| (key.clone(), w / total))
-        .collect();
+        .sorted_map();
     let (choice, confidence) = weights
         .iter()
         .fold((String::new(), -1.0), |(bk, bp), (key, w)| {

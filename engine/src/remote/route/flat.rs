@@ -20,6 +20,7 @@
 //! A run stopped early (a cap, an error) ranks what the current round has advanced so far, then
 //! the candidates it has not judged yet, in their order.
 
+use crate::stable_sort;
 use std::ops::Range;
 
 use sha2::{Digest, Sha256};
@@ -183,7 +184,7 @@ pub fn menu_order(issue_id: &str, paths: Vec<String>) -> Vec<String> {
             (hasher.finalize().into(), path)
         })
         .collect();
-    keyed.sort();
+    stable_sort::sort(&mut keyed);
     keyed.into_iter().map(|(_, path)| path).collect()
 }
 
@@ -213,7 +214,7 @@ pub fn flat_menus(pool: &[MenuOption], settings: &RouteSettings) -> Vec<Range<us
 /// The indices of a menu's top `count` options by probability, ties by path ascending.
 pub fn top(options: &[MenuOption], probabilities: &[f64], count: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..probabilities.len()).collect();
-    order.sort_by(|&a, &b| {
+    stable_sort::by(&mut order, |&a, &b| {
         probabilities[b]
             .total_cmp(&probabilities[a])
             .then_with(|| options[a].path.cmp(&options[b].path))

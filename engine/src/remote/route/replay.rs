@@ -230,7 +230,7 @@ pub(crate) fn record(
 ) -> std::result::Result<Response, DecisionError> {
     let outcome = outcome.and_then(|response| {
         let text = serde_json::to_string(&response).unwrap_or_default();
-        serde_json::from_str::<Response>(&text)
+        serde_json::from_slice::<Response>(text.as_bytes())
             .map(|response| (response, text))
             .map_err(|err| DecisionError::Malformed {
                 message: format!("the response does not survive a round trip: {err}"),
@@ -248,7 +248,7 @@ pub(crate) fn record(
 }
 
 fn reparse(text: &str) -> std::result::Result<Response, DecisionError> {
-    serde_json::from_str(text).map_err(|err| DecisionError::Replay {
+    serde_json::from_slice(text.as_bytes()).map_err(|err| DecisionError::Replay {
         message: format!("a recorded response is not a response: {err}"),
     })
 }

@@ -15,6 +15,7 @@
 //! The walk stops when the stack is empty, or at a cap (files, calls, time), which marks the run
 //! truncated when work was left.
 
+use crate::stable_sort;
 use std::ops::Range;
 
 use super::calls::{Call, Ledger, Walk};
@@ -201,7 +202,7 @@ pub fn keep(probabilities: &[f64], settings: &RouteSettings) -> Vec<usize> {
         .filter(|&i| probabilities[i] >= threshold)
         .collect();
     // Descending probability; equal probabilities in reverse menu order.
-    kept.sort_by(|&a, &b| {
+    stable_sort::by(&mut kept, |&a, &b| {
         probabilities[b]
             .total_cmp(&probabilities[a])
             .then(b.cmp(&a))

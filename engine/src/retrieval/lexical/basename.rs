@@ -11,6 +11,7 @@
 //! - score = 2 × |terms ∩ stem tokens| + |terms ∩ path tokens|, so a term in the stem counts three
 //!   times in all (the stem is part of the path). Matches are whole tokens, not substrings.
 
+use crate::stable_sort::Sorted;
 use std::collections::BTreeSet;
 
 use super::{sort_and_truncate, ArmOutput};
@@ -28,11 +29,11 @@ pub fn stem(path: &str) -> &str {
 /// `basename` over these paths; top `k`.
 pub fn basename<S: AsRef<str>>(paths: &[S], issue: &str, k: usize) -> ArmOutput {
     let terms = extract_terms(first_chars(issue, FIRST_CHARS));
-    let wanted: BTreeSet<&str> = terms.iter().map(String::as_str).collect();
+    let wanted: BTreeSet<&str> = terms.iter().map(String::as_str).sorted_set();
     let overlap = |text: &str| -> usize {
         tokenize(text)
             .into_iter()
-            .collect::<BTreeSet<_>>()
+            .sorted_set()
             .iter()
             .filter(|token| wanted.contains(token.as_str()))
             .count()
@@ -43,7 +44,7 @@ pub fn basename<S: AsRef<str>>(paths: &[S], issue: &str, k: usize) -> ArmOutput 
         paths
             .iter()
             .map(AsRef::as_ref)
-            .collect::<BTreeSet<&str>>()
+            .sorted_set()
             .into_iter()
             .filter_map(|path| {
                 let score = 2 * overlap(stem(path)) + overlap(path);

@@ -11,6 +11,7 @@
 //! The blob is [`super::fts::blob`]'s layout; its `paths_sha256` hashes the chunks' keys
 //! (`path#Lstart-Lend`, in table order), so an index opens only over the table it was built from.
 
+use crate::stable_sort;
 use std::cmp::Reverse;
 
 use tantivy::collector::TopDocs;
@@ -211,7 +212,7 @@ impl ChunkIndex {
     /// The best `depth` chunks for `query`, by score, ties by table position.
     pub fn search(&self, query: &str, depth: usize) -> Result<Vec<ChunkHit>> {
         let mut tokens = chunk_tokens(query);
-        tokens.sort();
+        stable_sort::sort(&mut tokens);
         tokens.dedup();
         if tokens.is_empty() || depth == 0 {
             return Ok(Vec::new());

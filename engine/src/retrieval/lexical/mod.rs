@@ -30,6 +30,7 @@ pub mod issue_run;
 mod rg;
 pub mod timing;
 
+use crate::stable_sort;
 use std::fmt;
 
 pub use basename::{basename, stem};
@@ -73,7 +74,9 @@ impl ArmOutput {
 
 /// Sorts by score descending, ties by path ascending, and keeps `k`.
 pub(crate) fn sort_and_truncate(mut scored: Vec<(String, f64)>, k: usize) -> Vec<(String, f64)> {
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    stable_sort::by(&mut scored, |a, b| {
+        b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0))
+    });
     scored.truncate(k);
     scored
 }

@@ -15,6 +15,7 @@
 //! order). The terms are summed in sorted order; the paper summed a Python set in hash order,
 //! which can change the last bits of a score, never an order other than between exact ties.
 
+use crate::stable_sort;
 use std::collections::BTreeMap;
 
 use super::corpus::TextCorpus;
@@ -109,13 +110,13 @@ pub fn rg_feedback(corpus: &TextCorpus, issue: &str, k: usize) -> ArmOutput {
     }
     let mut by_rarity: Vec<(&str, usize)> = df.into_iter().collect();
     // The map iterates in term order and the sort is stable: equal counts stay term-ascending.
-    by_rarity.sort_by_key(|&(_, count)| count);
+    stable_sort::by_key(&mut by_rarity, |&(_, count)| count);
     let mut feedback_terms: Vec<String> = by_rarity
         .iter()
         .take(FEEDBACK_TERMS)
         .map(|(term, _)| term.to_string())
         .collect();
-    feedback_terms.sort();
+    stable_sort::sort(&mut feedback_terms);
     let second_matches = corpus.matches(&feedback_terms);
     let second = rank_matches(corpus, &feedback_terms, &second_matches);
     let config = RrfConfig::default();

@@ -9,6 +9,7 @@
 //! in the native run.
 
 use super::LexicalArm;
+use crate::stable_sort;
 
 /// One timed call: which arm, which round, which question (an index into the question set).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,7 +135,7 @@ impl ArmTimes {
 /// benchmark scripts compute it.
 pub fn nearest_rank(values: &[f64], q: f64) -> f64 {
     let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    stable_sort::by(&mut sorted, f64::total_cmp);
     let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1));
     sorted.get(rank - 1).copied().unwrap_or(f64::NAN)
 }

@@ -4,6 +4,7 @@
 //! `b - (b - a)(1 - t)` from there up, and the position is `(n - 1) * (percent / 100)`.
 
 use crate::error::{Error, Result};
+use crate::stable_sort;
 
 /// `np.percentile(values, percents)`: one value per percent, each in `[0, 100]`. Any NaN among
 /// the values makes every result NaN, as in numpy.
@@ -21,7 +22,7 @@ pub fn percentiles(values: &[f64], percents: &[f64]) -> Result<Vec<f64>> {
         return Ok(vec![f64::NAN; percents.len()]);
     }
     let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    stable_sort::by(&mut sorted, f64::total_cmp);
     Ok(percents
         .iter()
         .map(|percent| interpolate(&sorted, percent / 100.0))

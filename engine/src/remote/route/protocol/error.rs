@@ -161,21 +161,23 @@ fn parse_retry_after(value: &str) -> Option<u64> {
 /// The server's message from an error body: `error`, `error.message`, `message` or `detail`
 /// when it is JSON, else the text itself, cut to 200 characters.
 fn server_message(body: &str) -> String {
-    let from_json = serde_json::from_str::<Value>(body).ok().and_then(|value| {
-        let pick = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
-        pick(value.get("error"))
-            .or_else(|| pick(value.get("error").and_then(|e| e.get("message"))))
-            .or_else(|| pick(value.get("message")))
-            .or_else(|| pick(value.get("detail")))
-            .or_else(|| {
-                let detail = value.get("detail")?.as_array()?;
-                let parts: Vec<String> = detail
-                    .iter()
-                    .filter_map(|entry| entry.get("msg")?.as_str().map(str::to_string))
-                    .collect();
-                (!parts.is_empty()).then(|| parts.join("; "))
-            })
-    });
+    let from_json = serde_json::from_slice::<Value>(body.as_bytes())
+        .ok()
+        .and_then(|value| {
+            let pick = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+            pick(value.get("error"))
+                .or_else(|| pick(value.get("error").and_then(|e| e.get("message"))))
+                .or_else(|| pick(value.get("message")))
+                .or_else(|| pick(value.get("detail")))
+                .or_else(|| {
+                    let detail = value.get("detail")?.as_array()?;
+                    let parts: Vec<String> = detail
+                        .iter()
+                        .filter_map(|entry| entry.get("msg")?.as_str().map(str::to_string))
+                        .collect();
+                    (!parts.is_empty()).then(|| parts.join("; "))
+                })
+        });
     let text = from_json.unwrap_or_else(|| body.trim().to_string());
     if text.is_empty() {
         return "no body".into();

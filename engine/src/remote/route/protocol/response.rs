@@ -90,9 +90,10 @@ pub fn decode_reply(
 /// Parses and checks a success body against the request it answers: the JSON shape, then every
 /// criterion of every choice question present in `probabilities` with a number in [0, 1].
 pub fn parse_response(request: &Request, body: &str) -> Result<Response, DecisionError> {
-    let value: Value = serde_json::from_str(body).map_err(|err| DecisionError::Malformed {
-        message: format!("not JSON: {err}"),
-    })?;
+    let value: Value =
+        serde_json::from_slice(body.as_bytes()).map_err(|err| DecisionError::Malformed {
+            message: format!("not JSON: {err}"),
+        })?;
     for (name, question) in &request.questions {
         let answer = value
             .get("answers")

@@ -1,5 +1,6 @@
 //! Building the index blob (native only: the texts are tokenized on a second thread).
 
+use crate::stable_sort;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -48,7 +49,7 @@ pub fn build_index_blob_owned(
     spec: IndexSpec,
 ) -> Result<Vec<u8>> {
     let err = |error: tantivy::TantivyError| index_error(INDEX_NAME, error);
-    files.sort_by(|a, b| a.0.cmp(&b.0));
+    stable_sort::by(&mut files, |a, b| a.0.cmp(&b.0));
     if let Some(pair) = files.windows(2).find(|pair| pair[0].0 == pair[1].0) {
         return Err(Error::field(
             &pair[0].0,
@@ -147,7 +148,7 @@ pub(in crate::retrieval::lexical) fn written_files<D: Document>(
             .map_err(|error| read_error(meta_path, error.to_string()))?,
     )];
     let mut segment_files: Vec<PathBuf> = meta.list_segment_files().into_iter().collect();
-    segment_files.sort();
+    stable_sort::sort(&mut segment_files);
     for path in segment_files {
         if !directory
             .exists(&path)
