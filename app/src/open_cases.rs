@@ -13,13 +13,31 @@ use crate::params::shared::SharedParamsStoreFields;
 use crate::params::{Settings, SettingsStoreFields};
 use crate::views::study::params::StudyViewParamsStoreFields;
 
-/// The callback a [`crate::components::TableView`] of arms calls with a row and a column.
+/// The callback a [`crate::components::TableView`] of arms calls with a row and a column. Table
+/// 2's `L55@k` opens the archived line recall of the aligned issues; any other column, the file
+/// recall of the subset already chosen.
 pub fn cases_of_arm_rows(s: Store<Settings>) -> Callback<(String, String)> {
     Callback::new(move |(arm, header): (String, String)| {
         if let Some(k) = k_in(&header) {
             s.shared().k().set(k);
         }
+        let views = s.study_views();
+        if is_aligned_lines(&header) {
+            views.metric().set(PairedMetric::ArchivedLineRecall);
+            views.subset().set(Subset::Aligned);
+        } else {
+            views.metric().set(PairedMetric::FileRecall);
+        }
         open_sorted_by(s, arm);
+    })
+}
+
+/// Whether a header is Table 2's line column (`L55@8`: an L, the aligned count, `@`).
+fn is_aligned_lines(header: &str) -> bool {
+    header.split_once('@').is_some_and(|(before, _)| {
+        before.len() > 1
+            && before.starts_with('L')
+            && before[1..].chars().all(|c| c.is_ascii_digit())
     })
 }
 
@@ -108,12 +126,20 @@ fn k_in(header: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::k_in;
+    use super::{is_aligned_lines, k_in};
 
     #[test]
     fn the_k_of_a_header() {
         assert_eq!(k_in("File@16"), Some(16));
         assert_eq!(k_in("file_recall@8 (low)"), Some(8));
         assert_eq!(k_in("mrr"), None);
+    }
+
+    #[test]
+    fn table_2s_line_column_is_told_from_the_others() {
+        assert!(is_aligned_lines("L55@8"));
+        assert!(
+            !is_aligned_lines("File@8") && !is_aligned_lines("L@8") && !is_aligned_lines("mrr")
+        );
     }
 }

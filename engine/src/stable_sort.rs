@@ -93,7 +93,7 @@ mod tests {
         #[test]
         fn sorts_as_the_standard_stable_sort(mut pairs in prop::collection::vec((0u8..6, any::<u32>()), 0..200)) {
             let mut expected = pairs.clone();
-            expected.sort_by(|a, b| a.0.cmp(&b.0));
+            expected.sort_by_key(|pair| pair.0);
             super::by(&mut pairs, |a, b| a.0.cmp(&b.0));
             prop_assert_eq!(pairs, expected);
         }

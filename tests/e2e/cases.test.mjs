@@ -58,6 +58,18 @@ test('a Table 2 cell opens its issues at its k, sorted by its arm', { skip }, as
   assert.match(await by('case-count').textContent(), /^82 issues \(all issues\), file recall@16/);
 });
 
+test('a Table 2 L55 cell opens the aligned issues\' archived line recall, whose mean it is', { skip }, async () => {
+  await session.study.open('?study=fastindex&view=table2');
+  await session.study.page.locator(
+    '[data-testid="table-file-recall"] tr[data-row="tree"] td[data-col="L55@8"] [data-testid="cell-cases"]').click();
+  await by('case-list').waitFor();
+  assert.match(await by('case-count').textContent(), /^55 issues/);
+  const tree = (await rows()).map((r) => Number(r.tree));
+  assert.equal(tree.length, 55);
+  const mean = tree.reduce((a, b) => a + b, 0) / tree.length;
+  assert.ok(Math.abs(mean - 0.443) < 0.001, String(mean));
+});
+
 test('a printed number opens the issues it is the mean of', { skip }, async () => {
   await session.study.open('?study=fastindex&view=paper');
   await by('paper-summary').waitFor({ timeout: 60000 });

@@ -2,7 +2,8 @@
 // action run so that results are on the page, and never has to scroll sideways: the page, every
 // table, plot and box of results fits its container, and no box scrolls sideways. Source code
 // (a file's text, an issue's text) is the one exception. At 1,024 px every page still fits.
-// axe-core (npm) checks every view as it stands: no serious or critical violation.
+// axe-core (npm) checks every view as it stands: no serious or critical violation. No plot's
+// labels overlap: the drawn boxes of every plot's text are tested for intersection.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -37,11 +38,23 @@ const CASE = 'SWE-PolyBench__python__maintenance__bugfix__b01e9113';
 const VIEWS = [
   ['home', '/', async () => byTestId('studies-list').waitFor()],
   ['paper', '/?study=fastindex&view=paper', async () => byTestId('paper-summary').waitFor({ timeout: 60000 })],
-  ['table2', '/?study=fastindex&view=table2', async () => byTestId('table-file-recall').waitFor({ timeout: 60000 })],
-  ['paired', '/?study=fastindex&view=paired', async () => byTestId('table-paired').waitFor({ timeout: 60000 })],
-  ['repos', '/?study=fastindex&view=repos', async () => byTestId('table-repo').waitFor({ timeout: 60000 })],
+  ['table2', '/?study=fastindex&view=table2', async () => {
+    await byTestId('table-file-recall').waitFor({ timeout: 60000 });
+    await byTestId('plot-table2').waitFor({ timeout: 60000 });
+  }],
+  ['paired', '/?study=fastindex&view=paired', async () => {
+    await byTestId('table-paired').waitFor({ timeout: 60000 });
+    await byTestId('forest-plot').waitFor({ timeout: 60000 });
+  }],
+  ['repos', '/?study=fastindex&view=repos', async () => {
+    await byTestId('table-repo').waitFor({ timeout: 60000 });
+    await byTestId('plot-repo-diff').waitFor({ timeout: 60000 });
+  }],
   ['lines', '/?study=fastindex&view=lines', async () => byTestId('table-archived-lines').waitFor({ timeout: 60000 })],
-  ['operations', '/?study=fastindex&view=operations', async () => byTestId('table-operations').waitFor({ timeout: 60000 })],
+  ['operations', '/?study=fastindex&view=operations', async () => {
+    await byTestId('table-operations').waitFor({ timeout: 60000 });
+    await byTestId('plot-operations').waitFor({ timeout: 60000 });
+  }],
   ['subgroups', '/?study=fastindex&view=subgroups', async () => byTestId('table-subgroups').waitFor({ timeout: 60000 })],
   ['fusion', '/?study=fastindex&view=fusion', async () => byTestId('table-fusion-recall').waitFor({ timeout: 60000 })],
   ['cases', `/?study=fastindex&view=cases&case=${CASE}`, async () => byTestId('case-detail').waitFor({ timeout: 60000 })],
@@ -94,6 +107,26 @@ const overflowing = () => page.evaluate(() => {
   return [...new Set(said)].slice(0, 8);
 });
 
+/** Pairs of text in one plot whose drawn boxes intersect (by more than half a pixel each way). */
+const overlappingText = () => page.evaluate(() => {
+  const said = [];
+  for (const svg of document.querySelectorAll('main svg')) {
+    const plot = svg.dataset.testid ?? svg.closest('[data-testid]')?.dataset.testid ?? 'svg';
+    const boxes = [...svg.querySelectorAll('text')]
+      .map((text) => ({ text: text.textContent.trim(), box: text.getBoundingClientRect() }))
+      .filter(({ box }) => box.width > 0);
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, b] = [boxes[i].box, boxes[j].box];
+        const wide = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const tall = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (wide > 0.5 && tall > 0.5) said.push(`${plot}: "${boxes[i].text}" overlaps "${boxes[j].text}"`);
+      }
+    }
+  }
+  return said.slice(0, 8);
+});
+
 /** axe-core's serious and critical violations of the page as it stands, in words. */
 async function inaccessible() {
   await page.evaluate(axeSource);
@@ -105,13 +138,14 @@ async function inaccessible() {
   });
 }
 
-test('no view scrolls sideways at 1,280 px, nor its page at 1,024 px; axe finds nothing serious', { skip }, async () => {
+test('no view scrolls sideways at 1,280 px, nor its page at 1,024 px; no plot\'s labels overlap; axe finds nothing serious', { skip }, async () => {
   const problems = [];
   for (const [view, link, act] of VIEWS) {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${server.url}${link}`);
     await act();
     for (const said of await overflowing()) problems.push(`${view} at 1280: ${said}`);
+    for (const said of await overlappingText()) problems.push(`${view}: ${said}`);
     for (const said of await inaccessible()) problems.push(`${view}: ${said}`);
     await page.setViewportSize({ width: 1024, height: 800 });
     const wide = await page.evaluate(() => document.documentElement.scrollWidth);

@@ -8,22 +8,44 @@ import { studySession } from './lib/session.mjs';
 const session = studySession();
 const { skip } = session;
 
-test('Table 2 reproduces the paper at k = 8 and 16', { skip }, async () => {
+test('Table 2 reproduces the paper at k = 8 and 16, its L55 columns included', { skip }, async () => {
   await session.study.open('?study=fastindex&view=table2');
   const table = await session.study.readTable('table-file-recall');
+  // The paper's Table 2, every column: File@8, Full@8, L55@8, File@16, Full@16, L55@16.
   const expected = {
-    rg: ['0.245', '12/82', '0.328', '16/82'],
-    fts5: ['0.352', '17/82', '0.421', '19/82'],
-    tree: ['0.465', '25/82', '0.591', '32/82'],
-    'tree+fts5': ['0.491', '23/82', '0.571', '30/82'],
+    rg: ['0.245', '12/82', '0.116', '0.328', '16/82', '0.116'],
+    fts5: ['0.352', '17/82', '0.246', '0.421', '19/82', '0.252'],
+    tree: ['0.465', '25/82', '0.443', '0.591', '32/82', '0.457'],
+    'tree+fts5': ['0.491', '23/82', '0.499', '0.571', '30/82', '0.504'],
   };
-  for (const [arm, [file8, full8, file16, full16]] of Object.entries(expected)) {
+  const columns = ['File@8', 'Full@8', 'L55@8', 'File@16', 'Full@16', 'L55@16'];
+  for (const [arm, printed] of Object.entries(expected)) {
     const row = table.rows[arm];
     assert.ok(row, `row ${arm} in ${Object.keys(table.rows)}`);
-    assert.deepEqual([row['File@8'], row['Full@8'], row['File@16'], row['Full@16']], [file8, full8, file16, full16], arm);
+    assert.deepEqual(columns.map((column) => row[column]), printed, arm);
   }
   assert.equal(table.rows.tree['Ceiling@8'], '66/82');
   await screenshot(session.study.page, 'table2');
+});
+
+test('Table 2\'s dot chart draws each arm\'s file recall at both k, as the table prints it, with an interval', { skip }, async () => {
+  await session.study.open('?study=fastindex&view=table2');
+  const table = await session.study.readTable('table-file-recall');
+  const chart = session.study.page.locator('[data-testid="plot-table2"]');
+  await chart.waitFor({ timeout: 60000 });
+  const rows = await chart.locator('[data-testid="dot-row"]').evaluateAll((groups) => groups.map((g) => ({
+    label: g.dataset.row,
+    means: [...g.querySelectorAll('[data-series]')].map((d) => [Number(d.dataset.series), Number(d.dataset.mean)]),
+    bars: [...g.querySelectorAll('line.ci')].map((l) => Number(l.getAttribute('x2')) - Number(l.getAttribute('x1'))),
+  })));
+  assert.equal(rows.length, Object.keys(table.rows).length);
+  // The chart's rows carry the arms' labels; the table's rows are keyed by arm name, in the same order.
+  Object.keys(table.rows).forEach((arm, at) => {
+    const drawn = Object.fromEntries(rows[at].means);
+    assert.equal(drawn[0].toFixed(3), table.rows[arm]['File@8'], `${arm} at 8`);
+    assert.equal(drawn[1].toFixed(3), table.rows[arm]['File@16'], `${arm} at 16`);
+    assert.ok(rows[at].bars.every((width) => width > 0), `${arm}: every dot has an interval bar`);
+  });
 });
 
 test('the study views never load the live worker, its index or its token table', { skip }, async () => {

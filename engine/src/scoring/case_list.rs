@@ -87,12 +87,20 @@ impl CaseListRow {
     }
 }
 
-/// The list `query` asks for.
+/// The list `query` asks for. A listed arm that archives no line values at k shows none (the
+/// list of every arm holds arms without them); the compared pair must have them.
 pub fn case_list(study: &Study, query: &CaseListQuery) -> Result<Vec<CaseListRow>> {
     let values = query
         .arms
         .iter()
-        .map(|&arm| case_values(study, arm, query.k, query.metric))
+        .map(|&arm| match query.metric {
+            PairedMetric::ArchivedLineRecall
+                if !study.arms[arm].archived_lines.contains_key(&query.k) =>
+            {
+                Ok(vec![None; study.cases.len()])
+            }
+            _ => case_values(study, arm, query.k, query.metric),
+        })
         .collect::<Result<Vec<_>>>()?;
     let pair = match query.pair {
         Some((left, right)) => Some((
@@ -271,5 +279,23 @@ mod tests {
             ..query(&study)
         };
         assert!(case_list(&study, &unknown).is_err());
+    }
+
+    #[test]
+    fn arms_without_line_values_show_none_and_a_pair_without_them_is_refused() {
+        let study = study();
+        let lines = CaseListQuery {
+            metric: PairedMetric::ArchivedLineRecall,
+            pair: None,
+            ..query(&study)
+        };
+        let rows = case_list(&study, &lines).unwrap();
+        assert_eq!(rows.len(), 3);
+        assert!(rows.iter().all(|row| row.values == [None, None]));
+        let paired = CaseListQuery {
+            metric: PairedMetric::ArchivedLineRecall,
+            ..query(&study)
+        };
+        assert!(case_list(&study, &paired).is_err());
     }
 }

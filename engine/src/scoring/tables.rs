@@ -12,13 +12,24 @@ use crate::study::subset::Subset;
 use crate::study::{Arm, Study};
 use crate::table::{Cell, Table};
 
-/// Table 2: for each arm and each k, File@k, Full@k with its ceiling, micro recall and precision.
+/// Table 2: for each arm and each k, File@k, Full@k, and, where the study archives line values
+/// at k, the paper's L{n}@k (mean archived line recall over the n aligned-text issues); then
+/// Full@k's ceiling, micro recall and precision.
 pub fn file_recall_table(study: &Study, ks: &[usize]) -> Table {
+    let aligned = Subset::Aligned.indices(study);
+    let lines_at = |k: usize| {
+        study
+            .arms
+            .iter()
+            .any(|arm| arm.archived_lines.contains_key(&k))
+    };
     let mut headers = vec!["arm".to_string(), "label".to_string()];
-    for k in ks {
+    for &k in ks {
+        headers.extend([format!("File@{k}"), format!("Full@{k}")]);
+        if lines_at(k) {
+            headers.push(format!("L{}@{k}", aligned.len()));
+        }
         headers.extend([
-            format!("File@{k}"),
-            format!("Full@{k}"),
             format!("Ceiling@{k}"),
             format!("Micro@{k}"),
             format!("P@{k}"),
@@ -40,6 +51,11 @@ pub fn file_recall_table(study: &Study, ks: &[usize]) -> Table {
                         value: Some(s.full as f64),
                         interval: None,
                     },
+                ]);
+                if lines_at(k) {
+                    row.push(aligned_line_recall(&study.arms[arm], k, &aligned));
+                }
+                row.extend([
                     Cell {
                         text: format!("{}/{}", s.feasible(), s.n),
                         value: Some(s.feasible() as f64),
@@ -61,6 +77,22 @@ pub fn file_recall_table(study: &Study, ks: &[usize]) -> Table {
         headers,
         rows,
     }
+}
+
+/// An arm's mean archived line recall at `k` over `cases`, or a dash when it archives none there.
+fn aligned_line_recall(arm: &Arm, k: usize, cases: &[usize]) -> Cell {
+    let Some(values) = arm.archived_lines.get(&k) else {
+        return Cell::missing();
+    };
+    let got: Vec<f64> = cases
+        .iter()
+        .filter_map(|&c| values[c])
+        .map(|v| v.line_recall)
+        .collect();
+    if got.is_empty() {
+        return Cell::missing();
+    }
+    Cell::number(got.iter().sum::<f64>() / got.len() as f64, 3)
 }
 
 /// Table 4: paired differences with bootstrap intervals and tests.

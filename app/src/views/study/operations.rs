@@ -7,6 +7,9 @@ use leptos::prelude::*;
 use routelens_engine::scoring::tables::{model_calls_per_issue, operations_table};
 use routelens_engine::{summarize, Subset};
 
+use std::fmt::Write;
+
+use crate::components::plot::{escape, spread, text_width, Label};
 use crate::components::{KSelect, TableView};
 use crate::params::shared::SharedParamsStoreFields;
 use crate::params::SettingsStoreFields;
@@ -57,53 +60,9 @@ pub fn OperationsView() -> impl IntoView {
 }
 
 /// The scatter, hand-written SVG: a handful of labelled points and two axes need no charting
-/// crate.
+/// crate. Its content is written as a string, as every plot's (`components::dot_chart`).
 fn scatter(points: Vec<Point>, k: usize) -> impl IntoView {
-    const WIDTH: f64 = 560.0;
-    const HEIGHT: f64 = 320.0;
-    const LEFT: f64 = 50.0;
-    const BOTTOM: f64 = 40.0;
-    // Round the axis up to a multiple of 4 so the four tick steps are whole numbers.
-    let max_calls = (points.iter().fold(1.0_f64, |m, p| m.max(p.1)) / 4.0).ceil() * 4.0;
-    let x = move |calls: f64| LEFT + calls / max_calls * (WIDTH - LEFT - 90.0);
-    let y = move |recall: f64| HEIGHT - BOTTOM - recall * (HEIGHT - BOTTOM - 34.0);
-    let x_ticks = (0..=4)
-        .map(|i| max_calls * f64::from(i) / 4.0)
-        .map(|t| {
-            view! {
-                <text x=x(t) y=HEIGHT - BOTTOM + 16.0 text-anchor="middle" class="tick">
-                    {format!("{t:.0}")}
-                </text>
-            }
-        })
-        .collect_view();
-    let y_ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
-        .into_iter()
-        .map(|t| {
-            view! {
-                <text x=LEFT - 6.0 y=y(t) + 4.0 text-anchor="end" class="tick">
-                    {format!("{t:.2}")}
-                </text>
-            }
-        })
-        .collect_view();
-    let dots = points
-        .into_iter()
-        .map(|(name, calls, recall)| {
-            let tip = format!("{name}: {calls:.2} calls/issue, recall@{k} {recall:.3}");
-            let data_arm = name.clone();
-            view! {
-                <g data-arm=data_arm>
-                    <circle cx=x(calls) cy=y(recall) r="6" class="mean-dot">
-                        <title>{tip}</title>
-                    </circle>
-                    <text x=x(calls) + 9.0 y=y(recall) + 4.0 class="label">
-                        {name}
-                    </text>
-                </g>
-            }
-        })
-        .collect_view();
+    let markup = scatter_markup(&points, k);
     view! {
         <svg
             data-testid="plot-operations"
@@ -113,18 +72,97 @@ fn scatter(points: Vec<Point>, k: usize) -> impl IntoView {
             height=HEIGHT
             role="img"
             aria-label="Operating points: each arm's mean model calls per issue against its file recall"
-        >
-            <line x1=LEFT x2=WIDTH - 20.0 y1=HEIGHT - BOTTOM y2=HEIGHT - BOTTOM class="axis" />
-            <line x1=LEFT x2=LEFT y1="24" y2=HEIGHT - BOTTOM class="axis" />
-            <text x=(WIDTH + LEFT) / 2.0 y=HEIGHT - 6.0 text-anchor="middle" class="label">
-                "mean model calls per issue"
-            </text>
-            <text x="12" y="14" class="label">
-                {format!("recall@{k}")}
-            </text>
-            {x_ticks}
-            {y_ticks}
-            {dots}
-        </svg>
+            inner_html=markup
+        ></svg>
+    }
+}
+
+const WIDTH: f64 = 560.0;
+const HEIGHT: f64 = 320.0;
+const LEFT: f64 = 50.0;
+const BOTTOM: f64 = 40.0;
+
+fn scatter_markup(points: &[Point], k: usize) -> String {
+    // Round the axis up to a multiple of 4 so the four tick steps are whole numbers.
+    let max_calls = (points.iter().fold(1.0_f64, |m, p| m.max(p.1)) / 4.0).ceil() * 4.0;
+    let x = |calls: f64| LEFT + calls / max_calls * (WIDTH - LEFT - 90.0);
+    let y = |recall: f64| HEIGHT - BOTTOM - recall * (HEIGHT - BOTTOM - 34.0);
+    let mut out = format!(
+        r#"<line x1="{LEFT}" x2="{0}" y1="{2}" y2="{2}" class="axis"/><line x1="{LEFT}" x2="{LEFT}" y1="24" y2="{2}" class="axis"/><text x="{1}" y="{3}" text-anchor="middle" class="label">mean model calls per issue</text><text x="12" y="14" class="label">recall@{k}</text>"#,
+        WIDTH - 20.0,
+        (WIDTH + LEFT) / 2.0,
+        HEIGHT - BOTTOM,
+        HEIGHT - 6.0
+    );
+    let mut ticks_fixed = Vec::new();
+    for t in (0..=4).map(|i| max_calls * f64::from(i) / 4.0) {
+        let text = format!("{t:.0}");
+        let width = text_width(&text, 11.0);
+        let baseline = HEIGHT - BOTTOM + 16.0;
+        ticks_fixed.push(Label {
+            x: x(t) - width / 2.0,
+            y: baseline,
+            width,
+        });
+        let _ = write!(
+            out,
+            r#"<text x="{}" y="{baseline}" text-anchor="middle" class="tick">{text}</text>"#,
+            x(t)
+        );
+    }
+    for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        let _ = write!(
+            out,
+            r#"<text x="{}" y="{}" text-anchor="end" class="tick">{t:.2}</text>"#,
+            LEFT - 6.0,
+            y(t) + 4.0
+        );
+    }
+    // Arms with close recall and the same calls (the lexical arms at zero) would print their
+    // names over each other: each name moves below the ones it would touch.
+    let labels: Vec<Label> = points
+        .iter()
+        .map(|(name, calls, recall)| Label {
+            x: x(*calls) + 9.0,
+            y: y(*recall) + 4.0,
+            width: text_width(name, 12.0),
+        })
+        .collect();
+    let baselines = spread(&labels, &ticks_fixed, 14.0);
+    for ((name, calls, recall), baseline) in points.iter().zip(baselines) {
+        let name = escape(name);
+        let _ = write!(
+            out,
+            r#"<g data-arm="{name}"><circle cx="{}" cy="{}" r="6" class="mean-dot"><title>{name}: {calls:.2} calls/issue, recall@{k} {recall:.3}</title></circle><text x="{}" y="{baseline}" class="label">{name}</text></g>"#,
+            x(*calls),
+            y(*recall),
+            x(*calls) + 9.0
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn close_points_get_their_names_apart() {
+        let points = vec![
+            ("fts5".to_string(), 0.0, 0.352),
+            ("rg".to_string(), 0.0, 0.345),
+        ];
+        let markup = super::scatter_markup(&points, 8);
+        let ys: Vec<f64> = markup
+            .match_indices(r#"<text x="59" y=""#)
+            .map(|(at, m)| {
+                markup[at + m.len()..]
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(ys.len(), 2, "{markup}");
+        assert!((ys[0] - ys[1]).abs() >= 14.0, "{ys:?}");
     }
 }

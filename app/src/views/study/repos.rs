@@ -2,6 +2,8 @@
 //! chosen metric per repository with 95% intervals over each repository's cases, and the
 //! per-repository difference between two arms as a dot plot (the paper's Figure 2).
 
+use std::fmt::Write;
+
 use leptos::prelude::*;
 use routelens_engine::{
     scoring::metric_tables::repo_metric_table, scoring::paired::repo_differences,
@@ -9,6 +11,7 @@ use routelens_engine::{
 };
 
 use super::params::{chosen_arms, StudyViewParamsStoreFields};
+use crate::components::plot::escape;
 use crate::components::{
     shown_errors, ArmSelect, ArmToggles, KSelect, RelevanceSelect, TableView, ViewMetricSelect,
 };
@@ -109,59 +112,10 @@ pub fn ReposView() -> impl IntoView {
 }
 
 /// The dot plot, hand-written SVG: a zero line, a large dot per repository mean and small dots
-/// for its issues need no charting crate.
+/// for its issues need no charting crate. Its content is written as a string, as every plot's
+/// (`components::dot_chart`).
 fn dot_plot(points: Vec<RepoPoint>, left: String, right: String, k: usize) -> impl IntoView {
-    const WIDTH: f64 = 640.0;
-    const LABEL: f64 = 210.0;
-    const ROW: f64 = 26.0;
-    const TOP: f64 = 30.0;
-    let height = TOP + ROW * points.len() as f64 + 30.0;
-    // Symmetric axis in quarter steps that holds every issue's difference.
-    let reach = points
-        .iter()
-        .flat_map(|p| p.issues.iter())
-        .fold(0.25_f64, |m, d| m.max(d.abs()));
-    let reach = (reach * 4.0).ceil() / 4.0;
-    let x = move |d: f64| LABEL + (d + reach) / (2.0 * reach) * (WIDTH - LABEL - 20.0);
-    let ticks = [-reach, -reach / 2.0, 0.0, reach / 2.0, reach]
-        .into_iter()
-        .map(|t| {
-            view! {
-                <text x=x(t) y=height - 8.0 text-anchor="middle" class="tick">
-                    {format!("{t:+.2}")}
-                </text>
-            }
-        })
-        .collect_view();
-    let rows = points
-        .into_iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let y = TOP + ROW * i as f64 + ROW / 2.0;
-            let issues = p
-                .issues
-                .iter()
-                .map(|d| view! { <circle cx=x(*d) cy=y r="3" class="issue-dot" /> })
-                .collect_view();
-            let tip = format!(
-                "{}: mean {:+.3} over {} issues",
-                p.repo,
-                p.mean,
-                p.issues.len()
-            );
-            view! {
-                <g data-repo=p.repo.clone() data-mean=format!("{:.6}", p.mean)>
-                    <text x=LABEL - 8.0 y=y + 4.0 text-anchor="end" class="label">
-                        {p.repo.clone()}
-                    </text>
-                    {issues}
-                    <circle cx=x(p.mean) cy=y r="6" class="mean-dot">
-                        <title>{tip}</title>
-                    </circle>
-                </g>
-            }
-        })
-        .collect_view();
+    let (markup, height) = dot_plot_markup(&points, &left, &right, k);
     view! {
         <svg
             data-testid="plot-repo-diff"
@@ -171,13 +125,91 @@ fn dot_plot(points: Vec<RepoPoint>, left: String, right: String, k: usize) -> im
             height=height
             role="img"
             aria-label=format!("Figure 2: file recall@{k}, {left} − {right}, by repository: each repository's mean and its issues")
-        >
-            <text x=LABEL y="16" class="label">
-                {format!("file recall@{k}: {left} − {right} (large: repository mean; small: issues)")}
-            </text>
-            <line x1=x(0.0) x2=x(0.0) y1=TOP - 6.0 y2=height - 24.0 class="zero" />
-            {rows}
-            {ticks}
-        </svg>
+            inner_html=markup
+        ></svg>
+    }
+}
+
+const WIDTH: f64 = 640.0;
+const LABEL: f64 = 210.0;
+const ROW: f64 = 26.0;
+const TOP: f64 = 30.0;
+
+fn dot_plot_markup(points: &[RepoPoint], left: &str, right: &str, k: usize) -> (String, f64) {
+    let height = TOP + ROW * points.len() as f64 + 30.0;
+    // Symmetric axis in quarter steps that holds every issue's difference.
+    let reach = points
+        .iter()
+        .flat_map(|p| p.issues.iter())
+        .fold(0.25_f64, |m, d| m.max(d.abs()));
+    let reach = (reach * 4.0).ceil() / 4.0;
+    let x = |d: f64| LABEL + (d + reach) / (2.0 * reach) * (WIDTH - LABEL - 20.0);
+    let mut out = format!(
+        r#"<text x="{LABEL}" y="16" class="label">file recall@{k}: {3} − {4} (large: repository mean; small: issues)</text><line x1="{0}" x2="{0}" y1="{1}" y2="{2}" class="zero"/>"#,
+        x(0.0),
+        TOP - 6.0,
+        height - 24.0,
+        escape(left),
+        escape(right),
+    );
+    for (i, p) in points.iter().enumerate() {
+        let y = TOP + ROW * i as f64 + ROW / 2.0;
+        let repo = escape(&p.repo);
+        let _ = write!(
+            out,
+            r#"<g data-repo="{repo}" data-mean="{:.6}"><text x="{}" y="{}" text-anchor="end" class="label">{repo}</text>"#,
+            p.mean,
+            LABEL - 8.0,
+            y + 4.0
+        );
+        for d in &p.issues {
+            let _ = write!(
+                out,
+                r#"<circle cx="{}" cy="{y}" r="3" class="issue-dot"/>"#,
+                x(*d)
+            );
+        }
+        let _ = write!(
+            out,
+            r#"<circle cx="{}" cy="{y}" r="6" class="mean-dot"><title>{repo}: mean {:+.3} over {} issues</title></circle></g>"#,
+            x(p.mean),
+            p.mean,
+            p.issues.len()
+        );
+    }
+    for t in [-reach, -reach / 2.0, 0.0, reach / 2.0, reach] {
+        let _ = write!(
+            out,
+            r#"<text x="{}" y="{}" text-anchor="middle" class="tick">{t:+.2}</text>"#,
+            x(t),
+            height - 8.0
+        );
+    }
+    (out, height)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RepoPoint;
+
+    #[test]
+    fn draws_each_repository_with_its_issues_and_escapes_names() {
+        let points = vec![
+            RepoPoint {
+                repo: "a&b".into(),
+                mean: 0.5,
+                issues: vec![0.0, 1.0],
+            },
+            RepoPoint {
+                repo: "c".into(),
+                mean: -0.25,
+                issues: vec![-0.25],
+            },
+        ];
+        let (markup, _) = super::dot_plot_markup(&points, "tree", "fts5", 8);
+        assert_eq!(markup.matches("<g data-repo=").count(), 2);
+        assert_eq!(markup.matches(r#"class="issue-dot""#).count(), 3);
+        assert!(markup.contains(r#"data-repo="a&amp;b""#));
+        assert!(markup.contains("tree − fts5"));
     }
 }

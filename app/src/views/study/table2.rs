@@ -3,11 +3,13 @@
 //! bootstrap interval, under the chosen relevance and clustering.
 
 use leptos::prelude::*;
-use routelens_engine::{scoring::metric_tables::metric_table, scoring::tables::file_recall_table};
+use routelens_engine::scoring::{
+    metric_tables::metric_table, tables::file_recall_table, unit_metrics::Metric,
+};
 
 use super::params::StudyViewParamsStoreFields;
 use crate::components::{
-    ClusterSelect, KSelect, MetricListInput, NumberInput, RelevanceSelect, TableView,
+    ClusterSelect, DotChart, KSelect, MetricListInput, NumberInput, RelevanceSelect, TableView,
 };
 use crate::open_cases::cases_of_arm_rows;
 use crate::params::shared::SharedParamsStoreFields;
@@ -30,6 +32,35 @@ pub fn Table2View() -> impl IntoView {
                 let open_cases = cases_of_arm_rows(settings);
                 view! { <TableView table testid="table-file-recall" open_cases /> }
             })
+    };
+    // The chart: each arm's file recall at the two k with its interval, under the metric
+    // table's relevance, clustering and bootstrap.
+    let chart = move || {
+        let ks = [
+            settings.study_views().k_left().get(),
+            settings.study_views().k_right().get(),
+        ];
+        state.with_study(|study| {
+            let arms: Vec<usize> = (0..study.arms.len()).collect();
+            let metrics = ks.map(Metric::FileRecall);
+            metric_table(study, &arms, &metrics, &state.metric_setup(study))
+                .ok()
+                .map(|table| {
+                    let aria_label = format!(
+                        "Table 2 as a dot chart: each arm's file recall at {} and at {} with its 95% interval",
+                        ks[0], ks[1]
+                    );
+                    view! {
+                        <figure class="chart">
+                            <DotChart table label_column=1 first_value=2 testid="plot-table2" aria_label />
+                            <figcaption class="note">
+                                "Dots: mean file recall over the issues; bars: the 95% bootstrap interval "
+                                "under the settings of the metric table below."
+                            </figcaption>
+                        </figure>
+                    }
+                })
+        })
     };
     let metrics = Memo::new(move |_| {
         state.with_study(|study| {
@@ -64,7 +95,7 @@ pub fn Table2View() -> impl IntoView {
                 "every gold file in the first k. Ceiling@k: issues whose gold set fits in k at all, the "
                 "most Full@k can reach. Micro@k: gold files found over all gold files. P@k: precision."
             </p>
-            {table}
+            <div class="beside">{table} {chart}</div>
             <h3>"Every metric, with its 95% interval"</h3>
             <div class="controls">
                 <MetricListInput />
