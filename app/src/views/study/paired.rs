@@ -88,22 +88,33 @@ pub fn PairedView() -> impl IntoView {
             )
         })
     });
+    // The paper's pairs under the reader's k, metric and subset: file recall at 8 over all
+    // issues is its File@8 column, archived line recall over the aligned ones its Line@8.
     let prespecified = Memo::new(move |_| {
-        let (k, bootstrap, unit) = (s.shared().k().get(), bootstrap(), unit_metric());
+        let (k, metric, subset) = (
+            s.shared().k().get(),
+            s.study_views().metric().get(),
+            s.study_views().subset().get(),
+        );
+        let (bootstrap, unit) = (bootstrap(), unit_metric());
         state.with_study(|study| {
-            let all = Subset::All.indices(study);
+            let cases = subset.indices(study);
             let (mut rows, mut errors) = (Vec::new(), Vec::new());
             for (left, right) in PRESPECIFIED_PAIRS {
-                let settings = (k, PairedMetric::FileRecall, bootstrap);
-                match compare_one(state, study, (left, right), unit, &all, settings) {
+                let settings = (k, metric, bootstrap);
+                match compare_one(state, study, (left, right), unit, &cases, settings) {
                     Ok(row) => rows.push(row),
                     Err(err) => errors.push(format!("{left} vs {right}: {err}")),
                 }
             }
             let mut table = paired_table(&rows);
+            let over = format!("{}: {} issues", subset.label(), cases.len());
             table.title = match unit {
-                None => format!("Table 4: prespecified pairs at {k} (file recall, all issues)"),
-                Some(metric) => format!("Prespecified pairs ({}, all issues)", metric.name()),
+                None => format!(
+                    "Table 4: prespecified pairs at {k} ({}, {over})",
+                    metric.name()
+                ),
+                Some(metric) => format!("Prespecified pairs ({}, {over})", metric.name()),
             };
             (table, rows, errors)
         })
