@@ -38,6 +38,8 @@ pub enum Command {
     Chunks(ChunksArgs),
     /// Evaluate chunk retrieval configurations on a question set, as CodeAtlas does.
     Evaluate(EvaluateArgs),
+    /// Embed texts with all-MiniLM-L6-v2, as sentence-transformers does (dense retrieval's model).
+    Embed(EmbedArgs),
     /// Retrieve a candidate pool of chunks (BM25, planned grep or both), then rerank it, as
     /// CodeNib does.
     Rerank(RerankArgs),
@@ -794,6 +796,29 @@ pub fn parse_fusion(text: &str) -> Result<Vec<String>, String> {
         return Err("expected two or more arm names joined by +, e.g. tree+fts5".into());
     }
     Ok(parts)
+}
+
+/// Options of `routelens embed`.
+#[derive(Debug, Args)]
+pub struct EmbedArgs {
+    /// A text to embed; repeatable. Embedded in order, before the lines of --file.
+    #[arg(long = "text", value_name = "TEXT")]
+    pub texts: Vec<String>,
+
+    /// A JSON Lines file of `{"text": …}` objects, one per line.
+    #[arg(long, value_name = "F.jsonl")]
+    pub file: Option<PathBuf>,
+
+    /// The model folder (config.json, model.safetensors, tokenizer.json), each file checked
+    /// against its pinned SHA-256. Default: where scripts/setup.sh installs it,
+    /// $ROUTELENS_MODELS/all-MiniLM-L6-v2 (ROUTELENS_MODELS defaults to ~/.cache/routelens/models).
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
+
+    /// Output format: JSON is `{"model": {"name", "sha256"}, "vectors": [[…], …]}`, in input
+    /// order; the table prints each text's first components.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
+    pub format: OutputFormat,
 }
 
 /// Options of `routelens check`.

@@ -38,6 +38,7 @@ mod chunking;
 mod cli;
 mod clock;
 mod demo;
+mod embed;
 mod evaluate;
 mod failure;
 mod folder;
@@ -97,6 +98,7 @@ fn run() -> ExitCode {
         Command::Search(args) => search::run(&args, &mut out),
         Command::Chunks(args) => chunk_query::chunks(&args, &mut out),
         Command::Evaluate(args) => evaluate::run(&args, &mut out),
+        Command::Embed(args) => embed::run(&args, &mut out),
         Command::Rerank(args) => rerank::run(&args, &mut out),
         Command::Pack(args) => pack::run(&args, &mut out),
         Command::Demo(args) => demo::run(&args, &mut out),

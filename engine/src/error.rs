@@ -117,6 +117,14 @@ pub enum Error {
         /// What is missing, in words.
         needs: String,
     },
+    /// An embedding model's files could not be read or run, or are not the pinned ones.
+    #[error("{file}: embedding model: {message}")]
+    Model {
+        /// The model file (`model.safetensors`, `tokenizer.json`, `config.json`) or `model`.
+        file: String,
+        /// What went wrong.
+        message: String,
+    },
     /// Token counting failed: the rank table could not be turned into an encoder, or the encoder
     /// failed on a text (a regular-expression limit).
     #[error("{context}: cannot count tokens: {message}")]

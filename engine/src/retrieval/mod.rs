@@ -2,4 +2,5 @@
 //! and BM25 over a chunking's chunks ([`chunk_search`]).
 
 pub mod chunk_search;
+pub mod dense;
 pub mod lexical;

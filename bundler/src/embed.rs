@@ -1,0 +1,153 @@
+//! `routelens embed`: texts to all-MiniLM-L6-v2 vectors with the engine's embedder, from the
+//! model folder scripts/setup.sh installs (or `--model DIR`), each file checked against its pin.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use routelens_engine::retrieval::dense::embedder::{Embedder, ModelFiles};
+use routelens_engine::retrieval::dense::pin::ModelPin;
+use serde::Serialize;
+
+use crate::cli::{EmbedArgs, OutputFormat};
+use crate::failure::Failure;
+use crate::input::read_text;
+
+/// The folder the pinned model is installed in: `--model`, else
+/// `$ROUTELENS_MODELS/<install_as>`, else `~/.cache/routelens/models/<install_as>`.
+pub fn model_folder(given: Option<&Path>, pin: &ModelPin) -> PathBuf {
+    if let Some(folder) = given {
+        return folder.to_path_buf();
+    }
+    let home = std::env::var_os("ROUTELENS_MODELS")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/routelens/models"))
+        })
+        .unwrap_or_else(|| PathBuf::from(".cache/routelens/models"));
+    home.join(&pin.install_as)
+}
+
+/// Loads the pinned embedder from `folder`; a missing file says how to install it, other bytes
+/// are refused naming the file on disk.
+pub fn load_embedder(folder: &Path) -> Result<Embedder, Failure> {
+    let read = |name: &str| {
+        let path = folder.join(name);
+        std::fs::read(&path).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                Failure::Missing {
+                    path,
+                    message:
+                        "not found; install the model with `python3 scripts/install-model.py` \
+                              (scripts/setup.sh does), or name its folder with --model"
+                            .into(),
+                }
+            } else {
+                Failure::read(&path, source)
+            }
+        })
+    };
+    let (config, weights, tokenizer) = (
+        read("config.json")?,
+        read("model.safetensors")?,
+        read("tokenizer.json")?,
+    );
+    let files = ModelFiles {
+        config: &config,
+        weights: &weights,
+        tokenizer: &tokenizer,
+    };
+    Embedder::load(&files, ModelPin::minilm()).map_err(|source| Failure::Bundle {
+        dir: folder.to_path_buf(),
+        source,
+    })
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    model: ModelRef<'a>,
+    vectors: Vec<Vec<f32>>,
+}
+
+#[derive(Serialize)]
+struct ModelRef<'a> {
+    name: &'a str,
+    sha256: std::collections::BTreeMap<&'a str, &'a str>,
+}
+
+/// Runs the command.
+pub fn run(args: &EmbedArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let mut texts = args.texts.clone();
+    if let Some(file) = &args.file {
+        texts.extend(read_lines(file)?);
+    }
+    if texts.is_empty() {
+        return Err(Failure::Usage(
+            "embed: nothing to embed; give --text T or --file F.jsonl".into(),
+        ));
+    }
+    let pin = ModelPin::minilm();
+    let embedder = load_embedder(&model_folder(args.model.as_deref(), &pin))?;
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let vectors = embedder.embed(&refs)?;
+    let text = match args.format {
+        OutputFormat::Json => {
+            let model = ModelRef {
+                name: &pin.name,
+                sha256: pin
+                    .files
+                    .iter()
+                    .map(|(name, file)| (name.as_str(), file.sha256.as_str()))
+                    .collect(),
+            };
+            crate::bundle::json_line(&Output { model, vectors })?
+        }
+        OutputFormat::Table => texts
+            .iter()
+            .zip(&vectors)
+            .map(|(text, vector)| {
+                let head: Vec<String> = vector.iter().take(4).map(|v| format!("{v:+.4}")).collect();
+                format!(
+                    "{} … ({} dims)  {}\n",
+                    head.join(" "),
+                    vector.len(),
+                    crate::render::one_line(text)
+                )
+            })
+            .collect(),
+    };
+    out.write_all(text.as_bytes()).map_err(Failure::output)
+}
+
+/// The `text` of each line of a JSON Lines file; a line that is not `{"text": "…"}` is refused
+/// with its number.
+fn read_lines(path: &Path) -> Result<Vec<String>, Failure> {
+    let file = path.display().to_string();
+    let text = read_text(path)?;
+    let mut texts = Vec::new();
+    for (at, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_slice(line.as_bytes()).map_err(|e| {
+            Failure::Engine(routelens_engine::Error::Line {
+                file: file.clone(),
+                line: at + 1,
+                message: e.to_string(),
+            })
+        })?;
+        let Some(text) = value.get("text").and_then(|t| t.as_str()) else {
+            return Err(Failure::Engine(routelens_engine::Error::Line {
+                file: file.clone(),
+                line: at + 1,
+                message: "needs a string field \"text\"".into(),
+            }));
+        };
+        texts.push(text.to_string());
+    }
+    if texts.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{file} holds no texts (no line {{\"text\": …}})"
+        )));
+    }
+    Ok(texts)
+}

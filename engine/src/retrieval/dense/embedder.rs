@@ -1,0 +1,168 @@
+//! all-MiniLM-L6-v2 exactly as sentence-transformers runs it: the model's WordPiece tokenizer
+//! (lower-cased, accents stripped, `[CLS] … [SEP]`) truncated at 256 pieces and never padded
+//! alone, candle's BERT, the mean of the last hidden states over the attention mask, then L2
+//! normalisation. Held to sentence-transformers' own vectors by `engine/tests/minilm.rs`.
+//!
+//! The shipped `tokenizer.json` truncates and pads at 128; both are replaced here, or the
+//! vectors of longer texts would differ. Texts are embedded in batches of similar length, so a
+//! short text is not padded to a long one; padding inside a batch is masked out of attention and
+//! of the mean.
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use tokenizers::{Tokenizer, TruncationParams};
+
+use super::pin::ModelPin;
+use crate::error::{Error, Result};
+use crate::stable_sort;
+
+/// The longest input, in word pieces with `[CLS]` and `[SEP]` (sentence-transformers'
+/// `max_seq_length` for this model).
+pub const MAX_PIECES: usize = 256;
+/// The vectors' dimension.
+pub const DIMENSION: usize = 384;
+/// How many texts run through the model at once.
+const BATCH: usize = 32;
+
+/// The model's three files, as bytes (the engine does no I/O).
+pub struct ModelFiles<'a> {
+    /// `config.json`.
+    pub config: &'a [u8],
+    /// `model.safetensors`.
+    pub weights: &'a [u8],
+    /// `tokenizer.json`.
+    pub tokenizer: &'a [u8],
+}
+
+/// A loaded embedder.
+pub struct Embedder {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    pin: ModelPin,
+}
+
+impl Embedder {
+    /// Loads the model from its files, each checked against `pin` first.
+    pub fn load(files: &ModelFiles, pin: ModelPin) -> Result<Embedder> {
+        pin.check("config.json", files.config)?;
+        pin.check("model.safetensors", files.weights)?;
+        pin.check("tokenizer.json", files.tokenizer)?;
+        let config: Config =
+            serde_json::from_slice(files.config).map_err(|e| model_error("config.json", e))?;
+        let weights =
+            VarBuilder::from_buffered_safetensors(files.weights.to_vec(), DType::F32, &Device::Cpu)
+                .map_err(|e| model_error("model.safetensors", e))?;
+        let model =
+            BertModel::load(weights, &config).map_err(|e| model_error("model.safetensors", e))?;
+        let mut tokenizer =
+            Tokenizer::from_bytes(files.tokenizer).map_err(|e| model_error("tokenizer.json", e))?;
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: MAX_PIECES,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| model_error("tokenizer.json", e))?;
+        tokenizer.with_padding(None);
+        Ok(Embedder {
+            model,
+            tokenizer,
+            pin,
+        })
+    }
+
+    /// The pin the vectors are made with.
+    pub fn pin(&self) -> &ModelPin {
+        &self.pin
+    }
+
+    /// How many word pieces `text` takes, `[CLS]` and `[SEP]` included, before truncation.
+    pub fn pieces(&self, text: &str) -> Result<usize> {
+        let mut plain = self.tokenizer.clone();
+        plain
+            .with_truncation(None)
+            .map_err(|e| model_error("tokenizer.json", e))?;
+        let encoding = plain
+            .encode(text, true)
+            .map_err(|e| model_error("tokenizer.json", e))?;
+        Ok(encoding.get_ids().len())
+    }
+
+    /// The unit-length vector of each text, in input order.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed_with_progress(texts, &mut |_| true)
+    }
+
+    /// As [`Embedder::embed`], telling `progress` how many texts are done after each batch; it
+    /// returns `false` to stop (an error says so).
+    pub fn embed_with_progress(
+        &self,
+        texts: &[&str],
+        progress: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<Vec<Vec<f32>>> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| model_error("tokenizer.json", e))?;
+        // Longest first within the order, so each batch holds texts of about one length.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        stable_sort::by_key(&mut order, |&at| {
+            std::cmp::Reverse(encodings[at].get_ids().len())
+        });
+        let mut vectors = vec![Vec::new(); texts.len()];
+        let mut done = 0;
+        for batch in order.chunks(BATCH) {
+            let ids: Vec<&[u32]> = batch.iter().map(|&at| encodings[at].get_ids()).collect();
+            for (&at, vector) in batch.iter().zip(self.run(&ids)?) {
+                vectors[at] = vector;
+            }
+            done += batch.len();
+            if !progress(done) {
+                return Err(Error::Model {
+                    file: "model".into(),
+                    message: format!("stopped after {done} of {} texts", texts.len()),
+                });
+            }
+        }
+        Ok(vectors)
+    }
+
+    /// One batch through the model: padded to its longest, masked, mean-pooled, normalised.
+    fn run(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>> {
+        let width = batch.iter().map(|ids| ids.len()).max().unwrap_or(0);
+        let mut ids = Vec::with_capacity(batch.len() * width);
+        let mut mask = Vec::with_capacity(batch.len() * width);
+        for row in batch {
+            ids.extend(
+                row.iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(0, width - row.len())),
+            );
+            mask.extend((0..width).map(|at| u32::from(at < row.len())));
+        }
+        let shape = (batch.len(), width);
+        let tensor = |values: Vec<u32>| Tensor::from_vec(values, shape, &Device::Cpu);
+        let forward = || -> candle_core::Result<Vec<Vec<f32>>> {
+            let ids = tensor(ids)?;
+            let mask = tensor(mask)?;
+            let types = ids.zeros_like()?;
+            let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+            let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+            let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
+            let counts = mask.sum(1)?;
+            let mean = summed.broadcast_div(&counts)?;
+            let norms = mean.sqr()?.sum_keepdim(1)?.sqrt()?;
+            // sentence-transformers' Normalize divides by max(norm, 1e-12).
+            let unit = mean.broadcast_div(&norms.clamp(1e-12f32, f32::MAX)?)?;
+            unit.to_vec2::<f32>()
+        };
+        forward().map_err(|e| model_error("model", e))
+    }
+}
+
+fn model_error(file: &str, error: impl std::fmt::Display) -> Error {
+    Error::Model {
+        file: file.to_string(),
+        message: error.to_string(),
+    }
+}

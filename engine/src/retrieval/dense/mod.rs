@@ -1,0 +1,7 @@
+//! Dense retrieval (CodeAtlas): chunk and question vectors from all-MiniLM-L6-v2, computed as
+//! sentence-transformers computes them (`embedder`, feature `dense`), and the model's pin: its
+//! name and the SHA-256 of each file, which every vector set records and is checked against.
+
+#[cfg(feature = "dense")]
+pub mod embedder;
+pub mod pin;

