@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use routelens_engine::corpus::code_chunks::CodeChunk;
 use routelens_engine::retrieval::chunk_search::ChunkRankings;
+use routelens_engine::retrieval::lexical::chunk_index::chunk_texts;
 use routelens_engine::{Cell, Table};
 
 use crate::bundle::json_line;
@@ -17,7 +18,8 @@ use crate::folder::BundleFolder;
 use crate::render::text_table;
 use crate::render::{one_line, score_cell};
 
-/// One chunk of `chunks --format json`.
+/// One chunk of `chunks --format json`, with the text it is indexed and embedded with
+/// (`path :: name`, or the path alone, then its lines: CodeAtlas's embedded payload).
 #[derive(Debug, serde::Serialize)]
 struct ListedChunk<'c> {
     path: &'c str,
@@ -25,6 +27,7 @@ struct ListedChunk<'c> {
     end_line: u32,
     kind: &'c str,
     name: &'c str,
+    embed_text: String,
 }
 
 /// One ranked chunk of `search --unit chunk --format json`.
@@ -67,14 +70,19 @@ pub fn chunks(args: &ChunksArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .collect();
     let text = match args.format {
         OutputFormat::Json => {
+            let files = folder.read_files(shown.iter().map(|c| c.path.as_str()))?;
+            let owned: Vec<CodeChunk> = shown.iter().map(|c| (*c).clone()).collect();
+            let texts = chunk_texts(&owned, |path| files.get(path).map_or("", String::as_str));
             let listed: Vec<ListedChunk> = shown
                 .iter()
-                .map(|c| ListedChunk {
+                .zip(texts)
+                .map(|(c, embed_text)| ListedChunk {
                     path: &c.path,
                     start_line: c.start_line,
                     end_line: c.end_line,
                     kind: &c.kind,
                     name: &c.name,
+                    embed_text,
                 })
                 .collect();
             json_line(&listed)?

@@ -1,0 +1,115 @@
+//! The `dense` retriever's ranking: exact cosine between a question's vector and every chunk's,
+//! highest first, ties by position in the chunk table. A shallow search is therefore a prefix of
+//! a deep one, as chunk BM25's is. Vectors are unit length (the embedder normalises), so the
+//! cosine is the dot product.
+
+use crate::error::{Error, Result};
+use crate::stable_sort;
+
+/// A chunking's vectors, one row of `dimension` numbers per chunk, in chunk-table order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorTable {
+    /// Numbers per vector.
+    pub dimension: usize,
+    /// All rows, one after another.
+    pub values: Vec<f32>,
+}
+
+impl VectorTable {
+    /// The table of `rows`, each `dimension` long; a row of another length is refused.
+    pub fn new(dimension: usize, rows: &[Vec<f32>]) -> Result<VectorTable> {
+        let mut values = Vec::with_capacity(rows.len() * dimension);
+        for (at, row) in rows.iter().enumerate() {
+            if row.len() != dimension {
+                return Err(Error::setting(
+                    "vector",
+                    format!("{at} ({} numbers)", row.len()),
+                    &format!("{dimension} numbers, the table's dimension"),
+                ));
+            }
+            values.extend_from_slice(row);
+        }
+        Ok(VectorTable { dimension, values })
+    }
+
+    /// How many vectors it holds.
+    pub fn len(&self) -> usize {
+        self.values.len() / self.dimension.max(1)
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The first `k` chunks by cosine with `query`, with their scores.
+pub fn rank(table: &VectorTable, query: &[f32], k: usize) -> Result<Vec<(usize, f32)>> {
+    if query.len() != table.dimension {
+        return Err(Error::setting(
+            "query vector",
+            format!("{} numbers", query.len()),
+            &format!("{} numbers, the table's dimension", table.dimension),
+        ));
+    }
+    let scores: Vec<f32> = table
+        .values
+        .chunks_exact(table.dimension.max(1))
+        .map(|row| row.iter().zip(query).map(|(a, b)| a * b).sum())
+        .collect();
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    // Stable: equal scores keep table order.
+    stable_sort::by(&mut order, |&a, &b| scores[b].total_cmp(&scores[a]));
+    order.truncate(k);
+    Ok(order.into_iter().map(|at| (at, scores[at])).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{rank, VectorTable};
+    use proptest::prelude::*;
+
+    fn unit(v: Vec<f32>) -> Vec<f32> {
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+        v.into_iter().map(|x| x / norm).collect()
+    }
+
+    proptest! {
+        /// Against brute force, exactly; and a shallow search is a prefix of a deep one.
+        #[test]
+        fn ranks_as_brute_force_and_shallow_is_a_prefix_of_deep(
+            rows in prop::collection::vec(prop::collection::vec(-3i8..3, 4), 1..40),
+            query in prop::collection::vec(-3i8..3, 4),
+            k in 1usize..50,
+        ) {
+            let rows: Vec<Vec<f32>> = rows.into_iter().map(|r| unit(r.into_iter().map(f32::from).collect())).collect();
+            let query = unit(query.into_iter().map(f32::from).collect());
+            let table = VectorTable::new(4, &rows).unwrap();
+            // Each pair's dot product computed alone (the vectors are unit length, so it is the
+            // cosine), then every pair compared: higher first, the lower position on a tie.
+            let brute: Vec<(usize, f32)> = {
+                let mut all: Vec<(usize, f32)> = rows
+                    .iter()
+                    .enumerate()
+                    .map(|(at, row)| (at, row.iter().zip(&query).map(|(a, b)| a * b).sum()))
+                    .collect();
+                all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                all
+            };
+            let deep = rank(&table, &query, rows.len()).unwrap();
+            prop_assert_eq!(&deep, &brute);
+            let shallow = rank(&table, &query, k).unwrap();
+            prop_assert_eq!(&deep[..shallow.len()], &shallow[..]);
+        }
+    }
+
+    #[test]
+    fn exact_ties_keep_table_order_and_a_wrong_dimension_is_refused() {
+        let rows = vec![vec![0.0, 1.0], vec![1.0, 0.0], vec![0.0, 1.0]];
+        let table = VectorTable::new(2, &rows).unwrap();
+        let ranked = rank(&table, &[0.0, 1.0], 3).unwrap();
+        assert_eq!(ranked.iter().map(|r| r.0).collect::<Vec<_>>(), [0, 2, 1]);
+        assert!(rank(&table, &[1.0], 3).is_err());
+        assert!(VectorTable::new(2, &[vec![1.0]]).is_err());
+    }
+}
