@@ -90,6 +90,33 @@ fn python_classes_are_a_header_and_a_chunk_per_method() {
     assert_eq!(got[5].prefix(), "limiter.py :: RateLimitFilter.allow\n");
 }
 
+/// A comment trailing code on its row belongs to that code, not to the definition below: the
+/// two defects found on Python's standard library (asyncio's `open_connection` swallowed into
+/// the module code above it; minidom's `prefix = EMPTY_PREFIX  # …` field pulled into the
+/// method below it, where CodeAtlas puts a class's fields in its header).
+#[test]
+fn a_trailing_comment_stays_with_its_code() {
+    let module = "LIMIT = 2 ** 16  # bytes\n\n\nasync def connect(host, *,\n                  limit=LIMIT):\n    return host\n";
+    let got = cut("streams.py", module, Chunker::StructuralUnmerged, 254).chunks;
+    assert_eq!(
+        shape(&got),
+        [(1, 3, "module", ""), (4, 6, "function", "connect")]
+    );
+    let class = "class Node:\n    parent = None\n\n    prefix = NONE  # only for elements\n\n    def __bool__(self):\n        return True\n";
+    let got = cut("dom.py", class, Chunker::StructuralUnmerged, 254).chunks;
+    assert_eq!(
+        shape(&got),
+        [(1, 5, "class", "Node"), (6, 7, "method", "Node.__bool__")]
+    );
+    // A comment on a row of its own still opens the definition below it.
+    let held = "x = 1\n# connects\ndef connect():\n    return 1\n";
+    let got = cut("held.py", held, Chunker::StructuralUnmerged, 254).chunks;
+    assert_eq!(
+        shape(&got),
+        [(1, 1, "module", ""), (2, 4, "function", "connect")]
+    );
+}
+
 #[test]
 fn java_fields_between_methods_and_nested_types() {
     assert_eq!(

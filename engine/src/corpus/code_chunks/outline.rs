@@ -126,13 +126,23 @@ impl Walker<'_> {
         let mut run: Option<&'static str> = None;
         // Whether a member definition came before, inside a class.
         let mut after_member = false;
+        // The last row of the previous node that is not a comment.
+        let mut previous_end: Option<usize> = None;
         for &node in nodes {
             let kind = node.kind();
             let row = node.start_position().row;
             if self.kinds.attached.contains(&kind) {
-                held.get_or_insert(row);
+                // A comment on the row where the code before it ends trails that code
+                // (`limit = 2 ** 16  # 64 KiB`); only a comment on a row of its own is held for
+                // the next node. Held, a trailing comment pulled the next definition's start up
+                // onto the code's row: a function swallowed into the module code before it, a
+                // class field into the method below it.
+                if previous_end != Some(row) {
+                    held.get_or_insert(row);
+                }
                 continue;
             }
+            previous_end = Some(node.end_position().row);
             if self.kinds.transparent.contains(&kind) {
                 let start = held.take().unwrap_or(row);
                 if owner.is_none() && run != Some("module") {
