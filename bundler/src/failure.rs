@@ -34,8 +34,9 @@ pub enum Failure {
         /// The engine's error.
         source: Error,
     },
-    /// The engine refused a file of a bundle folder. The engine names files relative to the
-    /// bundle (`chunks/….deflate`); the folder is put in front, as for an archive.
+    /// The engine refused a file of a bundle folder, or of a model folder (`embed`). The engine
+    /// names files relative to the folder (`chunks/….deflate`, `config.json`); the folder is put
+    /// in front, as for an archive.
     #[error("{}/{source}", dir.display().to_string().trim_end_matches('/'))]
     Bundle {
         /// The bundle folder as given on the command line.

@@ -5,8 +5,8 @@ component within 1e-4: engine/tests/minilm.rs). Also measures sentence-transform
 on the same machine and threads, for the speed comparison in docs/benchmarks.md.
 
 Run once by hand, not in CI: torch's PyPI wheel pulls large CUDA packages.
-  python3 -m venv /tmp/st && /tmp/st/bin/pip install sentence-transformers==6.3.0
-  /tmp/st/bin/python tests/minilm/make-reference.py   (the model from PyPI's wheel, as pinned)
+  python3 -m venv target/st-venv && target/st-venv/bin/pip install sentence-transformers==6.3.0
+  target/st-venv/bin/python tests/minilm/make-reference.py   (the model from PyPI's wheel, as pinned)
 """
 import hashlib
 import json

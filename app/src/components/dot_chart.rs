@@ -10,7 +10,7 @@ use std::fmt::Write;
 use leptos::prelude::*;
 use routelens_engine::table::Table;
 
-use super::plot::{escape, nice_ticks, spread, text_width, Label};
+use super::plot::{escape, nice_ticks, plot_svg, spread, text_width, Label};
 
 const WIDTH: f64 = 560.0;
 const LABEL: f64 = 170.0;
@@ -30,18 +30,7 @@ pub fn DotChart(
     aria_label: String,
 ) -> impl IntoView {
     let (markup, height) = markup(&table, label_column, first_value);
-    view! {
-        <svg
-            data-testid=testid
-            class="plot dot-chart"
-            viewBox=format!("0 0 {WIDTH} {height}")
-            width=WIDTH
-            height=height
-            role="img"
-            aria-label=aria_label
-            inner_html=markup
-        ></svg>
-    }
+    plot_svg(testid, (WIDTH, height), aria_label, markup)
 }
 
 /// The SVG's content and its height.

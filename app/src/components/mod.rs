@@ -20,4 +20,4 @@ pub use errors::shown_errors;
 pub use forest::{ForestPlot, ForestRow};
 pub use legend::GoldLegend;
 pub use metric_controls::{ClusterSelect, MetricListInput, RelevanceSelect, ViewMetricSelect};
-pub use table_view::TableView;
+pub use table_view::{cases_link, TableView};

@@ -1,9 +1,33 @@
-//! What the hand-written SVG plots share so that their text never overlaps: axis ticks at round
-//! values a label's width apart, and point labels moved apart when they would touch. Pure
-//! geometry in SVG user units, tested natively; the browser test
-//! (`tests/e2e/layout.test.mjs`) checks the drawn text boxes of every plot for intersection.
+//! What the hand-written SVG plots share: the element their content (written as an escaped
+//! string) is set into, and, so that their text never overlaps, axis ticks at round values a
+//! label's width apart and point labels moved apart when they would touch. The geometry is in
+//! SVG user units, tested natively; the browser test (`tests/e2e/layout.test.mjs`) checks the
+//! drawn text boxes of every plot for intersection.
 
+use leptos::prelude::*;
 use routelens_engine::stable_sort;
+
+/// A plot's `<svg>`, `width` × `height` user units, named for screen readers, with `markup` as
+/// its content.
+pub fn plot_svg(
+    testid: &'static str,
+    (width, height): (f64, f64),
+    aria_label: String,
+    markup: String,
+) -> impl IntoView {
+    view! {
+        <svg
+            data-testid=testid
+            class="plot"
+            viewBox=format!("0 0 {width} {height}")
+            width=width
+            height=height
+            role="img"
+            aria-label=aria_label
+            inner_html=markup
+        ></svg>
+    }
+}
 
 /// The width a label of `text` takes at `font_px`, a little over the widest average glyph of the
 /// page's sans-serif fonts (digits and lower case run at about 0.55 em), so that an estimate

@@ -48,21 +48,7 @@ pub fn TableView(
                     let shown = match open_cases {
                         Some(open) if cell.value.is_some() => {
                             let at = (key.clone(), header.clone());
-                            view! {
-                                <a
-                                    href="#"
-                                    class="cell-link"
-                                    data-testid="cell-cases"
-                                    title="the cases behind this number"
-                                    on:click=move |ev| {
-                                        ev.prevent_default();
-                                        open.run(at.clone());
-                                    }
-                                >
-                                    {shown}
-                                </a>
-                            }
-                            .into_any()
+                            cases_link(shown, move || open.run(at.clone()))
                         }
                         _ => shown,
                     };
@@ -106,4 +92,24 @@ pub fn TableView(
             </div>
         </div>
     }
+}
+
+/// A number as a link to the cases behind it (`data-testid="cell-cases"`): a table's cell, or a
+/// number of the paper page.
+pub fn cases_link(shown: AnyView, open: impl Fn() + 'static) -> AnyView {
+    view! {
+        <a
+            href="#"
+            class="cell-link"
+            data-testid="cell-cases"
+            title="the cases behind this number"
+            on:click=move |ev| {
+                ev.prevent_default();
+                open();
+            }
+        >
+            {shown}
+        </a>
+    }
+    .into_any()
 }

@@ -12,6 +12,7 @@ use routelens_engine::check::printed::PrintedFile;
 use routelens_engine::check::{check, CheckReport, Outcome, Source, Verdict};
 
 use crate::api;
+use crate::components::cases_link;
 use crate::open_cases::cases_of_quantity;
 use crate::params::page::{PageParamsStoreFields, StudyRef};
 use crate::params::SettingsStoreFields;
@@ -180,21 +181,9 @@ fn section_view(section: &str, verdicts: &[&(Verdict, Option<Callback<()>>)]) ->
                     <td class="num" data-col="printed">{verdict.printed.clone()}</td>
                     <td class="num" data-col="recomputed">
                         {match (verdict.recomputed.clone(), *link) {
-                            (Some(text), Some(open)) => view! {
-                                <a
-                                    href="#"
-                                    class="cell-link"
-                                    data-testid="cell-cases"
-                                    title="the cases behind this number"
-                                    on:click=move |ev| {
-                                        ev.prevent_default();
-                                        open.run(());
-                                    }
-                                >
-                                    {text}
-                                </a>
+                            (Some(text), Some(open)) => {
+                                cases_link(text.into_any(), move || open.run(()))
                             }
-                            .into_any(),
                             (text, _) => text.unwrap_or_else(|| "–".into()).into_any(),
                         }}
                     </td>

@@ -9,7 +9,7 @@ use routelens_engine::{summarize, Subset};
 
 use std::fmt::Write;
 
-use crate::components::plot::{escape, spread, text_width, Label};
+use crate::components::plot::{escape, plot_svg, spread, text_width, Label};
 use crate::components::{KSelect, TableView};
 use crate::params::shared::SharedParamsStoreFields;
 use crate::params::SettingsStoreFields;
@@ -63,18 +63,12 @@ pub fn OperationsView() -> impl IntoView {
 /// crate. Its content is written as a string, as every plot's (`components::dot_chart`).
 fn scatter(points: Vec<Point>, k: usize) -> impl IntoView {
     let markup = scatter_markup(&points, k);
-    view! {
-        <svg
-            data-testid="plot-operations"
-            class="plot"
-            viewBox=format!("0 0 {WIDTH} {HEIGHT}")
-            width=WIDTH
-            height=HEIGHT
-            role="img"
-            aria-label="Operating points: each arm's mean model calls per issue against its file recall"
-            inner_html=markup
-        ></svg>
-    }
+    plot_svg(
+        "plot-operations",
+        (WIDTH, HEIGHT),
+        "Operating points: each arm's mean model calls per issue against its file recall".into(),
+        markup,
+    )
 }
 
 const WIDTH: f64 = 560.0;

@@ -11,7 +11,7 @@ use routelens_engine::{
 };
 
 use super::params::{chosen_arms, StudyViewParamsStoreFields};
-use crate::components::plot::escape;
+use crate::components::plot::{escape, plot_svg};
 use crate::components::{
     shown_errors, ArmSelect, ArmToggles, KSelect, RelevanceSelect, TableView, ViewMetricSelect,
 };
@@ -116,18 +116,10 @@ pub fn ReposView() -> impl IntoView {
 /// (`components::dot_chart`).
 fn dot_plot(points: Vec<RepoPoint>, left: String, right: String, k: usize) -> impl IntoView {
     let (markup, height) = dot_plot_markup(&points, &left, &right, k);
-    view! {
-        <svg
-            data-testid="plot-repo-diff"
-            class="plot"
-            viewBox=format!("0 0 {WIDTH} {height}")
-            width=WIDTH
-            height=height
-            role="img"
-            aria-label=format!("Figure 2: file recall@{k}, {left} − {right}, by repository: each repository's mean and its issues")
-            inner_html=markup
-        ></svg>
-    }
+    let aria_label = format!(
+        "Figure 2: file recall@{k}, {left} − {right}, by repository: each repository's mean and its issues"
+    );
+    plot_svg("plot-repo-diff", (WIDTH, height), aria_label, markup)
 }
 
 const WIDTH: f64 = 640.0;
