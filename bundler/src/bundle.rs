@@ -16,6 +16,8 @@ use crate::cli::{BundleArgs, OutputFormat};
 use crate::clock::elapsed_ms;
 use crate::failure::Failure;
 use crate::sources::{self, Collection};
+use crate::vectors::EmbedCounts;
+use routelens_engine::load::question_set::parse_questions;
 
 /// The tool name and version written into every manifest.
 pub fn tool_version() -> String {
@@ -63,7 +65,19 @@ pub fn run(args: &BundleArgs, out: &mut dyn Write) -> Result<(), Failure> {
             compression_level: args.compression_level,
             ..BundleOptions::default()
         },
-        chunking: ChunkingOptions::from_args(&args.chunking)?,
+        chunking: ChunkingOptions {
+            questions: match &args.embed_questions {
+                Some(path) => {
+                    let name = path.display().to_string();
+                    parse_questions(&name, &crate::input::read_text(path)?)?
+                        .into_iter()
+                        .map(|q| q.question)
+                        .collect()
+                }
+                None => Vec::new(),
+            },
+            ..ChunkingOptions::from_args(&args.chunking, &[])?
+        },
     };
     let built = build(collection, source, commit, options)?;
     let summary = built.write(target, read_ms, started, gold.as_deref())?;
@@ -84,10 +98,12 @@ pub struct Built {
     pub chunk_ms: f64,
     /// Files a structural chunker cut into windows, and why.
     pub chunk_notes: Vec<String>,
+    /// What embedding did: per chunking embedded, and for the questions.
+    pub embedding: Vec<(String, EmbedCounts)>,
 }
 
 /// How [`build`] indexes and packs.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct BuildOptions {
     /// The index's tokenizer and positions (default the paper's `unicode61`, with positions).
     pub index: IndexSpec,
@@ -181,7 +197,7 @@ pub fn build(
         .expect("the encoder thread packs the bundle before it returns")?
         .finish()?
         .with_index(blob)?;
-    let (mut chunk_ms, mut chunk_notes) = (0.0, Vec::new());
+    let (mut chunk_ms, mut chunk_notes, mut embedding) = (0.0, Vec::new(), Vec::new());
     if !chunk_texts.is_empty() {
         let chunked = build_chunkings(
             &encoded.manifest.files,
@@ -189,8 +205,11 @@ pub fn build(
             options.chunking,
             options.bundle.compression_level,
         )?;
-        (chunk_ms, chunk_notes) = (chunked.ms, chunked.notes);
+        (chunk_ms, chunk_notes, embedding) = (chunked.ms, chunked.notes, chunked.embedding);
         encoded = encoded.with_chunkings(chunked.stored)?;
+        if let Some(questions) = chunked.question_vectors {
+            encoded = encoded.with_question_vectors(questions)?;
+        }
     }
     Ok(Built {
         encoded,
@@ -199,6 +218,7 @@ pub fn build(
         encode_ms,
         chunk_ms,
         chunk_notes,
+        embedding,
     })
 }
 
@@ -235,6 +255,11 @@ impl Built {
             write: write_ms,
         };
         summary.chunk_notes = self.chunk_notes;
+        summary.embedding = self
+            .embedding
+            .into_iter()
+            .map(|(of, counts)| EmbedSummary { of, counts })
+            .collect();
         if let Some(gold) = gold {
             summary.gold = Some(gold_report(&self.encoded.manifest, gold));
         }
@@ -275,6 +300,9 @@ pub struct Summary {
     pub chunkings: Vec<ChunkingSummary>,
     /// Files a structural chunker cut into windows (syntax errors), with why.
     pub chunk_notes: Vec<String>,
+    /// What was embedded, and how much of it came from the vector cache.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub embedding: Vec<EmbedSummary>,
     /// Where the time went, in milliseconds.
     pub build_ms: Timings,
     /// With `--gold-file`: each gold path and whether it is in the bundle.
@@ -285,6 +313,16 @@ pub struct Summary {
     pub up_to_date: Option<bool>,
 }
 
+/// What embedding one chunking (or the questions) did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EmbedSummary {
+    /// The chunking's name, or `questions`.
+    pub of: String,
+    /// Texts, cached, embedded now, milliseconds.
+    #[serde(flatten)]
+    pub counts: EmbedCounts,
+}
+
 /// One chunking of the bundle, as the summary reports it.
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct ChunkingSummary {
@@ -292,12 +330,17 @@ pub struct ChunkingSummary {
     pub chunker: String,
     /// Its token budget.
     pub budget: u32,
+    /// What counted it.
+    pub counter: String,
     /// Chunks in its table.
     pub chunks: u64,
     /// The table's stored size.
     pub table_bytes: u64,
     /// The chunk index's stored size.
     pub index_bytes: u64,
+    /// Its vectors' precision and stored size, when embedded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vectors: Option<(String, u64)>,
 }
 
 impl ChunkingSummary {
@@ -309,9 +352,14 @@ impl ChunkingSummary {
             .map(|c| ChunkingSummary {
                 chunker: c.chunker.name().to_string(),
                 budget: c.budget,
+                counter: c.counter.clone(),
                 chunks: c.chunks,
                 table_bytes: c.bytes,
                 index_bytes: c.index.as_ref().map_or(0, |i| i.bytes),
+                vectors: c
+                    .vectors
+                    .as_ref()
+                    .map(|v| (v.precision.name().to_string(), v.bytes)),
             })
             .collect()
     }
@@ -469,13 +517,28 @@ impl Summary {
         for c in &self.chunkings {
             // CodeNib's chunker cuts by lines, not tokens.
             let unit = if c.chunker == "codenib" {
-                "lines"
+                "lines".to_string()
             } else {
-                "tokens"
+                format!("tokens ({})", c.counter)
             };
+            let vectors = c
+                .vectors
+                .as_ref()
+                .map(|(precision, bytes)| format!(", vectors {bytes} bytes ({precision})"))
+                .unwrap_or_default();
             lines.push(format!(
-                "chunking  {}: {} chunks of at most {} {unit}, table {} bytes, index {} bytes",
+                "chunking  {}: {} chunks of at most {} {unit}, table {} bytes, index {} bytes{vectors}",
                 c.chunker, c.chunks, c.budget, c.table_bytes, c.index_bytes
+            ));
+        }
+        for e in &self.embedding {
+            lines.push(format!(
+                "embedded  {}: {} texts, {} from the cache, {} embedded in {:.1} s",
+                e.of,
+                e.counts.texts,
+                e.counts.cached,
+                e.counts.embedded,
+                e.counts.ms / 1000.0
             ));
         }
         if !self.chunk_notes.is_empty() {

@@ -11,7 +11,7 @@ use routelens_engine::retrieval::lexical::chunk_index::chunk_texts;
 use routelens_engine::{Cell, Table};
 
 use crate::bundle::json_line;
-use crate::cli::{parse_chunker, ChunksArgs, OutputFormat, SearchArgs};
+use crate::cli::{parse_chunker, parse_retriever, ChunksArgs, OutputFormat, SearchArgs};
 use crate::clock::elapsed_ms;
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
@@ -46,6 +46,7 @@ struct ChunkSearch<'c> {
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'c str>,
     chunker: &'static str,
+    retriever: &'static str,
     cap: Option<usize>,
     results: Vec<ChunkResult<'c>>,
     query_ms: f64,
@@ -114,13 +115,18 @@ pub fn search(
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
     let chunker = parse_chunker(&args.chunker)?;
+    let retriever = parse_retriever(&args.retriever)?;
     let folder = BundleFolder::open(&args.bundle)?;
-    let open = folder.open_chunkings(&[chunker])?;
+    let mut open = folder.open_chunkings(&[chunker])?;
+    if retriever.needs_vectors() {
+        let texts: Vec<&str> = questions.iter().map(|(_, q)| q.as_str()).collect();
+        folder.open_vectors(&mut open, &[chunker], (&texts, args.model.as_deref()))?;
+    }
     let table = open.table(chunker)?;
     let batch = questions.len() > 1 || args.query.queries.is_some();
     for (id, question) in questions {
         let started = Instant::now();
-        let hits = open.search(chunker, question, args.k, args.cap)?;
+        let hits = open.search((chunker, retriever), question, args.k, args.cap)?;
         let query_ms = elapsed_ms(started);
         let results: Vec<ChunkResult> = hits
             .iter()
@@ -138,6 +144,7 @@ pub fn search(
         let found = ChunkSearch {
             id: id.as_deref(),
             chunker: chunker.name(),
+            retriever: retriever.name(),
             cap: args.cap,
             results,
             query_ms,
@@ -165,7 +172,8 @@ fn results_table(found: &ChunkSearch) -> String {
         .unwrap_or_default();
     let mut table = Table::new(
         &format!(
-            "chunk bm25 over {} chunks{cap}: {} result{} in {:.3} ms",
+            "chunk {} over {} chunks{cap}: {} result{} in {:.3} ms",
+            found.retriever,
             found.chunker,
             found.results.len(),
             if found.results.len() == 1 { "" } else { "s" },

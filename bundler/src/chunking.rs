@@ -5,8 +5,15 @@
 use std::time::Instant;
 
 use routelens_engine::corpus::bundle::{encode_chunking, StoredChunking, StoredIndex};
-use routelens_engine::corpus::code_chunks::{chunk_file_all, ChunkConfig, Chunker, CodeChunk};
-use routelens_engine::corpus::tokens::{Cl100k, TokenCache};
+use std::path::PathBuf;
+
+use routelens_engine::corpus::bundle::{BundleFile, Precision, VectorsEntry};
+use routelens_engine::corpus::code_chunks::{
+    chunk_file_all, BudgetCounter, ChunkConfig, Chunker, CodeChunk,
+};
+use routelens_engine::corpus::tokens::{Cl100k, TokenCache, TokenCounter};
+use routelens_engine::corpus::wordpiece::WordPieces;
+use routelens_engine::retrieval::dense::pin::ModelPin;
 use routelens_engine::retrieval::lexical::chunk_index::{
     build_chunk_index, chunk_texts, CHUNK_INDEX_FORMAT,
 };
@@ -14,12 +21,25 @@ use routelens_engine::FileEntry;
 
 use crate::clock::elapsed_ms;
 use crate::failure::Failure;
+use crate::vectors::{chunking_vectors, embed_texts, model_of, EmbedCounts, VectorCache};
 
 /// Which chunkings a bundle gets, and their budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkingOptions {
     /// Tokens per chunk, prefix included (default 254, CodeAtlas's).
     pub budget: usize,
+    /// What counts them (default the embedder's word pieces).
+    pub counter: BudgetCounter,
+    /// The embedding model's folder (default: where scripts/install-model.py puts it).
+    pub model: Option<PathBuf>,
+    /// Whether each of [`Chunker::ALL`] is embedded (default none).
+    pub embed: [bool; Chunker::ALL.len()],
+    /// How the vectors are stored.
+    pub precision: Precision,
+    /// The vector cache's folder (default `$ROUTELENS_CACHE/vectors` or `~/.cache`'s).
+    pub vector_cache: Option<PathBuf>,
+    /// The question set embedded beside the chunks (its texts), when one is given.
+    pub questions: Vec<String>,
     /// CodeNib's chunker: lines per chunk before a split (default 100) and whether the lines
     /// before the first and after the last definition are chunks too (default no).
     pub codenib: (usize, bool),
@@ -31,6 +51,12 @@ impl Default for ChunkingOptions {
     fn default() -> Self {
         ChunkingOptions {
             budget: routelens_engine::corpus::code_chunks::DEFAULT_BUDGET,
+            counter: BudgetCounter::default(),
+            model: None,
+            embed: [false; Chunker::ALL.len()],
+            precision: Precision::default(),
+            vector_cache: None,
+            questions: Vec::new(),
             codenib: (
                 routelens_engine::corpus::code_chunks::CODENIB_MAX_LINES,
                 false,
@@ -41,15 +67,56 @@ impl Default for ChunkingOptions {
 }
 
 impl ChunkingOptions {
-    /// The options `--chunkers` and `--chunk-budget` ask for (`none`: no chunkings).
-    pub fn from_args(args: &crate::cli::ChunkingArgs) -> Result<ChunkingOptions, Failure> {
-        Ok(ChunkingOptions {
+    /// The options `--chunkers`, `--chunk-budget` and `--chunk-counter` ask for (`none`: no
+    /// chunkings).
+    pub fn from_args(
+        args: &crate::cli::ChunkingArgs,
+        embed_default: &[Chunker],
+    ) -> Result<ChunkingOptions, Failure> {
+        let counter = BudgetCounter::from_name(&args.chunk_counter).ok_or_else(|| {
+            Failure::Usage(format!(
+                "--chunk-counter: unknown counter {:?}; expected minilm or cl100k",
+                args.chunk_counter
+            ))
+        })?;
+        let chunkers = crate::cli::parse_chunkers(&args.chunkers)?;
+        let embed = match &args.embed {
+            // The default only among the chunkings built.
+            None => embed_default
+                .iter()
+                .copied()
+                .filter(|c| chunkers.contains(c))
+                .collect(),
+            Some(names) if names.iter().any(|n| n == "all") => Chunker::ALL.to_vec(),
+            Some(names) => crate::cli::parse_chunkers(names)?,
+        };
+        let precision = Precision::from_name(&args.vector_precision).ok_or_else(|| {
+            Failure::Usage(format!(
+                "--vector-precision: unknown precision {:?}; expected f16, f32 or int8",
+                args.vector_precision
+            ))
+        })?;
+        let options = ChunkingOptions {
             codenib: (args.codenib_max_lines, args.codenib_header_epilogue),
-            ..ChunkingOptions::of(
-                &crate::cli::parse_chunkers(&args.chunkers)?,
-                args.chunk_budget,
-            )
-        })
+            counter,
+            model: args.model.clone(),
+            embed: Chunker::ALL.map(|c| embed.contains(&c)),
+            precision,
+            vector_cache: args.vector_cache.clone(),
+            questions: Vec::new(),
+            ..ChunkingOptions::of(&chunkers, args.chunk_budget)
+        };
+        if let Some(missing) = options
+            .embedded()
+            .into_iter()
+            .find(|c| !chunkers.contains(c))
+        {
+            return Err(Failure::Usage(format!(
+                "--embed: {} is not among the chunkings built (--chunkers)",
+                missing.name()
+            )));
+        }
+        Ok(options)
     }
 
     /// The options for exactly these chunkers.
@@ -70,9 +137,23 @@ impl ChunkingOptions {
         }
     }
 
+    /// The embedding model's folder.
+    pub fn model_folder(&self) -> PathBuf {
+        crate::embed::model_folder(self.model.as_deref(), &ModelPin::minilm())
+    }
+
     /// Whether a chunking has CodeNib's header and epilogue chunks.
     pub fn header_epilogue(&self, chunker: Chunker) -> bool {
         chunker == Chunker::Codenib && self.codenib.1
+    }
+
+    /// The chunkers embedded, in [`Chunker::ALL`]'s order.
+    pub fn embedded(&self) -> Vec<Chunker> {
+        Chunker::ALL
+            .into_iter()
+            .zip(self.embed)
+            .filter_map(|(c, on)| on.then_some(c))
+            .collect()
     }
 
     /// The chunkers chosen, in [`Chunker::ALL`]'s order.
@@ -94,6 +175,10 @@ pub struct Chunked {
     pub notes: Vec<String>,
     /// Milliseconds spent chunking, counting and indexing.
     pub ms: f64,
+    /// The question set's vectors, when it was embedded.
+    pub question_vectors: Option<(VectorsEntry, BundleFile)>,
+    /// What embedding did, per chunking embedded and for the questions.
+    pub embedding: Vec<(String, EmbedCounts)>,
 }
 
 /// Cuts `texts` (the bundle's files, in the manifest's order) with each chosen chunker and
@@ -112,7 +197,22 @@ pub fn build_chunkings(
     }
     .validated()?;
     let chunkers = options.chosen();
-    let (by_chunker, notes) = chunk_all(texts, &chunkers, config)?;
+    let counter = match options.counter {
+        BudgetCounter::Cl100k => BudgetTokens::Cl100k(Cl100k::embedded()?),
+        BudgetCounter::Minilm => {
+            let folder = options.model_folder();
+            let bytes = crate::embed::read_model_file(&folder, "tokenizer.json")?;
+            let bad = |source| Failure::Bundle {
+                dir: folder.clone(),
+                source,
+            };
+            ModelPin::minilm()
+                .check("tokenizer.json", &bytes)
+                .map_err(bad)?;
+            BudgetTokens::WordPieces(WordPieces::from_tokenizer_json(&bytes).map_err(bad)?)
+        }
+    };
+    let (by_chunker, notes) = chunk_all(texts, &chunkers, config, &counter)?;
     let by_path: std::collections::HashMap<&str, &str> = texts
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
@@ -125,13 +225,14 @@ pub fn build_chunkings(
         let blob = build_chunk_index(chunks, &indexed)?;
         let index = StoredIndex::new(&blob, CHUNK_INDEX_FORMAT.to_string(), level);
         let limit = options.limit(chunker) as u32;
-        let mut chunking = encode_chunking(files, (chunker, limit), chunks, level)?;
+        let mut chunking =
+            encode_chunking(files, (chunker, limit, options.counter), chunks, level)?;
         chunking.entry.header_epilogue = options.header_epilogue(chunker);
         chunking.entry.index = Some(index.entry);
         chunking.index_file = Some(index.file);
         Ok(chunking)
     };
-    let stored = std::thread::scope(|scope| {
+    let mut stored = std::thread::scope(|scope| {
         let handles: Vec<_> = chunkers
             .iter()
             .zip(&by_chunker)
@@ -145,10 +246,46 @@ pub fn build_chunkings(
             })
             .collect::<Result<Vec<_>, Failure>>()
     })?;
+    let ms = elapsed_ms(started);
+    let (mut question_vectors, mut embedding) = (None, Vec::new());
+    let embedded = options.embedded();
+    if !embedded.is_empty() || !options.questions.is_empty() {
+        let embedder = crate::embed::load_embedder(&options.model_folder())?;
+        let model = model_of(&embedder);
+        let model = (model.0.as_str(), model.1.as_str());
+        let mut cache = VectorCache::open(options.vector_cache.as_deref(), model.1)?;
+        for (chunking, chunks) in stored.iter_mut().zip(&by_chunker) {
+            let chunker = chunking.entry.chunker;
+            if !embedded.contains(&chunker) {
+                continue;
+            }
+            let texts = chunk_texts(chunks, |path| {
+                by_path.get(path).copied().unwrap_or_default()
+            });
+            let label = format!("{} chunks", chunker.name());
+            let (rows, counts) = embed_texts(&embedder, &mut cache, &texts, &label)?;
+            let (entry, file) = chunking_vectors(model, &rows, options.precision);
+            chunking.entry.vectors = Some(entry);
+            chunking.vectors_file = Some(file);
+            embedding.push((chunker.name().to_string(), counts));
+        }
+        if !options.questions.is_empty() {
+            let (rows, counts) =
+                embed_texts(&embedder, &mut cache, &options.questions, "questions")?;
+            question_vectors = Some(crate::vectors::question_vectors(
+                model,
+                &options.questions,
+                &rows,
+            ));
+            embedding.push(("questions".to_string(), counts));
+        }
+    }
     Ok(Chunked {
         stored,
         notes,
-        ms: elapsed_ms(started),
+        ms,
+        question_vectors,
+        embedding,
     })
 }
 
@@ -159,11 +296,12 @@ fn chunk_all(
     texts: &[(String, String)],
     chunkers: &[Chunker],
     config: ChunkConfig,
+    counter: &BudgetTokens,
 ) -> Result<(Vec<Vec<CodeChunk>>, Vec<String>), Failure> {
     let (first, second) = texts.split_at(texts.len() / 2);
     let work = |part: &[(String, String)]| -> Result<(Vec<Vec<CodeChunk>>, Vec<String>), Failure> {
         // Lines repeat (braces, blank lines, `return Ok(())`): counted once each.
-        let mut counter = TokenCache::new(Cl100k::embedded()?);
+        let mut counter = TokenCache::new(counter.clone());
         let mut lists = vec![Vec::new(); chunkers.len()];
         let mut notes = Vec::new();
         for (path, text) in part {
@@ -200,4 +338,27 @@ fn chunk_all(
     }
     notes.extend(more_notes);
     Ok((lists, notes))
+}
+
+/// The budget's counter, one copy per chunking thread.
+#[derive(Clone)]
+enum BudgetTokens {
+    Cl100k(Cl100k),
+    WordPieces(WordPieces),
+}
+
+impl TokenCounter for BudgetTokens {
+    fn count_tokens(&mut self, text: &str) -> routelens_engine::Result<usize> {
+        match self {
+            BudgetTokens::Cl100k(counter) => counter.count_tokens(text),
+            BudgetTokens::WordPieces(counter) => counter.count_tokens(text),
+        }
+    }
+
+    fn newline_tokens(&self) -> usize {
+        match self {
+            BudgetTokens::Cl100k(counter) => counter.newline_tokens(),
+            BudgetTokens::WordPieces(counter) => counter.newline_tokens(),
+        }
+    }
 }

@@ -252,6 +252,11 @@ pub struct BundleArgs {
     #[arg(long, value_name = "FILE")]
     pub gold_file: Option<PathBuf>,
 
+    /// A question set (JSON Lines, `{"id", "question", …}`) whose questions are embedded and
+    /// stored, so dense and hybrid rank them with no model at run time (default: none).
+    #[arg(long, value_name = "FILE")]
+    pub embed_questions: Option<PathBuf>,
+
     /// The search index's tokenizer: the paper's `unicode61`, or `code` (identifiers split at
     /// case changes, English stemming).
     #[arg(long, value_enum, default_value_t = TokenizerArg::Unicode61)]
@@ -299,10 +304,37 @@ pub struct ChunkingArgs {
     #[arg(long)]
     pub codenib_header_epilogue: bool,
 
-    /// Tokens per code chunk, its `path :: name` prefix included (cl100k_base; default 254,
-    /// CodeAtlas's embedder window).
+    /// Tokens per code chunk, its `path :: name` prefix included (default 254, CodeAtlas's
+    /// embedder window less [CLS] and [SEP]).
     #[arg(long, value_name = "N", default_value_t = routelens_engine::corpus::code_chunks::DEFAULT_BUDGET)]
     pub chunk_budget: usize,
+
+    /// What the budget counts: minilm (the embedder's own word pieces, CodeAtlas's measure;
+    /// needs the model's tokenizer.json) or cl100k (OpenAI's cl100k_base). CodeNib's chunker
+    /// splits by lines whichever is chosen.
+    #[arg(long, value_name = "COUNTER", default_value = "minilm")]
+    pub chunk_counter: String,
+
+    /// The chunkings whose chunks are embedded (all-MiniLM-L6-v2), comma separated, or all or
+    /// none (default: none for `bundle`; structural, the shipped chunking, for `demo`).
+    #[arg(long, value_name = "NAME,...|all|none", value_delimiter = ',')]
+    pub embed: Option<Vec<String>>,
+
+    /// How embedded vectors are stored: f16 (default), f32 or int8 (docs/dense.md measures
+    /// each).
+    #[arg(long, value_name = "PRECISION", default_value = "f16")]
+    pub vector_precision: String,
+
+    /// The vector cache's folder (default $ROUTELENS_CACHE/vectors, else
+    /// ~/.cache/routelens/vectors): a rebuild embeds only text it has not seen.
+    #[arg(long, value_name = "DIR")]
+    pub vector_cache: Option<PathBuf>,
+
+    /// The embedding model's folder, for its tokenizer (the minilm counter) and its weights
+    /// (--embed); default $ROUTELENS_MODELS/all-MiniLM-L6-v2 (ROUTELENS_MODELS defaults to
+    /// ~/.cache/routelens/models).
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
 }
 
 /// Reads one chunker name, refusing an unknown one with the names.
@@ -427,6 +459,17 @@ pub struct SearchArgs {
     #[arg(long, value_name = "N")]
     pub cap: Option<usize>,
 
+    /// With --unit chunk: the ranker, bm25, dense (cosine over the chunking's stored vectors)
+    /// or hybrid (RRF, k = 60, of bm25's and dense's top 60).
+    #[arg(long, value_name = "NAME", default_value = "bm25")]
+    pub retriever: String,
+
+    /// With --retriever dense or hybrid: the embedding model's folder, loaded only for a
+    /// question the bundle stores no vector for (default $ROUTELENS_MODELS/all-MiniLM-L6-v2,
+    /// ROUTELENS_MODELS defaulting to ~/.cache/routelens/models).
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
+
     /// What to search for.
     #[command(flatten)]
     pub query: QueryInput,
@@ -466,9 +509,16 @@ pub struct EvaluateArgs {
     #[arg(long = "chunker", value_name = "NAME")]
     pub chunkers: Vec<String>,
 
-    /// A ranker (repeatable; default bm25, the only one this build has).
+    /// A ranker: bm25, dense or hybrid (repeatable; default all three when every chunking
+    /// evaluated has vectors, else bm25).
     #[arg(long = "retriever", value_name = "NAME")]
     pub retrievers: Vec<String>,
+
+    /// The embedding model's folder, loaded only when a question has no stored vector (default
+    /// $ROUTELENS_MODELS/all-MiniLM-L6-v2, ROUTELENS_MODELS defaulting to
+    /// ~/.cache/routelens/models).
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
 
     /// A per-file cap to add beside the uncapped ranking (repeatable; default none). With caps,
     /// the best of each chunker's capped and uncapped rankings is chosen on the dev half.
@@ -1091,4 +1141,15 @@ mod tests {
         assert_eq!(args.k, [1, 4]);
         assert_eq!(args.fuse, [["a", "b"], ["a", "c"]]);
     }
+}
+
+/// Reads one retriever name, refusing an unknown one with the names.
+pub fn parse_retriever(
+    name: &str,
+) -> Result<routelens_engine::retrieval::chunk_search::Retriever, Failure> {
+    routelens_engine::retrieval::chunk_search::Retriever::from_name(name).ok_or_else(|| {
+        Failure::Usage(format!(
+            "--retriever: unknown retriever {name:?}; expected bm25, dense or hybrid"
+        ))
+    })
 }

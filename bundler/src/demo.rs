@@ -27,7 +27,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use routelens_engine::checksum::sha256;
 use routelens_engine::corpus::bundle::FORMAT_VERSION;
+use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::load::question_set::parse_questions;
 use routelens_engine::retrieval::lexical::fts::INDEX_FORMAT;
 use routelens_engine::{sha256_hex, Policy};
@@ -228,8 +230,13 @@ pub fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Failure> {
     collection.finish();
     let read_ms = elapsed_ms(started);
 
-    let chunking = ChunkingOptions::from_args(&args.chunking)?;
-    let summary = match up_to_date(&args.out, &collection, chunking) {
+    // The shipped chunking's vectors by default, and the questions' whenever anything is
+    // embedded, so the grid's dense and hybrid rows need no model.
+    let mut chunking = ChunkingOptions::from_args(&args.chunking, &[Chunker::Structural])?;
+    if !chunking.embedded().is_empty() {
+        chunking.questions = questions.iter().map(|q| q.question.clone()).collect();
+    }
+    let summary = match up_to_date(&args.out, &collection, &chunking) {
         Some(folder) if !args.force => {
             let mut summary = Summary::of_folder(&folder, &args.out, collection.skipped_special);
             summary.build_ms.total = read_ms;
@@ -303,11 +310,32 @@ pub fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Failure> {
     }
 }
 
+/// Whether the bundle stores exactly the vectors of these `questions` (none when empty).
+fn question_vectors_match(folder: &BundleFolder, questions: &[String]) -> bool {
+    let Some(entry) = &folder.manifest.question_vectors else {
+        return questions.is_empty();
+    };
+    let Ok(stored) = folder.read(&entry.file) else {
+        return false;
+    };
+    let Ok((vectors, _)) = folder.manifest.open_question_vectors(&stored) else {
+        return false;
+    };
+    vectors.len() == questions.len()
+        && vectors.iter().zip(questions).all(|((hash, _), text)| {
+            *hash
+                == sha256(text.as_bytes())
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+        })
+}
+
 /// The existing bundle at `out`, when it already holds exactly what `collection` would make.
 fn up_to_date(
     out: &Path,
     collection: &Collection,
-    chunking: ChunkingOptions,
+    chunking: &ChunkingOptions,
 ) -> Option<BundleFolder> {
     let folder = BundleFolder::open(out).ok()?;
     let manifest = &folder.manifest;
@@ -325,11 +353,36 @@ fn up_to_date(
         && manifest
             .chunkings
             .iter()
-            .map(|c| (c.chunker, c.budget as usize, c.header_epilogue))
-            .eq(chunking
-                .chosen()
-                .into_iter()
-                .map(|c| (c, chunking.limit(c), chunking.header_epilogue(c))))
+            .map(|c| {
+                (
+                    c.chunker,
+                    c.budget as usize,
+                    c.counter.as_str(),
+                    c.header_epilogue,
+                )
+            })
+            .eq(chunking.chosen().into_iter().map(|c| {
+                (
+                    c,
+                    chunking.limit(c),
+                    chunking.counter.recorded(),
+                    chunking.header_epilogue(c),
+                )
+            }))
+        && manifest
+            .chunkings
+            .iter()
+            .map(|c| (c.chunker, c.vectors.as_ref().map(|v| v.precision)))
+            .eq(chunking.chosen().into_iter().map(|c| {
+                (
+                    c,
+                    chunking
+                        .embedded()
+                        .contains(&c)
+                        .then_some(chunking.precision),
+                )
+            }))
+        && question_vectors_match(&folder, &chunking.questions)
         && manifest.files.len() == collection.files.len()
         && manifest
             .files

@@ -30,22 +30,7 @@ pub fn model_folder(given: Option<&Path>, pin: &ModelPin) -> PathBuf {
 /// Loads the pinned embedder from `folder`; a missing file says how to install it, other bytes
 /// are refused naming the file on disk.
 pub fn load_embedder(folder: &Path) -> Result<Embedder, Failure> {
-    let read = |name: &str| {
-        let path = folder.join(name);
-        std::fs::read(&path).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::NotFound {
-                Failure::Missing {
-                    path,
-                    message:
-                        "not found; install the model with `python3 scripts/install-model.py` \
-                              (scripts/setup.sh does), or name its folder with --model"
-                            .into(),
-                }
-            } else {
-                Failure::read(&path, source)
-            }
-        })
-    };
+    let read = |name: &str| read_model_file(folder, name);
     let (config, weights, tokenizer) = (
         read("config.json")?,
         read("model.safetensors")?,
@@ -59,6 +44,23 @@ pub fn load_embedder(folder: &Path) -> Result<Embedder, Failure> {
     Embedder::load(&files, ModelPin::minilm()).map_err(|source| Failure::Bundle {
         dir: folder.to_path_buf(),
         source,
+    })
+}
+
+/// Reads one of the model's files; a missing one says how to install the model.
+pub fn read_model_file(folder: &Path, name: &str) -> Result<Vec<u8>, Failure> {
+    let path = folder.join(name);
+    std::fs::read(&path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            Failure::Missing {
+                path,
+                message: "not found; install the model with `python3 scripts/install-model.py` \
+                          (scripts/setup.sh does), or name its folder with --model"
+                    .into(),
+            }
+        } else {
+            Failure::read(&path, source)
+        }
     })
 }
 

@@ -16,7 +16,7 @@ use routelens_engine::load::question_set::{parse_question_set, verify_corpus};
 use routelens_engine::scoring::unit_metrics::Clustering;
 use routelens_engine::{PairedComparison, Table};
 
-use crate::cli::{parse_chunker, ClusterArg, EvaluateArgs, Format};
+use crate::cli::{parse_chunker, parse_retriever, ClusterArg, EvaluateArgs, Format};
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
 use crate::input::read_text;
@@ -40,13 +40,7 @@ fn settings(args: &EvaluateArgs) -> Result<GridSettings, Failure> {
     let retrievers = args
         .retrievers
         .iter()
-        .map(|n| {
-            Retriever::from_name(n).ok_or_else(|| {
-                Failure::Usage(format!(
-                    "--retriever: unknown retriever {n:?}; expected bm25"
-                ))
-            })
-        })
+        .map(|n| parse_retriever(n))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(GridSettings {
         chunkers,
@@ -73,7 +67,7 @@ fn settings(args: &EvaluateArgs) -> Result<GridSettings, Failure> {
 
 /// Runs `evaluate`.
 pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
-    let settings = settings(args)?;
+    let mut settings = settings(args)?;
     let name = args.questions.display().to_string();
     let set = parse_question_set(&name, &read_text(&args.questions)?)?;
     let folder = BundleFolder::open(&args.bundle)?;
@@ -86,8 +80,37 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .iter()
         .map(|c| c.chunker)
         .collect();
+    if settings.retrievers.is_empty() {
+        // Every retriever when every chunking evaluated has vectors.
+        let chosen = if settings.chunkers.is_empty() {
+            &available
+        } else {
+            &settings.chunkers
+        };
+        let embedded = chosen.iter().all(|&c| {
+            folder
+                .manifest
+                .chunking(c)
+                .is_some_and(|entry| entry.vectors.is_some())
+        });
+        settings.retrievers = if embedded {
+            Retriever::ALL.to_vec()
+        } else {
+            vec![Retriever::Bm25]
+        };
+    }
+    let dense = settings.retrievers.iter().any(|r| r.needs_vectors());
+    let texts: Vec<String> = set.questions.iter().map(|q| q.question.clone()).collect();
     let grid = GridRun::new(&name, set, settings, &available)?;
-    let chunkings = folder.open_chunkings(grid.chunkers())?;
+    let mut chunkings = folder.open_chunkings(grid.chunkers())?;
+    if dense {
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        folder.open_vectors(
+            &mut chunkings,
+            grid.chunkers(),
+            (&texts, args.model.as_deref()),
+        )?;
+    }
     let report = grid.run(&chunkings)?;
     let tables = grid_tables(&report);
     let text = match args.format {

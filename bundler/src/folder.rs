@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use routelens_engine::corpus::bundle::MANIFEST_FILE;
 use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
+use routelens_engine::retrieval::dense::pin::ModelPin;
 use routelens_engine::retrieval::lexical::chunk_index::ChunkIndex;
 use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
 use routelens_engine::retrieval::lexical::FtsIndex;
@@ -63,7 +64,7 @@ impl BundleFolder {
     }
 
     /// Reads a file of the folder by its name in the manifest.
-    fn read(&self, name: &str) -> Result<Vec<u8>, Failure> {
+    pub fn read(&self, name: &str) -> Result<Vec<u8>, Failure> {
         let path = self.dir.join(name);
         std::fs::read(&path).map_err(|err| match err.kind() {
             std::io::ErrorKind::NotFound => Failure::Bundle {
@@ -127,6 +128,47 @@ impl BundleFolder {
             open.insert(chunker, table, index);
         }
         Ok(open)
+    }
+
+    /// Adds to `open` the vectors of `chunkers` and the bundle's question vectors (each file
+    /// verified, another model's refused), and, when one of `questions` has no stored vector,
+    /// the embedding model from `model` (its folder; default the installed one) to embed it.
+    pub fn open_vectors(
+        &self,
+        open: &mut OpenChunkings,
+        chunkers: &[Chunker],
+        (questions, model): (&[&str], Option<&Path>),
+    ) -> Result<(), Failure> {
+        let failed = |source| self_error(&self.dir, source);
+        for &chunker in chunkers {
+            let entry = self.manifest.chunking_or_error(chunker).map_err(failed)?;
+            let Some(vectors) = &entry.vectors else {
+                return Err(failed(Error::setting(
+                    "retriever",
+                    format!("dense or hybrid over {}", chunker.name()),
+                    &format!(
+                        "a chunking with vectors: rebuild the bundle with `routelens bundle --embed {}`",
+                        chunker.name()
+                    ),
+                )));
+            };
+            let stored = self.read(&vectors.file)?;
+            open.open_vectors(&self.manifest, chunker, &stored)
+                .map_err(failed)?;
+        }
+        if let Some(entry) = &self.manifest.question_vectors {
+            let stored = self.read(&entry.file)?;
+            open.open_question_vectors(&self.manifest, &stored)
+                .map_err(failed)?;
+        }
+        if questions.iter().any(|q| !open.has_stored_question(q)) {
+            let folder = crate::embed::model_folder(model, &ModelPin::minilm());
+            let embedder = crate::embed::load_embedder(&folder)?;
+            open.set_embedder(Box::new(move |text: &str| {
+                Ok(embedder.embed(&[text])?.remove(0))
+            }));
+        }
+        Ok(())
     }
 
     /// Reads and verifies every chunk and every file, and prepares them for literal search.

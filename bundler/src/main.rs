@@ -62,6 +62,7 @@ mod serve;
 mod sources;
 mod stub;
 mod transport;
+mod vectors;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -3,9 +3,14 @@
 
 use sha2::{Digest, Sha256};
 
+/// SHA-256 of some bytes (stored vectors are keyed by their text's).
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
 /// Lower-case hex SHA-256 of some bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
+    sha256(bytes)
         .iter()
         .map(|byte| format!("{byte:02x}"))
         .collect()

@@ -7,10 +7,11 @@
 use routelens_engine::corpus::bundle::{
     encode_bundle, encode_chunking, BundleInput, EncodedBundle, StoredIndex,
 };
-use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
+use routelens_engine::corpus::code_chunks::{BudgetCounter, Chunker, CodeChunk};
 use routelens_engine::evaluate::{GridRun, GridSettings, GridStep};
 use routelens_engine::live::live_session::{AnswerBody, Call, CallBody, LiveSession};
 use routelens_engine::load::question_set::parse_question_set;
+use routelens_engine::retrieval::chunk_search::Retriever;
 use routelens_engine::retrieval::lexical::chunk_index::{
     build_chunk_index, chunk_texts, ChunkIndex, CHUNK_INDEX_FORMAT,
 };
@@ -102,8 +103,13 @@ fn bundle() -> EncodedBundle {
         .map(|(chunker, chunks)| {
             let blob = build_chunk_index(&chunks, &chunk_texts(&chunks, text_of)).unwrap();
             let index = StoredIndex::new(&blob, CHUNK_INDEX_FORMAT.to_string(), 1);
-            let mut chunking =
-                encode_chunking(&encoded.manifest.files, (chunker, 254), &chunks, 1).unwrap();
+            let mut chunking = encode_chunking(
+                &encoded.manifest.files,
+                (chunker, 254, BudgetCounter::Cl100k),
+                &chunks,
+                1,
+            )
+            .unwrap();
             chunking.entry.index = Some(index.entry);
             chunking.index_file = Some(index.file);
             chunking
@@ -175,7 +181,12 @@ fn chunk_search_finds_what_the_engine_finds() {
             .unwrap();
         assert_eq!(ms, 1.0);
         let expected = open
-            .search(Chunker::Structural, "impl RateLimitFilter fn allow", 5, cap)
+            .search(
+                (Chunker::Structural, Retriever::Bm25),
+                "impl RateLimitFilter fn allow",
+                5,
+                cap,
+            )
             .unwrap();
         assert_eq!(hits.len(), expected.len());
         let table = &tables()[0].1;

@@ -64,11 +64,22 @@ pub trait TokenCounter {
     /// The number of tokens of `text`. An error is the counter's own failure (not a property of
     /// a valid text); its message says what failed.
     fn count_tokens(&mut self, text: &str) -> Result<usize>;
+
+    /// What the newline between two lines adds to their counts (`code_chunks::Measured` sums
+    /// lines): at most one under cl100k_base, whose newline is a token or joins the next line's
+    /// indentation; none under a WordPiece tokenizer, where whitespace only separates.
+    fn newline_tokens(&self) -> usize {
+        1
+    }
 }
 
 impl<C: TokenCounter + ?Sized> TokenCounter for &mut C {
     fn count_tokens(&mut self, text: &str) -> Result<usize> {
         (**self).count_tokens(text)
+    }
+
+    fn newline_tokens(&self) -> usize {
+        (**self).newline_tokens()
     }
 }
 
@@ -255,6 +266,10 @@ impl<C: TokenCounter> TokenCounter for TokenCache<C> {
         self.misses += 1;
         self.counts.insert(key, count);
         Ok(count)
+    }
+
+    fn newline_tokens(&self) -> usize {
+        self.counter.newline_tokens()
     }
 }
 

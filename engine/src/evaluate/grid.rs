@@ -29,8 +29,10 @@ use crate::scoring::unit_metrics::{
 };
 use crate::study::Study;
 
-/// What the grid runs. Empty lists mean the defaults: every chunking the bundle has, every
-/// retriever, no caps, the default metrics for `k` and the relevance, the default pairs.
+/// What the grid runs. Empty lists mean the defaults: every chunking the bundle has, BM25 (dense
+/// and hybrid read the bundle's vectors, so they run when asked), no caps, the default metrics for
+/// `k` and the relevance, the default pairs (CodeAtlas's: [`default_pairs`], and the shipped
+/// configuration against the next best cell on each metric).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GridSettings {
@@ -179,7 +181,8 @@ pub struct GridRun {
     relevance: Relevance,
     bootstrap: BootstrapConfig,
     analysed: Vec<String>,
-    rankings: BTreeMap<Chunker, Vec<Vec<usize>>>,
+    retrievers: Vec<Retriever>,
+    rankings: BTreeMap<(Chunker, Retriever), Vec<Vec<usize>>>,
     study: Option<Study>,
     summaries: Vec<MetricSummary>,
     paired: Vec<PairedComparison>,
@@ -232,8 +235,9 @@ impl GridRun {
                 &format!("a chunking of the bundle: {}", names.join(", ")),
             ));
         }
+        // Dense and hybrid read the bundle's vectors: only when asked.
         let retrievers = if settings.retrievers.is_empty() {
-            Retriever::ALL.to_vec()
+            vec![Retriever::Bm25]
         } else {
             settings.retrievers.clone()
         };
@@ -283,6 +287,7 @@ impl GridRun {
         Ok(GridRun {
             set,
             chunkers,
+            retrievers,
             configs,
             metrics,
             pairs,
@@ -325,18 +330,24 @@ impl GridRun {
             Stage::Rank { chunker, question } => {
                 let which = self.chunkers[chunker];
                 let q = &self.set.questions[question];
-                let ranking = if self.settings.caps.is_empty() {
-                    source.rank(which, &q.question, self.settings.depth)?
-                } else {
-                    prefix_for_caps(
-                        |n| source.rank(which, &q.question, n),
-                        |&at| at,
-                        source.table(which)?,
-                        &self.settings.caps,
-                        self.settings.depth,
-                    )?
-                };
-                self.rankings.entry(which).or_default().push(ranking);
+                for &retriever in &self.retrievers {
+                    let rank = |n| source.rank_by(which, retriever, &q.question, n);
+                    let ranking = if self.settings.caps.is_empty() {
+                        rank(self.settings.depth)?
+                    } else {
+                        prefix_for_caps(
+                            rank,
+                            |&at| at,
+                            source.table(which)?,
+                            &self.settings.caps,
+                            self.settings.depth,
+                        )?
+                    };
+                    self.rankings
+                        .entry((which, retriever))
+                        .or_default()
+                        .push(ranking);
+                }
                 if question + 1 < self.set.questions.len() {
                     Stage::Rank {
                         chunker,
@@ -371,9 +382,18 @@ impl GridRun {
             Stage::Pairs(at) => {
                 let study = self.study()?;
                 let all: Vec<usize> = (0..study.cases.len()).collect();
+                let mut pairs = self.pairs.clone();
+                if self.settings.pairs.is_empty() {
+                    let metric = self.metrics[at].name();
+                    pairs.extend(shipped_against_next_best(
+                        &self.configs,
+                        &self.summaries,
+                        &metric,
+                    ));
+                }
                 let rows = compare_metric_pairs(
                     study,
-                    &self.pairs,
+                    &pairs,
                     self.metrics[at],
                     (self.settings.clustering, self.relevance),
                     &all,
@@ -511,7 +531,10 @@ impl GridRun {
             .configs
             .iter()
             .map(|config| {
-                let rankings = self.rankings.get(&config.chunker).unwrap_or(&empty);
+                let rankings = self
+                    .rankings
+                    .get(&(config.chunker, config.retriever))
+                    .unwrap_or(&empty);
                 (*config, tables[&config.chunker], rankings.as_slice())
             })
             .collect();
@@ -609,7 +632,10 @@ fn metrics_of(settings: &GridSettings, relevance: Relevance) -> Result<Vec<Metri
 
 /// For each retriever and cap, structural against window and against structural-unmerged; and
 /// each capped configuration against its uncapped one.
-fn default_pairs(configs: &[Configuration]) -> Vec<(String, String)> {
+/// CodeAtlas's comparisons among `configs`: structural against window and unmerged chunks under
+/// the same retriever and cap, hybrid against dense and against BM25 on the same chunks and cap,
+/// and each cap against no cap.
+pub fn default_pairs(configs: &[Configuration]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for config in configs.iter().filter(|c| c.chunker == Chunker::Structural) {
         for other in [Chunker::Window, Chunker::StructuralUnmerged] {
@@ -622,10 +648,56 @@ fn default_pairs(configs: &[Configuration]) -> Vec<(String, String)> {
             }
         }
     }
+    for config in configs.iter().filter(|c| c.retriever == Retriever::Hybrid) {
+        for other in [Retriever::Dense, Retriever::Bm25] {
+            let right = Configuration {
+                retriever: other,
+                ..*config
+            };
+            if configs.contains(&right) {
+                out.push((config.name(), right.name()));
+            }
+        }
+    }
     for config in configs.iter().filter(|c| c.cap.is_some()) {
         out.push((config.name(), config.uncapped().name()));
     }
     out
+}
+
+/// CodeAtlas's shipped configuration: merged structural chunks, hybrid retrieval, a per-file cap
+/// of 1.
+pub const SHIPPED: Configuration = Configuration {
+    chunker: Chunker::Structural,
+    retriever: Retriever::Hybrid,
+    cap: Some(1),
+};
+
+/// The shipped configuration against the best other cell on `metric` (`summaries` of the
+/// grid's configurations; ties to the first listed), when the grid has it and another cell.
+fn shipped_against_next_best(
+    configs: &[Configuration],
+    summaries: &[MetricSummary],
+    metric: &str,
+) -> Option<(String, String)> {
+    let shipped = SHIPPED.name();
+    if !configs.contains(&SHIPPED) {
+        return None;
+    }
+    let mut best: Option<(&str, f64)> = None;
+    for config in configs.iter().filter(|c| **c != SHIPPED) {
+        let name = config.name();
+        let Some(row) = summaries
+            .iter()
+            .find(|s| s.arm == name && s.metric == metric)
+        else {
+            continue;
+        };
+        if best.is_none_or(|(_, mean)| row.mean > mean) {
+            best = Some((&row.arm, row.mean));
+        }
+    }
+    best.map(|(name, _)| (shipped, name.to_string()))
 }
 
 #[cfg(test)]

@@ -29,35 +29,11 @@ pub use report_tables::grid_tables;
 use crate::corpus::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};
 use crate::load::question_set::Question;
+pub use crate::retrieval::chunk_search::Retriever;
 use crate::retrieval::chunk_search::{cap_per_file, ranking_units};
 use crate::scoring::unit_metrics::{case_value, Metric, Relevance};
 use crate::stable_sort;
 use crate::study::{Arm, ArmOrigin, Case, Study};
-
-/// The ranker over a chunking's chunks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Retriever {
-    /// Chunk BM25 (`lexical::chunk_index`).
-    Bm25,
-}
-
-impl Retriever {
-    /// Every retriever this build has.
-    pub const ALL: [Retriever; 1] = [Retriever::Bm25];
-
-    /// Its name (`bm25`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Retriever::Bm25 => "bm25",
-        }
-    }
-
-    /// The retriever with this name.
-    pub fn from_name(name: &str) -> Option<Retriever> {
-        Retriever::ALL.into_iter().find(|r| r.name() == name)
-    }
-}
 
 /// One configuration of the grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,5 +1,6 @@
-//! Chunk retrieval after the ranker: the per-file cap, reciprocal-rank fusion of two chunk
-//! rankings, and a ranking as span units for scoring. A chunk ranking is a list of positions in
+//! Chunk retrieval around the rankers: the retrievers' names ([`Retriever`]) and what a source of
+//! chunk rankings answers ([`ChunkRankings`]), the per-file cap, reciprocal-rank fusion of two
+//! chunk rankings (the hybrid retriever's), and a ranking as span units for scoring. A chunk ranking is a list of positions in
 //! one chunking's table ([`crate::corpus::code_chunks::CodeChunk`]s), best first.
 //!
 //! - **Per-file cap** ([`cap_per_file`]), as CodeAtlas caps: the first `cap` chunks of each file
@@ -14,18 +15,75 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::corpus::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};
-use crate::scoring::fusion::{rrf, RrfConfig};
+use crate::scoring::fusion::{rrf_scored, RrfConfig};
 use crate::study::GoldSpan;
 
-/// What the evaluation grid and the rerank stage read: each chunking's chunk table and a ranker over it.
+/// The ranker over a chunking's chunks.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Retriever {
+    /// Chunk BM25 (`lexical::chunk_index`).
+    Bm25,
+    /// Exact cosine between the question's vector and every chunk's (`dense::rank`).
+    Dense,
+    /// RRF of BM25's and dense's rankings, k = 60 over the top 60 of each ([`CHUNK_RRF`]).
+    Hybrid,
+}
+
+impl Retriever {
+    /// Every retriever, in the order tables list them.
+    pub const ALL: [Retriever; 3] = [Retriever::Bm25, Retriever::Dense, Retriever::Hybrid];
+
+    /// Its name (`bm25`, `dense`, `hybrid`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Retriever::Bm25 => "bm25",
+            Retriever::Dense => "dense",
+            Retriever::Hybrid => "hybrid",
+        }
+    }
+
+    /// The retriever with this name.
+    pub fn from_name(name: &str) -> Option<Retriever> {
+        Retriever::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// Whether it reads the chunking's vectors.
+    pub fn needs_vectors(self) -> bool {
+        self != Retriever::Bm25
+    }
+}
+
+/// What the evaluation grid and the rerank stage read: each chunking's chunk table and rankers
+/// over it.
 pub trait ChunkRankings {
     /// The chunkings it holds, in the bundle's order.
     fn chunkers(&self) -> Vec<Chunker>;
     /// The chunk table of `chunker`.
     fn table(&self, chunker: Chunker) -> Result<&[CodeChunk]>;
-    /// The chunks matching `query` under `chunker`, best first, at most `depth`, as positions in
-    /// its table.
+    /// The chunks matching `query` under `chunker` by BM25, best first, at most `depth`, as
+    /// positions in its table.
     fn rank(&self, chunker: Chunker, query: &str, depth: usize) -> Result<Vec<usize>>;
+    /// As [`ChunkRankings::rank`], by `retriever`. A source without vectors ranks by BM25 only
+    /// and refuses the others.
+    fn rank_by(
+        &self,
+        chunker: Chunker,
+        retriever: Retriever,
+        query: &str,
+        depth: usize,
+    ) -> Result<Vec<usize>> {
+        match retriever {
+            Retriever::Bm25 => self.rank(chunker, query, depth),
+            other => Err(Error::setting(
+                "retriever",
+                other.name(),
+                "bm25: this source holds no vectors",
+            )),
+        }
+    }
 }
 
 /// CodeAtlas's fusion of chunk rankings: k = 60 over the top 60 of each.
@@ -110,13 +168,13 @@ pub fn chunk_key(chunk: &CodeChunk) -> String {
     format!("{}#L{}-L{}", chunk.path, chunk.start_line, chunk.end_line)
 }
 
-/// Two chunk rankings of one table fused by RRF under `config`.
+/// Two chunk rankings of one table fused by RRF under `config`, each chunk with its fused score.
 pub fn fuse_chunk_rankings(
     left: &[usize],
     right: &[usize],
     chunks: &[CodeChunk],
     config: RrfConfig,
-) -> Result<Vec<usize>> {
+) -> Result<Vec<(usize, f64)>> {
     let keys = |ranking: &[usize]| -> Result<Vec<String>> {
         ranking
             .iter()
@@ -129,9 +187,9 @@ pub fn fuse_chunk_rankings(
         .chain(right)
         .map(|&at| (chunk_key(&chunks[at]), at))
         .sorted_map();
-    Ok(rrf(&[&a[..], &b[..]], config.validated()?)
+    Ok(rrf_scored(&[&a[..], &b[..]], config.validated()?)
         .into_iter()
-        .filter_map(|key| by_key.get(&key).copied())
+        .filter_map(|(key, score)| Some((*by_key.get(&key)?, score)))
         .collect())
 }
 
@@ -193,9 +251,12 @@ mod tests {
     fn rrf_of_two_chunk_rankings() {
         let chunks = vec![chunk("a", 1), chunk("b", 1), chunk("c", 1)];
         // 0 is first and second: 1/61 + 1/62; 1 is second and first: the same, tie by key.
+        let order =
+            |fused: Vec<(usize, f64)>| fused.into_iter().map(|(at, _)| at).collect::<Vec<_>>();
         let fused = fuse_chunk_rankings(&[0, 1, 2], &[1, 0], &chunks, CHUNK_RRF).unwrap();
-        assert_eq!(fused, [0, 1, 2]);
-        let fused = fuse_chunk_rankings(&[2], &[1, 2], &chunks, CHUNK_RRF).unwrap();
+        assert_eq!(fused[0].1, 1.0 / 61.0 + 1.0 / 62.0);
+        assert_eq!(order(fused), [0, 1, 2]);
+        let fused = order(fuse_chunk_rankings(&[2], &[1, 2], &chunks, CHUNK_RRF).unwrap());
         assert_eq!(fused, [2, 1]);
         let units = ranking_units(&fused, &chunks).unwrap();
         assert_eq!(

@@ -21,9 +21,6 @@ use super::{decompress, IndexEntry, Manifest, MANIFEST_FILE};
 use crate::corpus::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};
 
-/// The token counter every chunking of this build is sized with.
-pub const CHUNK_COUNTER: &str = "cl100k_base";
-
 /// One chunking, as the manifest lists it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -32,7 +29,8 @@ pub struct ChunkingEntry {
     pub chunker: Chunker,
     /// Its token budget (CodeNib's chunker, which has none: its line limit).
     pub budget: u32,
-    /// What counted the tokens ([`CHUNK_COUNTER`]).
+    /// What counted the tokens ([`crate::corpus::code_chunks::BudgetCounter::recorded`]; format 3
+    /// bundles were all `cl100k_base`).
     pub counter: String,
     /// The table's file, `chunkings/<sha256>.json.deflate`.
     pub file: String,
@@ -51,6 +49,9 @@ pub struct ChunkingEntry {
     /// last are chunks too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub header_epilogue: bool,
+    /// Each chunk's embedding vector (format 4), when embedded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vectors: Option<super::VectorsEntry>,
 }
 
 /// The stored columns.

@@ -252,7 +252,8 @@ impl Manifest {
             };
             check_named(&index.file, "index/", &index.sha256, suffix, "index")?;
         }
-        self.check_chunkings()
+        self.check_chunkings()?;
+        self.check_vectors()
     }
 }
 

@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use super::chunkings::{ChunkingEntry, Columns, CHUNK_COUNTER};
+use super::chunkings::{ChunkingEntry, Columns};
 use super::{
     compress, plan_chunks, ChunkEntry, ExcludedFile, FileEntry, IndexEntry, Manifest, SourceFile,
     DEFAULT_CHUNK_TARGET_BYTES, DEFAULT_COMPRESSION_LEVEL, FORMAT_VERSION, MANIFEST_FILE,
 };
 use crate::checksum::sha256_hex;
-use crate::corpus::code_chunks::{Chunker, CodeChunk};
+use crate::corpus::code_chunks::{BudgetCounter, Chunker, CodeChunk};
 use crate::corpus::policy::{Decision, ExclusionReason, Policy};
 use crate::error::{Error, Result};
 
@@ -157,6 +157,7 @@ impl PendingBundle {
                 chunks: Vec::new(),
                 index: None,
                 chunkings: Vec::new(),
+                question_vectors: None,
             },
             index,
             compression_level: options.compression_level,
@@ -306,13 +307,31 @@ impl EncodedBundle {
             {
                 let old = self.manifest.chunkings.remove(at);
                 let index = old.index.map(|i| i.file);
-                self.files
-                    .retain(|file| file.name != old.file && Some(&file.name) != index.as_ref());
+                let vectors = old.vectors.map(|v| v.file);
+                self.files.retain(|file| {
+                    file.name != old.file
+                        && Some(&file.name) != index.as_ref()
+                        && Some(&file.name) != vectors.as_ref()
+                });
             }
             self.files.push(stored.file);
             self.files.extend(stored.index_file);
+            self.files.extend(stored.vectors_file);
             self.manifest.chunkings.push(stored.entry);
         }
+        self.rewrite_manifest()
+    }
+
+    /// The bundle with the question set's vectors (replacing any it had).
+    pub fn with_question_vectors(
+        mut self,
+        (entry, file): (super::VectorsEntry, BundleFile),
+    ) -> Result<EncodedBundle> {
+        if let Some(old) = self.manifest.question_vectors.take() {
+            self.files.retain(|f| f.name != old.file);
+        }
+        self.files.push(file);
+        self.manifest.question_vectors = Some(entry);
         self.rewrite_manifest()
     }
 
@@ -352,13 +371,16 @@ pub struct StoredChunking {
     pub file: BundleFile,
     /// The index's file, when built.
     pub index_file: Option<BundleFile>,
+    /// The vectors' file, when embedded.
+    pub vectors_file: Option<BundleFile>,
 }
 
-/// Encodes a chunking of the bundle's `files` (the manifest's, sorted) at DEFLATE `level`. Every
-/// chunk must name one of the files; chunks are stored in the files' order, then by line.
+/// Encodes a chunking of the bundle's `files` (the manifest's, sorted) at DEFLATE `level`, sized
+/// to `budget` by `counter`. Every chunk must name one of the files; chunks are stored in the
+/// files' order, then by line.
 pub fn encode_chunking(
     files: &[FileEntry],
-    (chunker, budget): (Chunker, u32),
+    (chunker, budget, counter): (Chunker, u32, BudgetCounter),
     chunks: &[CodeChunk],
     level: u8,
 ) -> Result<StoredChunking> {
@@ -403,7 +425,7 @@ pub fn encode_chunking(
         entry: ChunkingEntry {
             chunker,
             budget,
-            counter: CHUNK_COUNTER.to_string(),
+            counter: counter.recorded().to_string(),
             file: name.clone(),
             sha256,
             bytes: stored.len() as u64,
@@ -411,11 +433,13 @@ pub fn encode_chunking(
             chunks: chunks.len() as u64,
             index: None,
             header_epilogue: false,
+            vectors: None,
         },
         file: BundleFile {
             name,
             bytes: stored,
         },
         index_file: None,
+        vectors_file: None,
     })
 }

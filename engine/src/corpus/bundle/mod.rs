@@ -13,11 +13,14 @@
 //!                                `index/<sha256>.tantivy`; also each chunking's chunk index
 //! chunkings/<sha256>.json.deflate each chunker's table of code chunks (format 3; see
 //!                                `chunkings`)
+//! vectors/<sha256>.f16           a chunking's embedding vectors, and the question set's
+//!                                (format 4; see `vectors`)
 //! ```
 //!
 //! Format 2 compresses the index (a tantivy index is bit-packed but its term dictionary is not:
 //! DEFLATE takes a third off), because the index is what the first search must fetch. Format 3
-//! adds the chunkings. This build writes format 3 and reads all three.
+//! adds the chunkings, format 4 their embedding vectors (the model that made them named, so
+//! another model's are refused). This build writes format 4 and reads all four.
 //!
 //! The directory tree is not a separate file: the manifest lists every path, sorted, and the
 //! files its policy kept out by content, and [`Manifest::tree`] derives the walks' tree from them. The app fetches `manifest.json` first,
@@ -37,6 +40,7 @@ mod encode;
 #[cfg(test)]
 mod tests;
 mod tree;
+mod vectors;
 
 use std::collections::BTreeMap;
 
@@ -46,7 +50,7 @@ pub use chunk::{
     decompress, plan_chunks, Placement, DEFAULT_CHUNK_TARGET_BYTES, DEFAULT_COMPRESSION_LEVEL,
     MAX_COMPRESSION_LEVEL,
 };
-pub use chunkings::{ChunkingEntry, CHUNK_COUNTER};
+pub use chunkings::ChunkingEntry;
 pub use decode::{decode_manifest, Chunk};
 #[cfg(not(target_arch = "wasm32"))]
 pub use encode::{
@@ -54,14 +58,17 @@ pub use encode::{
     EncodedBundle, PendingBundle, StoredChunking, StoredIndex,
 };
 pub use tree::{DirTree, Listed};
+pub use vectors::{encode_rows, Precision, VectorModel, VectorsEntry};
+#[cfg(not(target_arch = "wasm32"))]
+pub use vectors::{store_question_vectors, store_vectors};
 
 use crate::corpus::policy::{ExclusionReason, Policy};
 
 /// The format version this build writes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The format versions this build reads.
-pub const READ_VERSIONS: [u32; 3] = [1, 2, 3];
+pub const READ_VERSIONS: [u32; 4] = [1, 2, 3, 4];
 
 /// The manifest's file name in the bundle folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -97,6 +104,10 @@ pub struct Manifest {
     /// The chunkings of code chunks, one per chunker (format 3; absent before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chunkings: Vec<ChunkingEntry>,
+    /// The question set's vectors (format 4, when the bundle was built with its questions
+    /// embedded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question_vectors: Option<VectorsEntry>,
 }
 
 /// One searchable file, as listed in `manifest.json`.

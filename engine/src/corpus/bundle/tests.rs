@@ -261,9 +261,9 @@ fn refuses_malformed_manifests() {
         .to_string()
         .contains("invalid JSON"));
     let mut value = manifest_value();
-    value["format_version"] = 4.into();
+    value["format_version"] = 5.into();
     assert!(
-        decode_error(&value).contains("bundle format 4; this build reads formats [1, 2, 3]"),
+        decode_error(&value).contains("bundle format 5; this build reads formats [1, 2, 3, 4]"),
         "{}",
         decode_error(&value)
     );
@@ -321,15 +321,20 @@ fn code_chunk(
 
 #[test]
 fn a_chunking_round_trips_and_is_refused_when_altered() {
-    use crate::corpus::code_chunks::Chunker;
+    use crate::corpus::code_chunks::{BudgetCounter, Chunker};
     let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
     let chunks = vec![
         code_chunk("src/lib.rs", 1, 1, "module", ""),
         code_chunk("README.md", 1, 2, "section", "Demo"),
         code_chunk("src/lib.rs", 2, 2, "module", ""),
     ];
-    let stored =
-        encode_chunking(&encoded.manifest.files, (Chunker::Window, 254), &chunks, 6).unwrap();
+    let stored = encode_chunking(
+        &encoded.manifest.files,
+        (Chunker::Window, 254, BudgetCounter::Cl100k),
+        &chunks,
+        6,
+    )
+    .unwrap();
     let table = stored.file.bytes.clone();
     let encoded = encoded.with_chunkings(vec![stored]).unwrap();
     let json = &encoded
@@ -339,7 +344,7 @@ fn a_chunking_round_trips_and_is_refused_when_altered() {
         .unwrap()
         .bytes;
     let manifest = decode_manifest(json).unwrap();
-    assert_eq!(manifest.format_version, 3);
+    assert_eq!(manifest.format_version, FORMAT_VERSION);
     let entry = manifest.chunking(Chunker::Window).unwrap();
     assert_eq!(
         (entry.chunks, entry.budget, entry.counter.as_str()),
@@ -369,7 +374,7 @@ fn a_chunking_round_trips_and_is_refused_when_altered() {
     // A chunk of a file that is not in the bundle is refused when encoding.
     let stray = encode_chunking(
         &manifest.files,
-        (Chunker::Window, 254),
+        (Chunker::Window, 254, BudgetCounter::Cl100k),
         &[code_chunk("nope.rs", 1, 1, "window", "")],
         6,
     )
@@ -379,12 +384,17 @@ fn a_chunking_round_trips_and_is_refused_when_altered() {
 
 #[test]
 fn a_chunk_past_its_file_s_end_is_refused_naming_the_entry() {
-    use crate::corpus::code_chunks::Chunker;
+    use crate::corpus::code_chunks::{BudgetCounter, Chunker};
     let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
     // src/lib.rs has 2 lines.
     let chunks = vec![code_chunk("src/lib.rs", 2, 3, "module", "")];
-    let stored =
-        encode_chunking(&encoded.manifest.files, (Chunker::Window, 254), &chunks, 6).unwrap();
+    let stored = encode_chunking(
+        &encoded.manifest.files,
+        (Chunker::Window, 254, BudgetCounter::Cl100k),
+        &chunks,
+        6,
+    )
+    .unwrap();
     let table = stored.file.bytes.clone();
     let encoded = encoded.with_chunkings(vec![stored]).unwrap();
     let error = encoded
@@ -395,5 +405,167 @@ fn a_chunk_past_its_file_s_end_is_refused_naming_the_entry() {
     assert!(
         error.contains("start[0]") && error.contains("not within src/lib.rs's 2 lines"),
         "{error}"
+    );
+}
+
+/// A bundle of three chunks of [`FILES`] with their vectors stored at `precision`, and the
+/// rows that went in (three unit vectors of dimension 4).
+fn with_vectors(precision: Precision) -> (EncodedBundle, Vec<f32>) {
+    use crate::corpus::code_chunks::{BudgetCounter, Chunker};
+    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let chunks = vec![
+        code_chunk("src/lib.rs", 1, 1, "module", ""),
+        code_chunk("README.md", 1, 2, "section", "Demo"),
+        code_chunk("src/lib.rs", 2, 2, "module", ""),
+    ];
+    let mut stored = encode_chunking(
+        &encoded.manifest.files,
+        (Chunker::Window, 254, BudgetCounter::Minilm),
+        &chunks,
+        6,
+    )
+    .unwrap();
+    let rows = vec![
+        0.5,
+        -0.5,
+        0.5,
+        0.5, //
+        0.1,
+        0.2,
+        -0.3,
+        0.927_361_8, //
+        -1.0,
+        0.0,
+        0.0,
+        0.0,
+    ];
+    let model = VectorModel {
+        name: "m",
+        weights_sha256: &"a".repeat(64),
+    };
+    let (entry, file) = store_vectors(model, &rows, 4, precision);
+    stored.entry.vectors = Some(entry);
+    stored.vectors_file = Some(file);
+    (encoded.with_chunkings(vec![stored]).unwrap(), rows)
+}
+
+fn manifest_of(encoded: &EncodedBundle) -> Manifest {
+    let json = &encoded
+        .files
+        .iter()
+        .find(|f| f.name == MANIFEST_FILE)
+        .unwrap()
+        .bytes;
+    decode_manifest(json).unwrap()
+}
+
+fn vectors_file(encoded: &EncodedBundle) -> Vec<u8> {
+    encoded
+        .files
+        .iter()
+        .find(|f| f.name.starts_with("vectors/"))
+        .unwrap()
+        .bytes
+        .clone()
+}
+
+#[test]
+fn vectors_round_trip_at_each_precision_within_its_error() {
+    use crate::corpus::code_chunks::Chunker;
+    // f32 exactly; f16 within half a unit in the last place (2^-11 relative); int8 within half
+    // a step of the row's largest magnitude / 127.
+    for (precision, error) in [
+        (Precision::F32, 0.0),
+        (Precision::F16, 1.0 / 2048.0),
+        (Precision::Int8, 0.5 / 127.0),
+    ] {
+        let (encoded, rows) = with_vectors(precision);
+        let manifest = manifest_of(&encoded);
+        assert_eq!(manifest.format_version, FORMAT_VERSION);
+        let stored = vectors_file(&encoded);
+        assert_eq!(
+            stored.len(),
+            3 * precision.row_bytes(4),
+            "{}",
+            precision.name()
+        );
+        let (back, model) = manifest.open_vectors(Chunker::Window, &stored).unwrap();
+        assert_eq!(model.name, "m");
+        for (a, b) in rows.iter().zip(&back) {
+            assert!(
+                (a - b).abs() <= error,
+                "{}: {a} became {b}",
+                precision.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn altered_short_or_unlisted_vectors_are_refused_naming_the_file() {
+    use crate::corpus::code_chunks::Chunker;
+    let (encoded, _) = with_vectors(Precision::F16);
+    let manifest = manifest_of(&encoded);
+    let mut stored = vectors_file(&encoded);
+    let name = manifest.chunkings[0].vectors.as_ref().unwrap().file.clone();
+    stored[3] ^= 1;
+    let altered = manifest
+        .open_vectors(Chunker::Window, &stored)
+        .unwrap_err()
+        .to_string();
+    assert!(altered.contains(&name), "{altered}");
+    // The right hash but a count that does not fit the bytes.
+    let mut short = manifest.clone();
+    let entry = short.chunkings[0].vectors.as_mut().unwrap();
+    entry.count = 2;
+    short.chunkings[0].chunks = 2;
+    let refused = short
+        .open_vectors(Chunker::Window, &vectors_file(&encoded))
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("take 16"), "{refused}");
+    // A chunking without vectors says how to get them.
+    let mut none = manifest.clone();
+    none.chunkings[0].vectors = None;
+    let missing = none
+        .open_vectors(Chunker::Window, &[])
+        .unwrap_err()
+        .to_string();
+    assert!(missing.contains("--embed window"), "{missing}");
+    // A manifest naming its vectors file wrongly does not open.
+    let mut json = serde_json::to_value(&manifest).unwrap();
+    json["chunkings"][0]["vectors"]["file"] = "vectors/x.f16".into();
+    let bad = decode_manifest(&serde_json::to_vec(&json).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(bad.contains("chunkings[0].vectors"), "{bad}");
+}
+
+#[test]
+fn question_vectors_are_keyed_by_their_text_hash() {
+    let (encoded, _) = with_vectors(Precision::F16);
+    let model = VectorModel {
+        name: "m",
+        weights_sha256: &"a".repeat(64),
+    };
+    let text = "Where is the cache evicted?";
+    let key = crate::checksum::sha256(text.as_bytes());
+    let encoded = encoded
+        .with_question_vectors(store_question_vectors(
+            model,
+            &[(key, vec![0.0, 1.0, 0.0, 0.0])],
+            4,
+        ))
+        .unwrap();
+    let manifest = manifest_of(&encoded);
+    let stored = encoded
+        .files
+        .iter()
+        .find(|f| f.name.ends_with(".questions"))
+        .unwrap();
+    let (vectors, _) = manifest.open_question_vectors(&stored.bytes).unwrap();
+    assert_eq!(
+        vectors,
+        [(sha256_hex(text.as_bytes()), vec![0.0, 1.0, 0.0, 0.0])]
     );
 }

@@ -4,8 +4,46 @@
 
 use crate::error::Result;
 
-/// The default budget: CodeAtlas's embedder window, in tokens, for prefix and text together.
+/// The default budget: CodeAtlas's embedder window (256 word pieces less `[CLS]` and `[SEP]`),
+/// for prefix and text together.
 pub const DEFAULT_BUDGET: usize = 254;
+
+/// What the structural and window chunkers count their budget in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BudgetCounter {
+    /// The embedder's own word pieces (all-MiniLM-L6-v2's WordPiece tokenizer), as CodeAtlas
+    /// sized its chunks: the default.
+    #[default]
+    Minilm,
+    /// OpenAI's cl100k_base, the context packer's measure (this build's only counter before).
+    Cl100k,
+}
+
+impl BudgetCounter {
+    /// Both, default first.
+    pub const ALL: [BudgetCounter; 2] = [BudgetCounter::Minilm, BudgetCounter::Cl100k];
+
+    /// The name on the command line (`minilm`, `cl100k`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BudgetCounter::Minilm => "minilm",
+            BudgetCounter::Cl100k => "cl100k",
+        }
+    }
+
+    /// The counter with this command-line name.
+    pub fn from_name(name: &str) -> Option<BudgetCounter> {
+        BudgetCounter::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// What a chunking's manifest entry records as its counter (`ChunkingEntry::counter`).
+    pub fn recorded(self) -> &'static str {
+        match self {
+            BudgetCounter::Minilm => "all-MiniLM-L6-v2 wordpiece",
+            BudgetCounter::Cl100k => "cl100k_base",
+        }
+    }
+}
 
 /// How a file is cut into chunks.
 #[derive(
@@ -63,7 +101,7 @@ pub struct CodeChunk {
     /// Its qualified name (`RateLimitFilter.allow`; a Markdown heading path `Guide > Install`;
     /// names of merged units joined by `, `), empty for module code and windows.
     pub name: String,
-    /// cl100k_base tokens of its prefix and text (the budget's measure).
+    /// Tokens of its prefix and text under the budget's counter ([`BudgetCounter`]).
     pub tokens: u32,
 }
 

@@ -1,9 +1,10 @@
 //! Code chunks: a file cut into line ranges for chunk retrieval, the way the CodeAtlas seed
 //! compares boundaries (`../shared/seeds/004_*.txt`).
 //!
-//! Three chunkers, one token budget (default [`DEFAULT_BUDGET`] = 254 cl100k_base tokens for the
-//! chunk's `path :: name` prefix plus its text, the embedder's window in CodeAtlas), so a
-//! comparison is about where boundaries fall, not how big chunks are:
+//! Three chunkers, one token budget (default [`DEFAULT_BUDGET`] = 254 of the embedder's word
+//! pieces for the chunk's `path :: name` prefix plus its text, the embedder's window in CodeAtlas;
+//! [`BudgetCounter`] says what counts them, cl100k_base on request), so a comparison is about
+//! where boundaries fall, not how big chunks are:
 //!
 //! - **structural-unmerged** ([`Chunker::StructuralUnmerged`]): one chunk per structural unit of
 //!   a tree-sitter parse (Python, Java, Rust, Go, JavaScript, TypeScript/TSX, C, C++) or per
@@ -44,7 +45,9 @@ mod structural;
 use crate::corpus::tokens::TokenCounter;
 use crate::error::Result;
 
-pub use chunk::{ChunkConfig, Chunker, CodeChunk, FileChunks, CODENIB_MAX_LINES, DEFAULT_BUDGET};
+pub use chunk::{
+    BudgetCounter, ChunkConfig, Chunker, CodeChunk, FileChunks, CODENIB_MAX_LINES, DEFAULT_BUDGET,
+};
 #[cfg(feature = "chunkers")]
 pub use language::SourceLanguage;
 pub use sizing::{window_chunks, Measured};

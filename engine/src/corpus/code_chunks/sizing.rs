@@ -1,11 +1,13 @@
 //! Fitting chunks to the token budget: runs of whole lines that fit, and the window baseline
 //! built from them (the structural chunks' parts and merges are in `structural`).
 //!
-//! Tokens are counted line by line ([`Measured`]): a chunk's `tokens` is its prefix's
-//! cl100k_base count plus, for each of its lines, the line's own count and one for its newline.
-//! Under cl100k_base's pre-tokenizer a line's pieces do not reach across its newline, except that
-//! the newline may join the next line's indentation into fewer tokens, so this bounds the count
-//! of the chunk's joined text from above (checked on every sample and generated file in
+//! Tokens are counted line by line ([`Measured`]): a chunk's `tokens` is its prefix's count plus,
+//! for each of its lines, the line's own count and what its newline adds
+//! ([`TokenCounter::newline_tokens`]). Under the default counter, the embedder's WordPiece
+//! tokenizer (`corpus::wordpiece`), that is the exact count of the chunk's `embed_text`, since no
+//! piece crosses whitespace. Under cl100k_base a line's pieces do not reach across its newline
+//! either, except that the newline may join the next line's indentation into fewer tokens, so the
+//! sum bounds the joined text's count from above (checked on every sample and generated file in
 //! `engine/tests/code_chunks.rs`). Each line is counted once for every chunker, and a range's
 //! count is a difference of prefix sums, so packing and merging never re-encode text.
 
@@ -19,7 +21,7 @@ use crate::error::Result;
 pub struct Measured<'t> {
     /// The lines, without their newlines.
     pub lines: Vec<&'t str>,
-    /// `sums[i]`: tokens of lines `0..i`, each with its newline.
+    /// `sums[i]`: tokens of lines `0..i`, each with what its newline adds.
     sums: Vec<usize>,
     /// Prefixes counted so far.
     prefixes: HashMap<String, usize>,
@@ -29,6 +31,7 @@ impl<'t> Measured<'t> {
     /// Counts every line of `text`.
     pub fn new(text: &'t str, counter: &mut dyn TokenCounter) -> Result<Measured<'t>> {
         let lines: Vec<&str> = text.lines().collect();
+        let newline = counter.newline_tokens();
         let mut sums = Vec::with_capacity(lines.len() + 1);
         sums.push(0);
         for line in &lines {
@@ -37,7 +40,7 @@ impl<'t> Measured<'t> {
             } else {
                 counter.count_tokens(line)?
             };
-            sums.push(sums[sums.len() - 1] + tokens + 1);
+            sums.push(sums[sums.len() - 1] + tokens + newline);
         }
         Ok(Measured {
             lines,

@@ -17,7 +17,7 @@ use crate::evaluate::{GridRun, GridSettings, GridStep};
 use crate::load::question_set::{parse_question_set, verify_corpus};
 use crate::remote::rerank::plan::parse_plan;
 use crate::remote::rerank::run::{rerank_question, QuestionRun, RerankSettings, TermFiles};
-use crate::retrieval::chunk_search::ChunkRankings;
+use crate::retrieval::chunk_search::{ChunkRankings, Retriever};
 use crate::retrieval::lexical::chunkings::OpenChunkings;
 use crate::retrieval::lexical::issue_run::run_issue;
 use crate::retrieval::lexical::{run_arm, FtsIndex, LexicalArm, Sources, TextCorpus};
@@ -183,7 +183,7 @@ impl LiveSession {
     ) -> Result<(Vec<ChunkResult>, f64)> {
         let chunkings = &self.bundle_named(name)?.chunkings;
         let started = clock();
-        let hits = chunkings.search(chunker, query, k, cap)?;
+        let hits = chunkings.search((chunker, Retriever::Bm25), query, k, cap)?;
         let ms = clock() - started;
         let table = chunkings.table(chunker)?;
         let results = hits

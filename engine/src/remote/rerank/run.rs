@@ -10,7 +10,7 @@ use super::pools::{candidates, union_pool, Route};
 use super::reranker::{keep_order, rerank_in_batches, OfflineJudge};
 pub use super::settings::{QuestionRun, RerankArm, RerankSettings, RerankerChoice};
 use crate::error::{Error, Result};
-use crate::retrieval::chunk_search::ChunkRankings;
+use crate::retrieval::chunk_search::{ChunkRankings, Retriever};
 use crate::retrieval::lexical::chunkings::OpenChunkings;
 use crate::terms::token_runs;
 
@@ -53,7 +53,7 @@ pub fn rerank_question(
     let bm25: Vec<usize> =
         if settings.routes.contains(&Route::Bm25) || settings.routes.contains(&Route::Union) {
             chunkings
-                .search(chunker, query, settings.pool.depth, None)?
+                .search((chunker, Retriever::Bm25), query, settings.pool.depth, None)?
                 .into_iter()
                 .map(|h| h.chunk)
                 .collect()

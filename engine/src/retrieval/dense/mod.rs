@@ -1,9 +1,11 @@
 //! Dense retrieval (CodeAtlas): chunk and question vectors from all-MiniLM-L6-v2, computed as
 //! sentence-transformers computes them (`embedder`, feature `dense`), and the model's pin: its
 //! name and the SHA-256 of each file, which every vector set records and is checked against; and
-//! the exact cosine ranking over a chunking's vectors (`rank`).
+//! the exact cosine ranking over a chunking's vectors (`rank`); where a question's vector comes
+//! from (`queries`: the bundle's stored question vectors, else the embedder).
 
 #[cfg(feature = "dense")]
 pub mod embedder;
 pub mod pin;
+pub mod queries;
 pub mod rank;

@@ -1,19 +1,33 @@
-//! A bundle's opened chunkings: each chunk table with its BM25 index, as `routelens search
-//! --unit chunk`, `routelens evaluate` and the browser's worker hold them, and the one chunk
-//! search they all run (BM25, then the per-file cap when one is asked).
+//! A bundle's opened chunkings: each chunk table with its BM25 index and, when the bundle has
+//! them, its vectors, as `routelens search --unit chunk`, `routelens evaluate` and the browser's
+//! worker hold them; and the one chunk search they all run (BM25, dense or hybrid, then the
+//! per-file cap when one is asked).
 
 use crate::corpus::bundle::Manifest;
 use crate::corpus::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};
-use crate::retrieval::chunk_search::ChunkRankings;
-use crate::retrieval::chunk_search::{cap_per_file, prefix_for_caps};
+use crate::retrieval::chunk_search::{
+    cap_per_file, fuse_chunk_rankings, prefix_for_caps, ChunkRankings, Retriever, CHUNK_RRF,
+};
+use crate::retrieval::dense::queries::{check_model, EmbedFn, QueryVectors};
+use crate::retrieval::dense::rank::{rank, VectorTable};
 
 use super::chunk_index::{ChunkHit, ChunkIndex};
 
-/// The chunkings opened so far, in the order they were added.
+/// One open chunking.
+#[derive(Debug)]
+struct Opened {
+    chunker: Chunker,
+    table: Vec<CodeChunk>,
+    index: ChunkIndex,
+    vectors: Option<VectorTable>,
+}
+
+/// The chunkings opened so far, in the order they were added, and the question vectors.
 #[derive(Debug, Default)]
 pub struct OpenChunkings {
-    entries: Vec<(Chunker, Vec<CodeChunk>, ChunkIndex)>,
+    entries: Vec<Opened>,
+    queries: QueryVectors,
 }
 
 impl OpenChunkings {
@@ -24,8 +38,13 @@ impl OpenChunkings {
 
     /// Adds (or replaces) `chunker`'s table and the index opened over it.
     pub fn insert(&mut self, chunker: Chunker, table: Vec<CodeChunk>, index: ChunkIndex) {
-        self.entries.retain(|(c, _, _)| *c != chunker);
-        self.entries.push((chunker, table, index));
+        self.entries.retain(|e| e.chunker != chunker);
+        self.entries.push(Opened {
+            chunker,
+            table,
+            index,
+            vectors: None,
+        });
     }
 
     /// Opens `chunker`'s chunking from the stored bytes of its table and of its index, each
@@ -44,42 +63,98 @@ impl OpenChunkings {
         Ok(())
     }
 
+    /// Adds the vectors of the open `chunker` from their stored bytes, verified against
+    /// `manifest`; vectors of another model than the pinned one are refused naming the file.
+    pub fn open_vectors(
+        &mut self,
+        manifest: &Manifest,
+        chunker: Chunker,
+        stored: &[u8],
+    ) -> Result<()> {
+        let (values, model) = manifest.open_vectors(chunker, stored)?;
+        let entry = manifest
+            .chunking_or_error(chunker)?
+            .vectors
+            .as_ref()
+            .ok_or_else(|| Error::setting("chunker", chunker.name(), "a chunking with vectors"))?;
+        check_model(&entry.file, model)?;
+        let dimension = entry.dimension as usize;
+        let opened = self.opened_mut(chunker)?;
+        opened.vectors = Some(VectorTable { dimension, values });
+        Ok(())
+    }
+
+    /// Adds the bundle's question vectors from their stored bytes, verified against
+    /// `manifest`; another model's are refused naming the file.
+    pub fn open_question_vectors(&mut self, manifest: &Manifest, stored: &[u8]) -> Result<()> {
+        let (vectors, model) = manifest.open_question_vectors(stored)?;
+        let file = manifest
+            .question_vectors
+            .as_ref()
+            .map(|q| q.file.clone())
+            .unwrap_or_default();
+        self.queries.add_stored(&file, model, vectors)
+    }
+
+    /// Embeds questions the bundle has no vector for with `embed` (the CLI's loaded model).
+    pub fn set_embedder(&mut self, embed: EmbedFn) {
+        self.queries.set_embedder(embed);
+    }
+
     /// Whether `chunker` is open.
     pub fn has(&self, chunker: Chunker) -> bool {
-        self.entries.iter().any(|(c, _, _)| *c == chunker)
+        self.entries.iter().any(|e| e.chunker == chunker)
     }
 
-    fn entry(&self, chunker: Chunker) -> Result<(&[CodeChunk], &ChunkIndex)> {
+    /// Whether `chunker` is open with its vectors.
+    pub fn has_vectors(&self, chunker: Chunker) -> bool {
         self.entries
             .iter()
-            .find(|(c, _, _)| *c == chunker)
-            .map(|(_, table, index)| (table.as_slice(), index))
-            .ok_or_else(|| {
-                Error::setting(
-                    "chunker",
-                    chunker.name(),
-                    "a chunking loaded from the bundle",
-                )
-            })
+            .any(|e| e.chunker == chunker && e.vectors.is_some())
     }
 
-    /// The best `k` chunks for `query` under `chunker`, each with its BM25 score; with a cap,
-    /// at most `cap` of a file at the head, the rest below every survivor (so the ranking is
-    /// fetched as deep as the cap needs: [`prefix_for_caps`]).
+    /// Whether `text` has a vector without the embedder (one of the bundle's questions).
+    pub fn has_stored_question(&self, text: &str) -> bool {
+        self.queries.has_stored(text)
+    }
+
+    fn entry(&self, chunker: Chunker) -> Result<&Opened> {
+        self.entries
+            .iter()
+            .find(|e| e.chunker == chunker)
+            .ok_or_else(|| not_loaded(chunker))
+    }
+
+    fn opened_mut(&mut self, chunker: Chunker) -> Result<&mut Opened> {
+        self.entries
+            .iter_mut()
+            .find(|e| e.chunker == chunker)
+            .ok_or_else(|| not_loaded(chunker))
+    }
+
+    /// The best `k` chunks for `query` under `chunker` by `retriever`, each with its score
+    /// (BM25, cosine, or fused RRF); with a cap, at most `cap` of a file at the head, the rest
+    /// below every survivor (so the ranking is fetched as deep as the cap needs:
+    /// [`prefix_for_caps`]).
     pub fn search(
         &self,
-        chunker: Chunker,
+        (chunker, retriever): (Chunker, Retriever),
         query: &str,
         k: usize,
         cap: Option<usize>,
     ) -> Result<Vec<ChunkHit>> {
-        let (table, index) = self.entry(chunker)?;
-        let Some(cap) = cap else {
-            return index.search(query, k);
+        let opened = self.entry(chunker)?;
+        let vector = match retriever.needs_vectors() {
+            true => Some(self.queries.vector(query)?),
+            false => None,
         };
-        let hits = prefix_for_caps(|n| index.search(query, n), |h| h.chunk, table, &[cap], k)?;
+        let scored = |n: usize| scored(opened, retriever, query, vector.as_deref(), n);
+        let Some(cap) = cap else {
+            return scored(k);
+        };
+        let hits = prefix_for_caps(scored, |h| h.chunk, &opened.table, &[cap], k)?;
         let ranking: Vec<usize> = hits.iter().map(|h| h.chunk).collect();
-        let capped = cap_per_file(&ranking, table, cap)?;
+        let capped = cap_per_file(&ranking, &opened.table, cap)?;
         let score_of: std::collections::HashMap<usize, f32> =
             hits.iter().map(|h| (h.chunk, h.score)).collect();
         Ok(capped
@@ -93,19 +168,89 @@ impl OpenChunkings {
     }
 }
 
+/// The best `n` chunks of one chunking by `retriever` (`vector`: the query's, for dense and
+/// hybrid). Hybrid fuses the top [`CHUNK_RRF`]`.depth` of each, so it never holds more than
+/// twice that.
+fn scored(
+    opened: &Opened,
+    retriever: Retriever,
+    query: &str,
+    vector: Option<&[f32]>,
+    n: usize,
+) -> Result<Vec<ChunkHit>> {
+    let dense = |depth: usize| -> Result<Vec<ChunkHit>> {
+        let table = opened
+            .vectors
+            .as_ref()
+            .ok_or_else(|| no_vectors(opened.chunker))?;
+        let vector = vector.ok_or_else(|| no_vectors(opened.chunker))?;
+        Ok(rank(table, vector, depth)?
+            .into_iter()
+            .map(|(chunk, score)| ChunkHit { chunk, score })
+            .collect())
+    };
+    match retriever {
+        Retriever::Bm25 => opened.index.search(query, n),
+        Retriever::Dense => dense(n),
+        Retriever::Hybrid => {
+            let positions =
+                |hits: Vec<ChunkHit>| hits.into_iter().map(|h| h.chunk).collect::<Vec<_>>();
+            let lexical = positions(opened.index.search(query, CHUNK_RRF.depth)?);
+            let semantic = positions(dense(CHUNK_RRF.depth)?);
+            let fused = fuse_chunk_rankings(&lexical, &semantic, &opened.table, CHUNK_RRF)?;
+            Ok(fused
+                .into_iter()
+                .take(n)
+                .map(|(chunk, score)| ChunkHit {
+                    chunk,
+                    score: score as f32,
+                })
+                .collect())
+        }
+    }
+}
+
+fn not_loaded(chunker: Chunker) -> Error {
+    Error::setting(
+        "chunker",
+        chunker.name(),
+        "a chunking loaded from the bundle",
+    )
+}
+
+fn no_vectors(chunker: Chunker) -> Error {
+    Error::setting(
+        "retriever",
+        format!("dense or hybrid over {}", chunker.name()),
+        &format!(
+            "a chunking with vectors: rebuild the bundle with `routelens bundle --embed {}`",
+            chunker.name()
+        ),
+    )
+}
+
 impl ChunkRankings for OpenChunkings {
     fn chunkers(&self) -> Vec<Chunker> {
-        self.entries.iter().map(|(c, _, _)| *c).collect()
+        self.entries.iter().map(|e| e.chunker).collect()
     }
 
     fn table(&self, chunker: Chunker) -> Result<&[CodeChunk]> {
-        self.entry(chunker).map(|(table, _)| table)
+        self.entry(chunker).map(|e| e.table.as_slice())
     }
 
     fn rank(&self, chunker: Chunker, query: &str, depth: usize) -> Result<Vec<usize>> {
-        let (_, index) = self.entry(chunker)?;
-        Ok(index
-            .search(query, depth)?
+        self.rank_by(chunker, Retriever::Bm25, query, depth)
+    }
+
+    fn rank_by(
+        &self,
+        chunker: Chunker,
+        retriever: Retriever,
+        query: &str,
+        depth: usize,
+    ) -> Result<Vec<usize>> {
+        Ok(self
+            .search((chunker, retriever), query, depth, None)?
             .into_iter()
             .map(|h| h.chunk)
             .collect())
