@@ -90,8 +90,8 @@ def read_bundle(folder):
     with open(os.path.join(folder, "manifest.json"), "rb") as handle:
         manifest_bytes = handle.read()
     manifest = json.loads(manifest_bytes)
-    if manifest.get("format_version") not in (1, 2, 3):
-        fail(f"{folder}: bundle format {manifest.get('format_version')}, this script reads 1, 2 and 3")
+    if manifest.get("format_version") not in (1, 2, 3, 4):
+        fail(f"{folder}: bundle format {manifest.get('format_version')}, this script reads 1 to 4")
     chunks = []
     for chunk in manifest["chunks"]:
         with open(os.path.join(folder, chunk["file"]), "rb") as handle:

@@ -552,6 +552,12 @@ impl Summary {
             "time      {:.0} ms (read {:.0}, index {:.0}, encode {:.0}, chunk {:.0}, write {:.0})",
             t.total, t.read, t.index, t.encode, t.chunk, t.write
         ));
+        if !self.embedding.is_empty() {
+            let ms: f64 = self.embedding.iter().map(|e| e.counts.ms).sum();
+            lines.push(format!(
+                "          (embedding {ms:.0} ms of the chunk time)"
+            ));
+        }
         if let Some(gold) = &self.gold {
             let inside = gold.iter().filter(|status| status.included).count();
             lines.push(format!(

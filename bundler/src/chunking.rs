@@ -139,7 +139,7 @@ impl ChunkingOptions {
 
     /// The embedding model's folder.
     pub fn model_folder(&self) -> PathBuf {
-        crate::embed::model_folder(self.model.as_deref(), &ModelPin::minilm())
+        crate::model::model_folder(self.model.as_deref(), &ModelPin::minilm())
     }
 
     /// Whether a chunking has CodeNib's header and epilogue chunks.
@@ -173,7 +173,7 @@ pub struct Chunked {
     pub stored: Vec<StoredChunking>,
     /// Files cut into windows because their parse had syntax errors (once per file).
     pub notes: Vec<String>,
-    /// Milliseconds spent chunking, counting and indexing.
+    /// Milliseconds spent chunking, counting, indexing and embedding.
     pub ms: f64,
     /// The question set's vectors, when it was embedded.
     pub question_vectors: Option<(VectorsEntry, BundleFile)>,
@@ -201,7 +201,7 @@ pub fn build_chunkings(
         BudgetCounter::Cl100k => BudgetTokens::Cl100k(Cl100k::embedded()?),
         BudgetCounter::Minilm => {
             let folder = options.model_folder();
-            let bytes = crate::embed::read_model_file(&folder, "tokenizer.json")?;
+            let bytes = crate::model::read_model_file(&folder, "tokenizer.json")?;
             let bad = |source| Failure::Bundle {
                 dir: folder.clone(),
                 source,
@@ -209,7 +209,9 @@ pub fn build_chunkings(
             ModelPin::minilm()
                 .check("tokenizer.json", &bytes)
                 .map_err(bad)?;
-            BudgetTokens::WordPieces(WordPieces::from_tokenizer_json(&bytes).map_err(bad)?)
+            BudgetTokens::WordPieces(Box::new(
+                WordPieces::from_tokenizer_json(&bytes).map_err(bad)?,
+            ))
         }
     };
     let (by_chunker, notes) = chunk_all(texts, &chunkers, config, &counter)?;
@@ -246,11 +248,10 @@ pub fn build_chunkings(
             })
             .collect::<Result<Vec<_>, Failure>>()
     })?;
-    let ms = elapsed_ms(started);
     let (mut question_vectors, mut embedding) = (None, Vec::new());
     let embedded = options.embedded();
     if !embedded.is_empty() || !options.questions.is_empty() {
-        let embedder = crate::embed::load_embedder(&options.model_folder())?;
+        let embedder = crate::model::load_embedder(&options.model_folder())?;
         let model = model_of(&embedder);
         let model = (model.0.as_str(), model.1.as_str());
         let mut cache = VectorCache::open(options.vector_cache.as_deref(), model.1)?;
@@ -283,7 +284,7 @@ pub fn build_chunkings(
     Ok(Chunked {
         stored,
         notes,
-        ms,
+        ms: elapsed_ms(started),
         question_vectors,
         embedding,
     })
@@ -344,7 +345,7 @@ fn chunk_all(
 #[derive(Clone)]
 enum BudgetTokens {
     Cl100k(Cl100k),
-    WordPieces(WordPieces),
+    WordPieces(Box<WordPieces>),
 }
 
 impl TokenCounter for BudgetTokens {

@@ -29,7 +29,6 @@ use std::time::Instant;
 
 use routelens_engine::checksum::sha256;
 use routelens_engine::corpus::bundle::FORMAT_VERSION;
-use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::load::question_set::parse_questions;
 use routelens_engine::retrieval::lexical::fts::INDEX_FORMAT;
 use routelens_engine::{sha256_hex, Policy};
@@ -230,9 +229,10 @@ pub fn run(args: &DemoArgs, out: &mut dyn Write) -> Result<(), Failure> {
     collection.finish();
     let read_ms = elapsed_ms(started);
 
-    // The shipped chunking's vectors by default, and the questions' whenever anything is
-    // embedded, so the grid's dense and hybrid rows need no model.
-    let mut chunking = ChunkingOptions::from_args(&args.chunking, &[Chunker::Structural])?;
+    // No vectors by default: the demo's 37,000 structural chunks take about an hour to embed on
+    // two cores (docs/dense.md), beyond the run command's budget. With --embed, the questions'
+    // vectors are stored too, so the grid's dense and hybrid rows need no model.
+    let mut chunking = ChunkingOptions::from_args(&args.chunking, &[])?;
     if !chunking.embedded().is_empty() {
         chunking.questions = questions.iter().map(|q| q.question.clone()).collect();
     }

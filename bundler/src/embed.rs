@@ -2,67 +2,15 @@
 //! model folder scripts/setup.sh installs (or `--model DIR`), each file checked against its pin.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use routelens_engine::retrieval::dense::embedder::{Embedder, ModelFiles};
 use routelens_engine::retrieval::dense::pin::ModelPin;
 use serde::Serialize;
 
 use crate::cli::{EmbedArgs, OutputFormat};
 use crate::failure::Failure;
 use crate::input::read_text;
-
-/// The folder the pinned model is installed in: `--model`, else
-/// `$ROUTELENS_MODELS/<install_as>`, else `~/.cache/routelens/models/<install_as>`.
-pub fn model_folder(given: Option<&Path>, pin: &ModelPin) -> PathBuf {
-    if let Some(folder) = given {
-        return folder.to_path_buf();
-    }
-    let home = std::env::var_os("ROUTELENS_MODELS")
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/routelens/models"))
-        })
-        .unwrap_or_else(|| PathBuf::from(".cache/routelens/models"));
-    home.join(&pin.install_as)
-}
-
-/// Loads the pinned embedder from `folder`; a missing file says how to install it, other bytes
-/// are refused naming the file on disk.
-pub fn load_embedder(folder: &Path) -> Result<Embedder, Failure> {
-    let read = |name: &str| read_model_file(folder, name);
-    let (config, weights, tokenizer) = (
-        read("config.json")?,
-        read("model.safetensors")?,
-        read("tokenizer.json")?,
-    );
-    let files = ModelFiles {
-        config: &config,
-        weights: &weights,
-        tokenizer: &tokenizer,
-    };
-    Embedder::load(&files, ModelPin::minilm()).map_err(|source| Failure::Bundle {
-        dir: folder.to_path_buf(),
-        source,
-    })
-}
-
-/// Reads one of the model's files; a missing one says how to install the model.
-pub fn read_model_file(folder: &Path, name: &str) -> Result<Vec<u8>, Failure> {
-    let path = folder.join(name);
-    std::fs::read(&path).map_err(|source| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            Failure::Missing {
-                path,
-                message: "not found; install the model with `python3 scripts/install-model.py` \
-                          (scripts/setup.sh does), or name its folder with --model"
-                    .into(),
-            }
-        } else {
-            Failure::read(&path, source)
-        }
-    })
-}
+use crate::model::{load_embedder, model_folder};
 
 #[derive(Serialize)]
 struct Output<'a> {

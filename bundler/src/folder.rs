@@ -162,8 +162,8 @@ impl BundleFolder {
                 .map_err(failed)?;
         }
         if questions.iter().any(|q| !open.has_stored_question(q)) {
-            let folder = crate::embed::model_folder(model, &ModelPin::minilm());
-            let embedder = crate::embed::load_embedder(&folder)?;
+            let folder = crate::model::model_folder(model, &ModelPin::minilm());
+            let embedder = crate::model::load_embedder(&folder)?;
             open.set_embedder(Box::new(move |text: &str| {
                 Ok(embedder.embed(&[text])?.remove(0))
             }));

@@ -45,6 +45,7 @@ mod folder;
 mod http;
 mod input;
 mod interrupt;
+mod model;
 mod pack;
 mod printed;
 mod proxy;

@@ -8,7 +8,8 @@
 //!   while appending) is ignored;
 //! - the embedder batches texts of one length (`Embedder::embed_with_progress`) and candle's
 //!   matrix products run on every core;
-//! - progress goes to standard error every few seconds: texts done, texts per second, ETA;
+//! - progress goes to standard error every five seconds: texts done, texts per second, ETA
+//!   (and a closing line with the rate, when it took that long);
 //! - nothing of the bundle is written before every vector is made, so Ctrl-C leaves the old
 //!   bundle (or none) and a cache of whole records.
 
@@ -226,7 +227,8 @@ impl<'l> Progress<'l> {
             self.last = Instant::now();
             let rate = self.done as f64 / self.started.elapsed().as_secs_f64().max(1e-9);
             let left = (self.total - self.done) as f64 / rate.max(1e-9);
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "routelens: embedding {}: {} of {} texts, {rate:.1}/s, about {} left",
                 self.label,
                 self.done,
@@ -236,10 +238,12 @@ impl<'l> Progress<'l> {
         }
     }
 
+    /// The closing line, after a run long enough to have shown progress.
     fn finish(&self) {
-        if self.total > 0 {
-            let seconds = self.started.elapsed().as_secs_f64();
-            eprintln!(
+        let seconds = self.started.elapsed().as_secs_f64();
+        if seconds >= 5.0 {
+            let _ = writeln!(
+                std::io::stderr(),
                 "routelens: embedded {}: {} texts in {}, {:.1}/s",
                 self.label,
                 self.total,

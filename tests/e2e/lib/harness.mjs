@@ -101,10 +101,12 @@ export async function launchBrowser() {
 
 /** Builds the demo bundle (this checkout and its pinned crates, with the committed question set)
  * with `routelens demo` into target/e2e-demo/ once (the command leaves an up-to-date bundle as it
- * is), and copies it to `<dir>/demo`, which a test may change freely; returns that folder. */
+ * is), and copies it to `<dir>/demo`, which a test may change freely; returns that folder. Without
+ * vectors: the page does not search them yet, and the debug build would take many minutes. */
 export function buildDemoBundle(dir) {
   const built = join(root, 'target/e2e-demo/demo');
-  execFileSync(cli, ['demo', '--out', built, '--repo', root, '--questions', join(root, 'bundler/demo/questions.jsonl')],
+  execFileSync(cli, ['demo', '--out', built, '--repo', root, '--embed', 'none',
+    '--questions', join(root, 'bundler/demo/questions.jsonl')],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const out = join(dir, 'demo');
   cpSync(built, out, { recursive: true });

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use super::chunkings::{ChunkingEntry, Columns};
+use super::vectors::{encode_question_rows, encode_rows, Precision, VectorModel, VectorsEntry};
 use super::{
     compress, plan_chunks, ChunkEntry, ExcludedFile, FileEntry, IndexEntry, Manifest, SourceFile,
     DEFAULT_CHUNK_TARGET_BYTES, DEFAULT_COMPRESSION_LEVEL, FORMAT_VERSION, MANIFEST_FILE,
@@ -442,4 +443,61 @@ pub fn encode_chunking(
         index_file: None,
         vectors_file: None,
     })
+}
+
+/// A chunking's vectors (`rows`, `dimension` numbers each) as a bundle file at `precision`, and
+/// its manifest entry.
+pub fn store_vectors(
+    model: VectorModel,
+    rows: &[f32],
+    dimension: usize,
+    precision: Precision,
+) -> (VectorsEntry, BundleFile) {
+    let bytes = encode_rows(rows, dimension, precision);
+    let extension = precision.name();
+    stored(
+        model,
+        (precision, dimension, rows.len() / dimension.max(1)),
+        bytes,
+        extension,
+    )
+}
+
+/// The question set's vectors (each question's text SHA-256 and vector) as a bundle file, and
+/// its manifest entry.
+pub fn store_question_vectors(
+    model: VectorModel,
+    questions: &[([u8; 32], Vec<f32>)],
+    dimension: usize,
+) -> (VectorsEntry, BundleFile) {
+    let bytes = encode_question_rows(questions);
+    stored(
+        model,
+        (Precision::F32, dimension, questions.len()),
+        bytes,
+        "questions",
+    )
+}
+
+fn stored(
+    model: VectorModel,
+    (precision, dimension, count): (Precision, usize, usize),
+    bytes: Vec<u8>,
+    extension: &str,
+) -> (VectorsEntry, BundleFile) {
+    let sha256 = sha256_hex(&bytes);
+    let file = format!("vectors/{sha256}.{extension}");
+    (
+        VectorsEntry {
+            model: model.name.to_string(),
+            weights_sha256: model.weights_sha256.to_string(),
+            precision,
+            dimension: dimension as u32,
+            count: count as u64,
+            file: file.clone(),
+            sha256,
+            bytes: bytes.len() as u64,
+        },
+        BundleFile { name: file, bytes },
+    )
 }

@@ -54,13 +54,11 @@ pub use chunkings::ChunkingEntry;
 pub use decode::{decode_manifest, Chunk};
 #[cfg(not(target_arch = "wasm32"))]
 pub use encode::{
-    count_lines, encode_bundle, encode_chunking, BundleFile, BundleInput, BundleOptions,
-    EncodedBundle, PendingBundle, StoredChunking, StoredIndex,
+    count_lines, encode_bundle, encode_chunking, store_question_vectors, store_vectors, BundleFile,
+    BundleInput, BundleOptions, EncodedBundle, PendingBundle, StoredChunking, StoredIndex,
 };
 pub use tree::{DirTree, Listed};
-pub use vectors::{encode_rows, Precision, VectorModel, VectorsEntry};
-#[cfg(not(target_arch = "wasm32"))]
-pub use vectors::{store_question_vectors, store_vectors};
+pub use vectors::{Precision, QuestionVectors, VectorModel, VectorsEntry};
 
 use crate::corpus::policy::{ExclusionReason, Policy};
 

@@ -88,6 +88,9 @@ pub struct VectorsEntry {
     pub bytes: u64,
 }
 
+/// Stored question vectors: each question's text SHA-256 (lower-case hex) and its vector.
+pub type QuestionVectors = Vec<(String, Vec<f32>)>;
+
 /// The model a vectors file was made with: its hub name and its weights' SHA-256.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VectorModel<'a> {
@@ -98,7 +101,7 @@ pub struct VectorModel<'a> {
 }
 
 /// The rows as stored at `precision` (each row `dimension` long; the caller checked).
-pub fn encode_rows(rows: &[f32], dimension: usize, precision: Precision) -> Vec<u8> {
+pub(super) fn encode_rows(rows: &[f32], dimension: usize, precision: Precision) -> Vec<u8> {
     let mut out =
         Vec::with_capacity(rows.len() / dimension.max(1) * precision.row_bytes(dimension));
     for row in rows.chunks_exact(dimension.max(1)) {
@@ -147,7 +150,7 @@ fn decode_rows(bytes: &[u8], dimension: usize, precision: Precision) -> Vec<f32>
 }
 
 /// The stored question file: each question's text hash and vector.
-pub fn encode_question_rows(questions: &[([u8; 32], Vec<f32>)]) -> Vec<u8> {
+pub(super) fn encode_question_rows(questions: &[([u8; 32], Vec<f32>)]) -> Vec<u8> {
     let mut out = Vec::new();
     for (hash, vector) in questions {
         out.extend_from_slice(hash);
@@ -198,7 +201,7 @@ impl Manifest {
     pub fn open_question_vectors(
         &self,
         stored: &[u8],
-    ) -> Result<(Vec<(String, Vec<f32>)>, VectorModel<'_>)> {
+    ) -> Result<(QuestionVectors, VectorModel<'_>)> {
         let entry = self.question_vectors.as_ref().ok_or_else(|| {
             Error::field(
                 MANIFEST_FILE,
@@ -287,64 +290,4 @@ fn model_of(entry: &VectorsEntry) -> VectorModel<'_> {
         name: &entry.model,
         weights_sha256: &entry.weights_sha256,
     }
-}
-
-/// A chunking's vectors (`rows`, `dimension` numbers each) as a bundle file at `precision`, and
-/// its manifest entry.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn store_vectors(
-    model: VectorModel,
-    rows: &[f32],
-    dimension: usize,
-    precision: Precision,
-) -> (VectorsEntry, super::BundleFile) {
-    let bytes = encode_rows(rows, dimension, precision);
-    let extension = precision.name();
-    stored(
-        model,
-        (precision, dimension, rows.len() / dimension.max(1)),
-        bytes,
-        extension,
-    )
-}
-
-/// The question set's vectors (each question's text SHA-256 and vector) as a bundle file, and
-/// its manifest entry.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn store_question_vectors(
-    model: VectorModel,
-    questions: &[([u8; 32], Vec<f32>)],
-    dimension: usize,
-) -> (VectorsEntry, super::BundleFile) {
-    let bytes = encode_question_rows(questions);
-    stored(
-        model,
-        (Precision::F32, dimension, questions.len()),
-        bytes,
-        "questions",
-    )
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn stored(
-    model: VectorModel,
-    (precision, dimension, count): (Precision, usize, usize),
-    bytes: Vec<u8>,
-    extension: &str,
-) -> (VectorsEntry, super::BundleFile) {
-    let sha256 = crate::checksum::sha256_hex(&bytes);
-    let file = format!("vectors/{sha256}.{extension}");
-    (
-        VectorsEntry {
-            model: model.name.to_string(),
-            weights_sha256: model.weights_sha256.to_string(),
-            precision,
-            dimension: dimension as u32,
-            count: count as u64,
-            file: file.clone(),
-            sha256,
-            bytes: bytes.len() as u64,
-        },
-        super::BundleFile { name: file, bytes },
-    )
 }

@@ -1,0 +1,69 @@
+//! The embedding model on disk: where the pinned all-MiniLM-L6-v2 is installed, its files read
+//! (a missing one says how to install it), and the embedder loaded from them, for every command
+//! that embeds (`embed`, `bundle --embed`, `search` and `evaluate` with dense or hybrid).
+
+use std::path::{Path, PathBuf};
+
+use routelens_engine::retrieval::dense::embedder::{Embedder, ModelFiles};
+use routelens_engine::retrieval::dense::pin::ModelPin;
+
+use crate::failure::Failure;
+
+/// The folder the pinned model is installed in: `--model`, else
+/// `$ROUTELENS_MODELS/<install_as>`, else `~/.cache/routelens/models/<install_as>`.
+pub fn model_folder(given: Option<&Path>, pin: &ModelPin) -> PathBuf {
+    if let Some(folder) = given {
+        return folder.to_path_buf();
+    }
+    let home = std::env::var_os("ROUTELENS_MODELS")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/routelens/models"))
+        })
+        .unwrap_or_else(|| PathBuf::from(".cache/routelens/models"));
+    home.join(&pin.install_as)
+}
+
+/// Loads the pinned embedder from `folder`; a missing file says how to install it, other bytes
+/// are refused naming the file on disk.
+pub fn load_embedder(folder: &Path) -> Result<Embedder, Failure> {
+    // The embedder runs a batch per core on single-thread pools; candle's matrix products read
+    // how many threads to split over from RAYON_NUM_THREADS on every call, and splitting each
+    // over both cores while both are busy cost a fifth of the time (docs/dense.md). Set before
+    // the model is used, while no other thread of ours runs; a value the user set is kept.
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
+    let read = |name: &str| read_model_file(folder, name);
+    let (config, weights, tokenizer) = (
+        read("config.json")?,
+        read("model.safetensors")?,
+        read("tokenizer.json")?,
+    );
+    let files = ModelFiles {
+        config: &config,
+        weights: &weights,
+        tokenizer: &tokenizer,
+    };
+    Embedder::load(&files, ModelPin::minilm()).map_err(|source| Failure::Bundle {
+        dir: folder.to_path_buf(),
+        source,
+    })
+}
+
+/// Reads one of the model's files; a missing one says how to install the model.
+pub fn read_model_file(folder: &Path, name: &str) -> Result<Vec<u8>, Failure> {
+    let path = folder.join(name);
+    std::fs::read(&path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            Failure::Missing {
+                path,
+                message: "not found; install the model with `python3 scripts/install-model.py` \
+                          (scripts/setup.sh does), or name its folder with --model"
+                    .into(),
+            }
+        } else {
+            Failure::read(&path, source)
+        }
+    })
+}
