@@ -100,7 +100,9 @@ pub struct VectorModel<'a> {
     pub weights_sha256: &'a str,
 }
 
-/// The rows as stored at `precision` (each row `dimension` long; the caller checked).
+/// The rows as stored at `precision`, each `dimension` long (the caller checked); native only, as
+/// encoding a bundle is.
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) fn encode_rows(rows: &[f32], dimension: usize, precision: Precision) -> Vec<u8> {
     let mut out =
         Vec::with_capacity(rows.len() / dimension.max(1) * precision.row_bytes(dimension));
@@ -150,6 +152,7 @@ fn decode_rows(bytes: &[u8], dimension: usize, precision: Precision) -> Vec<f32>
 }
 
 /// The stored question file: each question's text hash and vector.
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) fn encode_question_rows(questions: &[([u8; 32], Vec<f32>)]) -> Vec<u8> {
     let mut out = Vec::new();
     for (hash, vector) in questions {
