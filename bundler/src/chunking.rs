@@ -87,7 +87,8 @@ impl ChunkingOptions {
                 .copied()
                 .filter(|c| chunkers.contains(c))
                 .collect(),
-            Some(names) if names.iter().any(|n| n == "all") => Chunker::ALL.to_vec(),
+            // Every chunking built.
+            Some(names) if names.iter().any(|n| n == "all") => chunkers.clone(),
             Some(names) => crate::cli::parse_chunkers(names)?,
         };
         let precision = Precision::from_name(&args.vector_precision).ok_or_else(|| {

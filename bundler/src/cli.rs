@@ -315,8 +315,8 @@ pub struct ChunkingArgs {
     #[arg(long, value_name = "COUNTER", default_value = "minilm")]
     pub chunk_counter: String,
 
-    /// The chunkings whose chunks are embedded (all-MiniLM-L6-v2), comma separated, or all or
-    /// none (default none; embedding runs at about 10 chunks a second on two cores, and a
+    /// The chunkings whose chunks are embedded (all-MiniLM-L6-v2), comma separated, or all (every
+    /// chunking built) or none (default none; embedding runs at about 10 chunks a second on two cores, and a
     /// cache keeps every vector for the next build).
     #[arg(long, value_name = "NAME,...|all|none", value_delimiter = ',')]
     pub embed: Option<Vec<String>>,

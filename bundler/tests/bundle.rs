@@ -519,3 +519,64 @@ fn the_code_tokenizer_is_a_bundle_option_the_search_follows() {
     assert!(found[0].is_empty(), "unicode61 found {:?}", found[0]);
     assert_eq!(found[1].first().map(String::as_str), Some("src/cache.rs"));
 }
+
+/// Embedding reads its vector cache back: a rebuild embeds nothing new, a record cut short (a
+/// process killed while appending) is embedded again and the rest are kept, and the vectors
+/// stored are the same bytes whichever way they came.
+#[test]
+fn a_rebuild_embeds_only_what_its_cache_lacks() {
+    let temp = tempfile::tempdir().unwrap();
+    let cache = temp.path().join("cache");
+    let build = |out: &str| -> serde_json::Value {
+        let out = temp.path().join(out);
+        let text = ok(routelens(
+            &[
+                "bundle",
+                "repo",
+                "--out",
+                out.to_str().unwrap(),
+                "--policy",
+                "strict",
+                "--max-file-bytes",
+                "512",
+                "--chunkers",
+                "structural-unmerged",
+                "--embed",
+                "all",
+                "--vector-cache",
+                cache.to_str().unwrap(),
+                "--format",
+                "json",
+            ],
+            Path::new("tests/fixtures"),
+        ));
+        serde_json::from_str(&text).unwrap()
+    };
+    let counts = |summary: &serde_json::Value| {
+        let e = &summary["embedding"][0];
+        (
+            e["texts"].as_u64().unwrap(),
+            e["cached"].as_u64().unwrap(),
+            e["embedded"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(counts(&build("first")), (7, 0, 7));
+    assert_eq!(counts(&build("second")), (7, 7, 0));
+    // Cut the last record short: it alone is embedded again.
+    let file = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|e| e == "vectors"))
+        .unwrap();
+    let bytes = std::fs::read(&file).unwrap();
+    assert_eq!(bytes.len(), 7 * (32 + 4 * 384));
+    std::fs::write(&file, &bytes[..bytes.len() - 100]).unwrap();
+    assert_eq!(counts(&build("third")), (7, 6, 1));
+    assert_eq!(std::fs::read(&file).unwrap().len(), bytes.len());
+    let vectors = |out: &str| {
+        let m = manifest(&temp.path().join(out));
+        m["chunkings"][0]["vectors"]["sha256"].clone()
+    };
+    assert_eq!(vectors("first"), vectors("second"));
+    assert_eq!(vectors("first"), vectors("third"));
+}
