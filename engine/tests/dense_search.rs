@@ -177,7 +177,9 @@ fn open(case: &Case) -> routelens_engine::Result<OpenChunkings> {
 fn brute_dense(rows: &[f32], query: &[f32]) -> Vec<usize> {
     let scores: Vec<f32> = rows
         .chunks_exact(DIMENSION)
-        .map(|row| row.iter().zip(query).map(|(a, b)| a * b).sum())
+        // + 0.0: a zero product sum is +0.0, as the engine's lane sums give it (Rust's float
+        // `sum` starts from -0.0, which total_cmp would rank below +0.0).
+        .map(|row| row.iter().zip(query).map(|(a, b)| a * b).sum::<f32>() + 0.0)
         .collect();
     let mut order: Vec<usize> = (0..scores.len()).collect();
     order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));

@@ -141,23 +141,28 @@ impl Embedder {
             let ids = |batch: &[usize]| -> Vec<&[u32]> {
                 batch.iter().map(|&at| encodings[at].get_ids()).collect()
             };
-            let results: Vec<Result<Vec<Vec<f32>>>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = pair
-                    .iter()
-                    .zip(&self.pools)
-                    .map(|(batch, pool)| {
-                        let ids = ids(batch);
-                        scope.spawn(move || pool.install(|| self.run(&ids)))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    })
-                    .collect()
-            });
+            // A single batch (a typed question) runs on this thread.
+            let results: Vec<Result<Vec<Vec<f32>>>> = if pair.len() == 1 {
+                vec![self.run(&ids(pair[0]))]
+            } else {
+                std::thread::scope(|scope| {
+                    let handles: Vec<_> = pair
+                        .iter()
+                        .zip(&self.pools)
+                        .map(|(batch, pool)| {
+                            let ids = ids(batch);
+                            scope.spawn(move || pool.install(|| self.run(&ids)))
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| {
+                            h.join()
+                                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                        })
+                        .collect()
+                })
+            };
             for (batch, result) in pair.iter().zip(results) {
                 for (&at, vector) in batch.iter().zip(result?) {
                     vectors[at] = vector;

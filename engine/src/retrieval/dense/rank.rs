@@ -42,6 +42,25 @@ impl VectorTable {
     }
 }
 
+/// The dot product, summed in eight lanes and then the lanes in order: one fixed order that the
+/// compiler vectorises (a single running sum may not be reordered, so it ran one addition at a
+/// time: 2.2 ms for the 7,047 chunks of docs/dense.md).
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0f32; 8];
+    let (mut left, mut right) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in (&mut left).zip(&mut right) {
+        for lane in 0..8 {
+            lanes[lane] += x[lane] * y[lane];
+        }
+    }
+    let mut sum = lanes.iter().sum::<f32>();
+    for (x, y) in left.remainder().iter().zip(right.remainder()) {
+        sum += x * y;
+    }
+    // A zero is +0.0 however it was reached, so that ties by table position hold among zeros.
+    sum + 0.0
+}
+
 /// The first `k` chunks by cosine with `query`, with their scores.
 pub fn rank(table: &VectorTable, query: &[f32], k: usize) -> Result<Vec<(usize, f32)>> {
     if query.len() != table.dimension {
@@ -54,7 +73,7 @@ pub fn rank(table: &VectorTable, query: &[f32], k: usize) -> Result<Vec<(usize, 
     let scores: Vec<f32> = table
         .values
         .chunks_exact(table.dimension.max(1))
-        .map(|row| row.iter().zip(query).map(|(a, b)| a * b).sum())
+        .map(|row| dot(row, query))
         .collect();
     // Highest score first, equal scores in table order: a total order, so selecting the best k
     // and sorting only them gives exactly the head of the whole sorted list (a full sort of the
@@ -71,7 +90,7 @@ pub fn rank(table: &VectorTable, query: &[f32], k: usize) -> Result<Vec<(usize, 
 
 #[cfg(test)]
 mod tests {
-    use super::{rank, VectorTable};
+    use super::{dot, rank, VectorTable};
     use proptest::prelude::*;
 
     fn unit(v: Vec<f32>) -> Vec<f32> {
@@ -96,7 +115,7 @@ mod tests {
                 let mut all: Vec<(usize, f32)> = rows
                     .iter()
                     .enumerate()
-                    .map(|(at, row)| (at, row.iter().zip(&query).map(|(a, b)| a * b).sum()))
+                    .map(|(at, row)| (at, dot(row, &query)))
                     .collect();
                 all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
                 all
@@ -105,6 +124,18 @@ mod tests {
             prop_assert_eq!(&deep, &brute);
             let shallow = rank(&table, &query, k).unwrap();
             prop_assert_eq!(&deep[..shallow.len()], &shallow[..]);
+        }
+    }
+
+    proptest! {
+        /// The eight-lane sum is the plain sum up to rounding.
+        #[test]
+        fn dot_is_the_plain_sum_up_to_rounding(
+            pairs in prop::collection::vec((-1.0f32..1.0, -1.0f32..1.0), 0..400),
+        ) {
+            let (a, b): (Vec<f32>, Vec<f32>) = pairs.into_iter().unzip();
+            let plain: f64 = a.iter().zip(&b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+            prop_assert!((f64::from(dot(&a, &b)) - plain).abs() <= 1e-4);
         }
     }
 
