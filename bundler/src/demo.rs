@@ -27,7 +27,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use routelens_engine::checksum::sha256;
 use routelens_engine::corpus::bundle::FORMAT_VERSION;
 use routelens_engine::load::question_set::parse_questions;
 use routelens_engine::retrieval::lexical::fts::INDEX_FORMAT;
@@ -322,13 +321,10 @@ fn question_vectors_match(folder: &BundleFolder, questions: &[String]) -> bool {
         return false;
     };
     vectors.len() == questions.len()
-        && vectors.iter().zip(questions).all(|((hash, _), text)| {
-            *hash
-                == sha256(text.as_bytes())
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect::<String>()
-        })
+        && vectors
+            .iter()
+            .zip(questions)
+            .all(|((hash, _), text)| *hash == sha256_hex(text.as_bytes()))
 }
 
 /// The existing bundle at `out`, when it already holds exactly what `collection` would make.

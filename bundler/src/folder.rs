@@ -141,17 +141,7 @@ impl BundleFolder {
     ) -> Result<(), Failure> {
         let failed = |source| self_error(&self.dir, source);
         for &chunker in chunkers {
-            let entry = self.manifest.chunking_or_error(chunker).map_err(failed)?;
-            let Some(vectors) = &entry.vectors else {
-                return Err(failed(Error::setting(
-                    "retriever",
-                    format!("dense or hybrid over {}", chunker.name()),
-                    &format!(
-                        "a chunking with vectors: rebuild the bundle with `routelens bundle --embed {}`",
-                        chunker.name()
-                    ),
-                )));
-            };
+            let vectors = self.manifest.vectors_entry(chunker).map_err(failed)?;
             let stored = self.read(&vectors.file)?;
             open.open_vectors(&self.manifest, chunker, &stored)
                 .map_err(failed)?;

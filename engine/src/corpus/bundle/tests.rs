@@ -490,7 +490,7 @@ fn vectors_round_trip_at_each_precision_within_its_error() {
             precision.name()
         );
         let (back, model) = manifest.open_vectors(Chunker::Window, &stored).unwrap();
-        assert_eq!(model.name, "m");
+        assert_eq!(model.model().name, "m");
         for (a, b) in rows.iter().zip(&back) {
             assert!(
                 (a - b).abs() <= error,

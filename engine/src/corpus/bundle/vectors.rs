@@ -163,25 +163,33 @@ pub(super) fn encode_question_rows(questions: &[([u8; 32], Vec<f32>)]) -> Vec<u8
 }
 
 impl Manifest {
+    /// The vectors entry of `chunker`'s chunking, or an error that says how to get one.
+    pub fn vectors_entry(&self, chunker: Chunker) -> Result<&VectorsEntry> {
+        self.chunking_or_error(chunker)?
+            .vectors
+            .as_ref()
+            .ok_or_else(|| {
+                Error::field(
+                    MANIFEST_FILE,
+                    "chunkings",
+                    format!(
+                        "the {} chunking has no vectors; rebuild the bundle with `routelens bundle --embed {}`",
+                        chunker.name(),
+                        chunker.name()
+                    ),
+                )
+            })
+    }
+
     /// Verifies and widens the vectors of `chunker`'s chunking: one row per chunk, in table
-    /// order, with the model that made them.
+    /// order, with their entry (the model that made them, the dimension).
     pub fn open_vectors(
         &self,
         chunker: Chunker,
         stored: &[u8],
-    ) -> Result<(Vec<f32>, VectorModel<'_>)> {
+    ) -> Result<(Vec<f32>, &VectorsEntry)> {
         let chunking = self.chunking_or_error(chunker)?;
-        let entry = chunking.vectors.as_ref().ok_or_else(|| {
-            Error::field(
-                MANIFEST_FILE,
-                "chunkings",
-                format!(
-                    "the {} chunking has no vectors; rebuild the bundle with `routelens bundle --embed {}`",
-                    chunker.name(),
-                    chunker.name()
-                ),
-            )
-        })?;
+        let entry = self.vectors_entry(chunker)?;
         if entry.count != chunking.chunks {
             return Err(Error::field(
                 MANIFEST_FILE,
@@ -196,7 +204,7 @@ impl Manifest {
         )?;
         let rows = decode_rows(values, entry.dimension as usize, entry.precision);
         finite(&entry.file, &rows, entry.dimension as usize)?;
-        Ok((rows, model_of(entry)))
+        Ok((rows, entry))
     }
 
     /// Verifies and reads the question set's vectors: each question's text hash (lower-case
@@ -221,7 +229,7 @@ impl Manifest {
             finite(&entry.file, &vector, dimension)?;
             out.push((hash, vector));
         }
-        Ok((out, model_of(entry)))
+        Ok((out, entry.model()))
     }
 
     /// Checks every vectors entry's names and numbers (part of opening the manifest).
@@ -288,9 +296,12 @@ fn finite(file: &str, values: &[f32], dimension: usize) -> Result<()> {
     }
 }
 
-fn model_of(entry: &VectorsEntry) -> VectorModel<'_> {
-    VectorModel {
-        name: &entry.model,
-        weights_sha256: &entry.weights_sha256,
+impl VectorsEntry {
+    /// The model the vectors were made with.
+    pub fn model(&self) -> VectorModel<'_> {
+        VectorModel {
+            name: &self.model,
+            weights_sha256: &self.weights_sha256,
+        }
     }
 }

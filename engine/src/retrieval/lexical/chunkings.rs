@@ -71,13 +71,8 @@ impl OpenChunkings {
         chunker: Chunker,
         stored: &[u8],
     ) -> Result<()> {
-        let (values, model) = manifest.open_vectors(chunker, stored)?;
-        let entry = manifest
-            .chunking_or_error(chunker)?
-            .vectors
-            .as_ref()
-            .ok_or_else(|| Error::setting("chunker", chunker.name(), "a chunking with vectors"))?;
-        check_model(&entry.file, model)?;
+        let (values, entry) = manifest.open_vectors(chunker, stored)?;
+        check_model(&entry.file, entry.model())?;
         let dimension = entry.dimension as usize;
         let opened = self.opened_mut(chunker)?;
         opened.vectors = Some(VectorTable { dimension, values });
@@ -144,9 +139,10 @@ impl OpenChunkings {
         cap: Option<usize>,
     ) -> Result<Vec<ChunkHit>> {
         let opened = self.entry(chunker)?;
-        let vector = match retriever.needs_vectors() {
-            true => Some(self.queries.vector(query)?),
-            false => None,
+        let vector = if retriever.needs_vectors() {
+            Some(self.queries.vector(query)?)
+        } else {
+            None
         };
         let scored = |n: usize| scored(opened, retriever, query, vector.as_deref(), n);
         let Some(cap) = cap else {
