@@ -24,7 +24,16 @@ const WORKER_SCRIPT: &str = "routelens-worker_loader.js";
 /// The id the worker's `ready` announcement carries.
 const READY_ID: u64 = 0;
 
-type OnProgress = Rc<dyn Fn(String)>;
+type OnProgress = Rc<dyn Fn(Meter)>;
+
+/// A progress line, with the bytes fetched of the total while a large file comes in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Meter {
+    /// What is happening, in words.
+    pub text: String,
+    /// Bytes fetched and expected.
+    pub bytes: Option<[u64; 2]>,
+}
 
 struct Pending {
     progress: OnProgress,
@@ -63,6 +72,11 @@ impl Running {
 
 /// Sends `body` to the worker (starting it if needed); `progress` hears each progress line.
 pub fn start(body: CallBody, progress: impl Fn(String) + 'static) -> Result<Running> {
+    start_metered(body, move |meter: Meter| progress(meter.text))
+}
+
+/// [`start`], `progress` hearing each line with its byte count when it has one.
+pub fn start_metered(body: CallBody, progress: impl Fn(Meter) + 'static) -> Result<Running> {
     let client = client()?;
     let id = client.next_id.get();
     client.next_id.set(id + 1);
@@ -183,7 +197,7 @@ fn deliver(answer: Answer) {
         return;
     }
     if !answer.body.is_final() {
-        if let AnswerBody::Progress { text } = answer.body {
+        if let AnswerBody::Progress { text, bytes } = answer.body {
             // Called with no borrow held: the callback may start another call.
             let progress = client
                 .pending
@@ -191,7 +205,7 @@ fn deliver(answer: Answer) {
                 .get(&answer.id)
                 .map(|pending| pending.progress.clone());
             if let Some(progress) = progress {
-                progress(text);
+                progress(Meter { text, bytes });
             }
         }
         return;

@@ -217,9 +217,14 @@ mod tests {
             chunks: ChunksParams {
                 path: Some("src/a b.rs".into()),
                 cap: Some(2),
+                retriever: routelens_engine::retrieval::chunk_search::Retriever::Hybrid,
             },
             evaluate: EvaluateParams {
                 chunkers: vec![Chunker::Structural, Chunker::StructuralUnmerged],
+                retrievers: vec![
+                    routelens_engine::retrieval::chunk_search::Retriever::Bm25,
+                    routelens_engine::retrieval::chunk_search::Retriever::Dense,
+                ],
                 caps: vec![1, 3],
                 k: vec![5, 20],
                 select_by: "mrr".into(),
@@ -253,11 +258,12 @@ mod tests {
     #[test]
     fn bad_grid_settings_keep_the_grids_defaults_and_say_why() {
         let (settings, notices) = from_query(
-            "?chunkers=structural,bogus&caps=0&eks=&edepth=x&ecluster=repo&select=nope&cap=-1&chunker=x",
+            "?chunkers=structural,bogus&caps=0&eks=&edepth=x&ecluster=repo&select=nope&cap=-1&chunker=x&retrievers=bm25,sparse&retriever=colbert",
         );
         assert_eq!(settings.evaluate, EvaluateParams::default());
         assert_eq!((settings.chunks.cap, settings.shared.chunker), (None, None));
-        assert_eq!(notices.len(), 8, "{notices:?}");
+        assert_eq!(settings.chunks, ChunksParams::default());
+        assert_eq!(notices.len(), 10, "{notices:?}");
         assert!(
             notices[0].contains("\"bogus\" is not a chunker"),
             "{notices:?}"
@@ -510,6 +516,11 @@ mod tests {
             ("max_calls", names(&["1", "32", "10000", "0", "10001", "x"])),
             ("path", names(&["", "src/a b.rs"])),
             ("cap", names(&["1", "2", "0", "-1", "x"])),
+            ("retriever", names(&["bm25", "dense", "hybrid", "colbert"])),
+            (
+                "retrievers",
+                names(&["", "bm25", "bm25,dense,hybrid", "hybrid,sparse"]),
+            ),
             (
                 "chunkers",
                 names(&[

@@ -122,3 +122,17 @@ pub fn absolute(url: &str) -> String {
         .unwrap_or_default();
     web_sys::Url::new_with_base(url, &base).map_or_else(|_| url.to_string(), |u| u.href())
 }
+
+/// The embedding model's folder as an absolute URL, when the site names one (`site.json`'s
+/// `model`, resolved against the site root).
+pub fn model_url() -> Option<String> {
+    SITE.with_borrow(|site| {
+        let Some(Site::Listed(listed)) = site else {
+            return None;
+        };
+        let model = listed.index.model.as_ref()?;
+        web_sys::Url::new_with_base(model, &listed.root)
+            .ok()
+            .map(|u| u.href())
+    })
+}

@@ -1053,9 +1053,21 @@ pub struct PublishArgs {
     #[arg(long, value_name = "DIR", default_value = "dist")]
     pub dist: PathBuf,
 
+    /// The embedding model's folder (each file checked against its pin), copied into the site
+    /// at models/all-MiniLM-L6-v2/ for typed dense and hybrid questions (default: no model;
+    /// questions of a bundle's set still run from their stored vectors)
+    #[arg(long, value_name = "DIR", conflicts_with = "model_url")]
+    pub model: Option<PathBuf>,
+
+    /// The embedding model's folder at another origin instead (a model hub at a pinned
+    /// revision): named in site.json and added to connect-src; the page checks every file
+    /// against its pin
+    #[arg(long, value_name = "URL")]
+    pub model_url: Option<String>,
+
     /// Re-check a published site instead: every file against its CHECKSUMS, and no file
     /// unlisted.
-    #[arg(long, value_name = "SITE_DIR", conflicts_with_all = ["out", "studies", "qrels", "bundles", "printed", "base_path"])]
+    #[arg(long, value_name = "SITE_DIR", conflicts_with_all = ["out", "studies", "qrels", "bundles", "printed", "base_path", "model", "model_url"])]
     pub verify: Option<PathBuf>,
 }
 
@@ -1094,6 +1106,13 @@ pub struct ServeArgs {
     /// connect-src); repeat for more (default: none)
     #[arg(long = "connect-src", value_name = "URL")]
     pub connect_src: Vec<String>,
+
+    /// The embedding model's folder, served at /models/all-MiniLM-L6-v2/ and named in
+    /// /site.json, for typed dense and hybrid questions (default: the installed copy,
+    /// $ROUTELENS_MODELS/all-MiniLM-L6-v2 or ~/.cache/routelens/models/all-MiniLM-L6-v2, when it
+    /// is there)
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
 }
 
 #[cfg(test)]

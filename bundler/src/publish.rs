@@ -23,12 +23,14 @@ use routelens_engine::live::evidence::LiveStudyExport;
 use routelens_engine::load::question_set::parse_questions;
 use routelens_engine::publish::site::{
     check_base_path, check_name, Built, Checksums, SiteBundle, SiteIndex, SiteStudy, StudyKind,
-    CHECKSUMS_FILE, SITE_FILE, SITE_FORMAT,
+    CHECKSUMS_FILE, MODELS_FOLDER, SITE_FILE, SITE_FORMAT,
 };
 use routelens_engine::scoring::score_table::{load_score_table, Mapping};
 use routelens_engine::{
     load_archive, load_jsonl, load_trec, sha256_hex, BundleFile, ARCHIVE_FILES,
 };
+
+use routelens_engine::retrieval::dense::pin::ModelPin;
 
 use crate::cli::PublishArgs;
 use crate::demo::QUESTIONS_FILE;
@@ -44,12 +46,13 @@ const SITE: FolderKind = FolderKind {
 };
 
 /// The top-level names the site's own files take, which the app's build must not use.
-const RESERVED: [&str; 5] = [
+const RESERVED: [&str; 6] = [
     SITE_FILE,
     CHECKSUMS_FILE,
     "studies",
     "bundles",
     PRINTED_FOLDER,
+    MODELS_FOLDER,
 ];
 
 /// Runs `publish` (or `publish --verify`).
@@ -77,7 +80,9 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
     // The command line's pairing first: a run without its qrels is a usage error, found before
     // the app is read.
     let paired = pair_qrels(&args.studies, &args.qrels)?;
-    let mut files = read_app(&args.dist, args.base_path.as_deref(), &args.connect_src)?;
+    let mut connect_src = args.connect_src.clone();
+    connect_src.extend(args.model_url.as_deref().map(origin_of).transpose()?);
+    let mut files = read_app(&args.dist, args.base_path.as_deref(), &connect_src)?;
     let app_bytes = total(&files);
     let mut studies = Vec::new();
     let mut loaded = Vec::new();
@@ -121,6 +126,15 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
         files.extend(bundle_files);
     }
     let bundle_bytes = total(&files) - app_bytes - study_bytes;
+    let model = match (&args.model, &args.model_url) {
+        (Some(dir), _) => {
+            let (folder, model_files) = read_model(dir)?;
+            files.extend(model_files);
+            Some(folder)
+        }
+        (None, Some(url)) => Some(url.trim_end_matches('/').to_string()),
+        (None, None) => None,
+    };
     let index = SiteIndex {
         format: SITE_FORMAT.into(),
         title: args.title.clone(),
@@ -129,6 +143,7 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
         checksums: true,
         studies,
         bundles,
+        model,
     };
     files.push(BundleFile {
         name: SITE_FILE.into(),
@@ -543,6 +558,28 @@ fn read_bundle(dir: &Path) -> Result<(SiteBundle, Vec<BundleFile>), Failure> {
         }
         names.push(chunking.file.clone());
         names.extend(chunking.index.iter().map(|i| i.file.clone()));
+        if let Some(vectors) = &chunking.vectors {
+            let bytes = bundle.read(&vectors.file)?;
+            bundle
+                .manifest
+                .open_vectors(chunking.chunker, &bytes)
+                .map_err(|source| Failure::Bundle {
+                    dir: dir.to_path_buf(),
+                    source,
+                })?;
+            names.push(vectors.file.clone());
+        }
+    }
+    if let Some(vectors) = &bundle.manifest.question_vectors {
+        let bytes = bundle.read(&vectors.file)?;
+        bundle
+            .manifest
+            .open_question_vectors(&bytes)
+            .map_err(|source| Failure::Bundle {
+                dir: dir.to_path_buf(),
+                source,
+            })?;
+        names.push(vectors.file.clone());
     }
     let questions_path = dir.join(QUESTIONS_FILE);
     let questions = questions_path.is_file().then(|| QUESTIONS_FILE.to_string());
@@ -572,6 +609,43 @@ fn read_bundle(dir: &Path) -> Result<(SiteBundle, Vec<BundleFile>), Failure> {
         },
         files,
     ))
+}
+
+/// The embedding model's pinned files from `dir`, each checked against its pin, as the site's
+/// `models/<install_as>/` folder (returned with the files).
+fn read_model(dir: &Path) -> Result<(String, Vec<BundleFile>), Failure> {
+    let pin = ModelPin::minilm();
+    let folder = format!("{MODELS_FOLDER}/{}", pin.install_as);
+    let mut files = Vec::with_capacity(pin.files.len());
+    for name in pin.files.keys() {
+        let bytes = crate::model::read_model_file(dir, name)?;
+        pin.check(name, &bytes).map_err(|source| Failure::Bundle {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
+        files.push(BundleFile {
+            name: format!("{folder}/{name}"),
+            bytes,
+        });
+    }
+    Ok((folder, files))
+}
+
+/// The origin (`https://host[:port]`) of `--model-url`, for the page's connect-src.
+fn origin_of(url: &str) -> Result<String, Failure> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or_else(|| {
+            Failure::Usage(format!(
+                "--model-url {url}: expected an https:// URL of the model's folder"
+            ))
+        })?;
+    let host = rest.split('/').next().unwrap_or_default();
+    if host.is_empty() {
+        return Err(Failure::Usage(format!("--model-url {url}: no host")));
+    }
+    Ok(format!("{}{host}", &url[..url.len() - rest.len()]))
 }
 
 /// What built the site: this tool, the checkout's commit (`git rev-parse HEAD`, when it is one)

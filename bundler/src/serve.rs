@@ -8,6 +8,9 @@
 //! - `/bundles/<name>/…`: the bundle folder `<name>` of the `--bundles` folder, read-only. Its
 //!   content-hashed files (`chunks/`, `index/`) are sent as immutable, so a browser fetches each
 //!   once; `manifest.json` and `questions.jsonl` are revalidated.
+//! - `/models/all-MiniLM-L6-v2/…`: the embedding model's three pinned files from `--model` (default
+//!   the installed copy), when the folder holds them, named in `site.json`; the live worker
+//!   fetches them for a typed dense or hybrid question and checks each against its pin.
 //! - `/site.json`: the site index a published site has (engine `site`, without checksums): the
 //!   archive as study `fastindex` when mounted, and the bundles sorted by name: every sub-folder
 //!   with a `manifest.json` whose name is plain (ASCII letters, digits, `.`, `_`, `-`, not
@@ -38,8 +41,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use routelens_engine::publish::site::{
-    SiteBundle, SiteIndex, SiteStudy, StudyKind, SITE_FILE, SITE_FORMAT,
+    SiteBundle, SiteIndex, SiteStudy, StudyKind, MODELS_FOLDER, SITE_FILE, SITE_FORMAT,
 };
+use routelens_engine::retrieval::dense::pin::ModelPin;
 
 use routelens_engine::check::printed::built_in_text;
 
@@ -115,6 +119,8 @@ enum Route {
     Codenib(Vec<String>),
     /// The printed numbers routelens carries for a study (`/printed/<id>.json`).
     Printed(String),
+    /// A file of the embedding model's folder (`/models/<install_as>/<file>`).
+    Model(String, String),
     /// A path that tries to leave its folder, or is not valid percent-encoded UTF-8.
     BadPath,
 }
@@ -128,6 +134,8 @@ struct Site {
     /// numbers checked at start.
     studies: Vec<SiteStudy>,
     bundles: Option<PathBuf>,
+    /// The embedding model's folder, when it holds the pinned files.
+    model: Option<PathBuf>,
     proxy: Proxy,
     /// What `site.json` says built it (the commit looked up once, at start).
     built: routelens_engine::publish::site::Built,
@@ -208,12 +216,33 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
             &mut checked,
         ));
     }
+    let pin = ModelPin::minilm();
+    let model_dir = crate::model::model_folder(args.model.as_deref(), &pin);
+    let model = pin
+        .files
+        .keys()
+        .all(|name| model_dir.join(name).is_file())
+        .then(|| model_dir.canonicalize().ok())
+        .flatten();
+    let model_line = match &model {
+        Some(_) => format!(
+            "routelens: serving the embedding model of {} at /{MODELS_FOLDER}/{}/",
+            model_dir.display(),
+            pin.install_as
+        ),
+        None => format!(
+            "routelens: no embedding model at {} (scripts/setup.sh installs it); typed dense \
+             and hybrid questions cannot run",
+            model_dir.display()
+        ),
+    };
     let site = Site {
         dist,
         data,
         codenib,
         studies,
         bundles,
+        model,
         proxy,
         built: crate::publish::built("routelens serve"),
     };
@@ -239,7 +268,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         codenib_line,
     ];
     lines.extend(checked);
-    lines.extend([bundles_line, proxy_line]);
+    lines.extend([bundles_line, model_line, proxy_line]);
     let _ = writeln!(out, "{}", lines.join("\n")).and_then(|()| out.flush());
     // A thread per connection, bounded (the `http` module doc): a browser opens several
     // connections at once, and answering them one after another left some of Chromium's
@@ -289,7 +318,7 @@ fn answer(site: &Site, method: &str, url: &str) -> Response {
             Some(root) if is_plain_name(&name) => {
                 let hashed = matches!(
                     segments.first().map(String::as_str),
-                    Some("chunks" | "index")
+                    Some("chunks" | "index" | "vectors")
                 );
                 let cache = if hashed { IMMUTABLE } else { REVALIDATE };
                 file_cached(&root.join(&name), &segments, cache)
@@ -319,6 +348,15 @@ fn answer(site: &Site, method: &str, url: &str) -> Response {
             Some(root) => file(root, &segments),
             None => not_found(),
         },
+        Route::Model(folder, name) => {
+            let pin = ModelPin::minilm();
+            match &site.model {
+                Some(root) if folder == pin.install_as && pin.files.contains_key(&name) => {
+                    file_cached(root, &[name], REVALIDATE)
+                }
+                _ => not_found(),
+            }
+        }
     }
 }
 
@@ -354,6 +392,9 @@ fn route(url: &str) -> Route {
             Route::Codenib(rest.to_vec())
         }
         [printed, file] if printed == PRINTED_FOLDER => Route::Printed(file.clone()),
+        [models, folder, file] if models == MODELS_FOLDER => {
+            Route::Model(folder.clone(), file.clone())
+        }
         _ => Route::Dist(segments),
     }
 }
@@ -381,6 +422,10 @@ fn site_index(site: &Site) -> SiteIndex {
             .as_deref()
             .map(list_bundles)
             .unwrap_or_default(),
+        model: site
+            .model
+            .as_ref()
+            .map(|_| format!("{MODELS_FOLDER}/{}", ModelPin::minilm().install_as)),
     }
 }
 
@@ -524,6 +569,10 @@ mod tests {
             Route::Dist(segments(&["app_bg.wasm"]))
         );
         assert_eq!(route("/site.json"), Route::SiteIndex);
+        assert_eq!(
+            route("/models/all-MiniLM-L6-v2/tokenizer.json"),
+            Route::Model("all-MiniLM-L6-v2".into(), "tokenizer.json".into())
+        );
         assert_eq!(
             route("/studies.json"),
             Route::Dist(segments(&["studies.json"]))

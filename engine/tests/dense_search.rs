@@ -302,3 +302,92 @@ fn a_question_without_a_stored_vector_needs_the_model() {
         )
         .is_ok());
 }
+
+/// The live worker's session: vectors and the question set's loaded from the stored bytes, dense
+/// and hybrid answered as the engine's own search, and the model asked for only by a dense or
+/// hybrid question the bundle stores no vector for.
+#[test]
+fn the_live_session_searches_its_vectors_as_the_engine_does() {
+    use routelens_engine::live::live_session::LiveSession;
+    let case = build(
+        &[vec![0, 1, 2], vec![2, 3, 4], vec![5, 6, 0, 1]],
+        &[3, -1, 2, 5, -4],
+        &[(vec![0, 2], [1, 2, 0]), (vec![4], [0, -1, 3])],
+        &pinned().0,
+    );
+    let manifest = &case.bundle.manifest;
+    let entry = &manifest.chunkings[0];
+    let manifest_bytes = file(&case.bundle, "manifest.json");
+    let mut session = LiveSession::new();
+    session.open("b", &manifest_bytes).unwrap();
+    session
+        .load_chunking(
+            "b",
+            Chunker::Window,
+            &file(&case.bundle, &entry.file),
+            &file(&case.bundle, &entry.index.as_ref().unwrap().file),
+        )
+        .unwrap();
+    let vectors_file = &entry.vectors.as_ref().unwrap().file;
+    let mut tampered = file(&case.bundle, vectors_file);
+    tampered[0] ^= 1;
+    let refused = session
+        .load_vectors("b", Chunker::Window, &tampered)
+        .unwrap_err()
+        .to_string();
+    assert!(refused.starts_with(vectors_file.as_str()), "{refused}");
+    assert!(!session.has_vectors("b", Chunker::Window));
+    session
+        .load_vectors("b", Chunker::Window, &file(&case.bundle, vectors_file))
+        .unwrap();
+    let questions = manifest.question_vectors.as_ref().unwrap();
+    assert!(!session.has_question_vectors("b"));
+    session
+        .load_question_vectors("b", &file(&case.bundle, &questions.file))
+        .unwrap();
+    assert!(session.has_vectors("b", Chunker::Window) && session.has_question_vectors("b"));
+    let engine = open(&case).unwrap();
+    let mut tick = 0.0;
+    let mut clock = move || {
+        tick += 1.0;
+        tick
+    };
+    for (text, _) in &case.questions {
+        for retriever in Retriever::ALL {
+            assert!(!session.needs_model("b", retriever, text));
+            for cap in [None, Some(1)] {
+                let (hits, _) = session
+                    .chunk_search(
+                        "b",
+                        (Chunker::Window, retriever),
+                        text,
+                        (5, cap),
+                        &mut clock,
+                    )
+                    .unwrap();
+                let expected = engine
+                    .search((Chunker::Window, retriever), text, 5, cap)
+                    .unwrap();
+                let got: Vec<(u32, f32)> = hits.iter().map(|h| (h.start_line, h.score)).collect();
+                let want: Vec<(u32, f32)> = expected
+                    .iter()
+                    .map(|h| (case.chunks[h.chunk].start_line, h.score))
+                    .collect();
+                assert_eq!(got, want, "{text} {retriever:?} {cap:?}");
+            }
+        }
+    }
+    let unseen = "a question nobody stored";
+    assert!(session.needs_model("b", Retriever::Dense, unseen));
+    assert!(session.needs_model("b", Retriever::Hybrid, unseen));
+    assert!(!session.needs_model("b", Retriever::Bm25, unseen));
+    assert!(session
+        .chunk_search(
+            "b",
+            (Chunker::Window, Retriever::Dense),
+            unseen,
+            (5, None),
+            &mut clock
+        )
+        .is_err());
+}

@@ -173,7 +173,7 @@ fn chunk_search_finds_what_the_engine_finds() {
         let (hits, ms) = session
             .chunk_search(
                 "b",
-                Chunker::Structural,
+                (Chunker::Structural, Retriever::Bm25),
                 "impl RateLimitFilter fn allow",
                 (5, cap),
                 &mut ticks(),
@@ -260,7 +260,13 @@ fn a_chunking_not_loaded_or_damaged_is_named() {
     let mut session = LiveSession::new();
     session.open("b", &file(&bundle, "manifest.json")).unwrap();
     let message = session
-        .chunk_search("b", Chunker::Window, "cache", (5, None), &mut ticks())
+        .chunk_search(
+            "b",
+            (Chunker::Window, Retriever::Bm25),
+            "cache",
+            (5, None),
+            &mut ticks(),
+        )
         .unwrap_err()
         .to_string();
     assert!(message.contains("window"), "{message}");
@@ -315,7 +321,13 @@ fn the_new_calls_and_answers_survive_json() {
     let back: AnswerBody = serde_json::from_str(&serde_json::to_string(&answer).unwrap()).unwrap();
     assert_eq!(back, answer);
     let (hits, _) = session
-        .chunk_search("b", Chunker::Window, "cache evict", (3, None), &mut ticks())
+        .chunk_search(
+            "b",
+            (Chunker::Window, Retriever::Bm25),
+            "cache evict",
+            (3, None),
+            &mut ticks(),
+        )
         .unwrap();
     let answer = AnswerBody::ChunkHits { hits, ms: 0.25 };
     let back: AnswerBody = serde_json::from_str(&serde_json::to_string(&answer).unwrap()).unwrap();

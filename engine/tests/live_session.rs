@@ -342,6 +342,7 @@ fn messages_survive_json_and_errors_keep_their_text() {
             index: true,
             texts: false,
             chunkings: Vec::new(),
+            vectors: false,
         },
         CallBody::RunIssue {
             bundle: "demo".into(),
@@ -369,6 +370,16 @@ fn messages_survive_json_and_errors_keep_their_text() {
             index: false,
             texts: true,
             chunkings: vec![routelens_engine::corpus::code_chunks::Chunker::Window],
+            vectors: true,
+        },
+        CallBody::ChunkSearch {
+            bundle: "demo".into(),
+            chunker: routelens_engine::corpus::code_chunks::Chunker::Structural,
+            query: ISSUE.into(),
+            k: 10,
+            cap: Some(1),
+            retriever: routelens_engine::retrieval::chunk_search::Retriever::Hybrid,
+            model: Some("http://127.0.0.1:1/models/all-MiniLM-L6-v2".into()),
         },
         CallBody::Cancel { call: 3 },
     ];
@@ -387,6 +398,11 @@ fn messages_survive_json_and_errors_keep_their_text() {
     let answers = vec![
         AnswerBody::Progress {
             text: "loading".into(),
+            bytes: None,
+        },
+        AnswerBody::Progress {
+            text: "fetching".into(),
+            bytes: Some([10, 90_868_376]),
         },
         AnswerBody::Ran { runs: runs.clone() },
         AnswerBody::Timed {

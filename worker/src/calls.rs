@@ -11,7 +11,10 @@ use routelens_engine::live::live_session::{
 use routelens_engine::retrieval::lexical::timing::{ArmTimes, TimingPlan};
 use routelens_engine::{Error, LexicalArm, Result as EngineResult};
 
-use crate::host::{fetch, next_tick, now_ms, with_session, Progress};
+use routelens_engine::retrieval::chunk_search::Retriever;
+
+use crate::host::{fetch, fetch_metered, next_tick, now_ms, with_session, Progress};
+use crate::model::load_model;
 
 /// The session's work, its error as the message the page shows.
 fn session<T>(work: impl FnOnce(&mut LiveSession) -> EngineResult<T>) -> Result<T, String> {
@@ -31,11 +34,13 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             index,
             texts,
             chunkings,
+            vectors,
         } => {
             let parts = Parts {
                 index,
                 texts,
                 chunkings,
+                vectors,
             };
             load(p, &bundle, &files, manifest_sha256.as_deref(), parts).await
         }
@@ -79,8 +84,18 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             query,
             k,
             cap,
-        } => session(|s| s.chunk_search(&bundle, chunker, &query, (k, cap), &mut now_ms))
-            .map(|(hits, ms)| AnswerBody::ChunkHits { hits, ms }),
+            retriever,
+            model,
+        } => {
+            chunk_search(
+                p,
+                (&bundle, chunker, retriever),
+                &query,
+                (k, cap),
+                model.as_deref(),
+            )
+            .await
+        }
         CallBody::Evaluate {
             bundle,
             questions,
@@ -108,6 +123,29 @@ struct Parts {
     index: bool,
     texts: bool,
     chunkings: Vec<Chunker>,
+    vectors: bool,
+}
+
+/// A chunk search; a dense or hybrid question the bundle stores no vector for first loads the
+/// embedding model from `model` (once a session).
+async fn chunk_search(
+    p: Progress,
+    (bundle, chunker, retriever): (&str, Chunker, Retriever),
+    query: &str,
+    (k, cap): (usize, Option<usize>),
+    model: Option<&str>,
+) -> Result<AnswerBody, String> {
+    if with_session(|s| s.needs_model(bundle, retriever, query)) {
+        let base = model.ok_or_else(|| {
+            format!(
+                "{}: this question's vector is not stored in the bundle, and no embedding model                  is at hand to embed it",
+                retriever.name()
+            )
+        })?;
+        load_model(p, base).await?;
+    }
+    session(|s| s.chunk_search(bundle, (chunker, retriever), query, (k, cap), &mut now_ms))
+        .map(|(hits, ms)| AnswerBody::ChunkHits { hits, ms })
 }
 
 /// Opens the bundle from its manifest, then fetches and verifies the parts asked for that are
@@ -121,6 +159,7 @@ async fn load(
         index,
         texts,
         chunkings,
+        vectors,
     }: Parts,
 ) -> Result<AnswerBody, String> {
     let url_of = |file: &str| {
@@ -182,7 +221,7 @@ async fn load(
         }
         session(|s| s.load_texts(bundle, &stored))?;
     }
-    for chunker in chunkings {
+    for &chunker in &chunkings {
         if with_session(|s| s.has_chunking(bundle, chunker)) {
             continue;
         }
@@ -204,12 +243,65 @@ async fn load(
         let index_bytes = fetch(&url_of(&index.file)?).await?;
         session(|s| s.load_chunking(bundle, chunker, &table_bytes, &index_bytes))?;
     }
+    if vectors {
+        load_vectors(p, bundle, &chunkings, &url_of).await?;
+    }
     Ok(AnswerBody::Loaded {
         files,
         chunks: chunks.len(),
         stored_bytes,
         texts: with_session(|s| s.has_texts(bundle)),
     })
+}
+
+/// Fetches and verifies the vectors of each of `chunkings` that stores them, and the question
+/// set's, unless loaded; each with its bytes in the progress.
+async fn load_vectors(
+    p: Progress,
+    bundle: &str,
+    chunkings: &[Chunker],
+    url_of: &impl Fn(&str) -> Result<String, String>,
+) -> Result<(), String> {
+    let (entries, questions) = with_session(|s| {
+        s.manifest(bundle).map(|m| {
+            let entries: Vec<_> = m
+                .chunkings
+                .iter()
+                .filter(|c| chunkings.contains(&c.chunker))
+                .filter_map(|c| c.vectors.clone().map(|v| (c.chunker, v)))
+                .collect();
+            (entries, m.question_vectors.clone())
+        })
+    })
+    .ok_or_else(|| format!("{bundle}: the manifest did not stay loaded"))?;
+    for (chunker, entry) in entries {
+        if with_session(|s| s.has_vectors(bundle, chunker)) {
+            continue;
+        }
+        let text = format!(
+            "loading the {} chunking's vectors ({} vectors, {})",
+            chunker.name(),
+            entry.count,
+            entry.precision.name()
+        );
+        let bytes = fetch_metered(&url_of(&entry.file)?, |got| {
+            p.say_bytes(text.clone(), got, entry.bytes);
+            !p.cancelled()
+        })
+        .await?;
+        session(|s| s.load_vectors(bundle, chunker, &bytes))?;
+    }
+    if let Some(entry) = questions {
+        if !with_session(|s| s.has_question_vectors(bundle)) {
+            p.say(format!(
+                "loading the question set's vectors ({} questions)",
+                entry.count
+            ));
+            let bytes = fetch(&url_of(&entry.file)?).await?;
+            session(|s| s.load_question_vectors(bundle, &bytes))?;
+        }
+    }
+    Ok(())
 }
 
 async fn load_counter(p: Progress, url: &str) -> Result<AnswerBody, String> {

@@ -51,6 +51,7 @@ pub fn start() {
         id: READY_ID,
         body: AnswerBody::Progress {
             text: "ready".into(),
+            bytes: None,
         },
     });
 }

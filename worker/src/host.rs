@@ -1,6 +1,7 @@
 //! What the worker has of its host, shared by the message loop ([`crate::channel`]) and the calls
 //! ([`crate::calls`]): the live session it holds, posting to the page, a call's progress and
-//! cancel flag, the clock, yielding to the event loop, and fetching.
+//! cancel flag, the clock, yielding to the event loop, fetching (whole, or read as it streams in
+//! with a count of bytes), and the browser's Cache API.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -67,7 +68,18 @@ impl Progress {
     pub fn say(self, text: String) {
         post(&Answer {
             id: self.id,
-            body: AnswerBody::Progress { text },
+            body: AnswerBody::Progress { text, bytes: None },
+        });
+    }
+
+    /// Posts a progress line with the bytes fetched of `total`.
+    pub fn say_bytes(self, text: String, done: u64, total: u64) {
+        post(&Answer {
+            id: self.id,
+            body: AnswerBody::Progress {
+                text,
+                bytes: Some([done, total]),
+            },
         });
     }
 
@@ -110,4 +122,97 @@ pub async fn fetch(url: &str) -> Result<Vec<u8>, String> {
         .binary()
         .await
         .map_err(|error| format!("{url}: {error}"))
+}
+
+/// The bytes at `url`, read as they stream in: `on_bytes` hears the count so far (at most every
+/// 100 ms) and returns `false` to stop, which stops the download and fails with "cancelled".
+pub async fn fetch_metered(
+    url: &str,
+    mut on_bytes: impl FnMut(u64) -> bool,
+) -> Result<Vec<u8>, String> {
+    let response: web_sys::Response =
+        wasm_bindgen_futures::JsFuture::from(scope().fetch_with_str(url))
+            .await
+            .map_err(|error| format!("{url}: {}", js_message(&error)))?
+            .unchecked_into();
+    if !response.ok() {
+        return Err(format!(
+            "{url}: HTTP {} {}",
+            response.status(),
+            response.status_text()
+        ));
+    }
+    let body = response
+        .body()
+        .ok_or_else(|| format!("{url}: the response has no body"))?;
+    let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut bytes = Vec::new();
+    let mut told = f64::NEG_INFINITY;
+    loop {
+        let step = wasm_bindgen_futures::JsFuture::from(reader.read())
+            .await
+            .map_err(|error| format!("{url}: {}", js_message(&error)))?;
+        let done =
+            js_sys::Reflect::get(&step, &JsValue::from_str("done")).map_or(true, |d| d.is_truthy());
+        if done {
+            return Ok(bytes);
+        }
+        let value = js_sys::Reflect::get(&step, &JsValue::from_str("value"))
+            .map_err(|error| format!("{url}: {}", js_message(&error)))?;
+        bytes.extend(js_sys::Uint8Array::new(&value).to_vec());
+        if now_ms() - told > 100.0 {
+            told = now_ms();
+            if !on_bytes(bytes.len() as u64) {
+                let _ = reader.cancel();
+                return Err(format!("{url}: cancelled"));
+            }
+        }
+    }
+}
+
+/// A JavaScript error's message.
+fn js_message(error: &JsValue) -> String {
+    error
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| format!("{error:?}"))
+}
+
+/// The browser's cache named `name`, or why there is none (the Cache API needs a secure
+/// context: https, or a loopback address).
+pub async fn open_cache(name: &str) -> Result<web_sys::Cache, String> {
+    let caches = scope().caches().map_err(|error| js_message(&error))?;
+    let cache = wasm_bindgen_futures::JsFuture::from(caches.open(name))
+        .await
+        .map_err(|error| js_message(&error))?;
+    Ok(cache.unchecked_into())
+}
+
+/// The bytes `cache` holds under `key`, if any.
+pub async fn cached(cache: &web_sys::Cache, key: &str) -> Option<Vec<u8>> {
+    let found = wasm_bindgen_futures::JsFuture::from(cache.match_with_str(key))
+        .await
+        .ok()?;
+    let response: web_sys::Response = found.dyn_into().ok()?;
+    let buffer = wasm_bindgen_futures::JsFuture::from(response.array_buffer().ok()?)
+        .await
+        .ok()?;
+    Some(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Keeps `bytes` in `cache` under `key`.
+pub async fn keep(cache: &web_sys::Cache, key: &str, bytes: &[u8]) -> Result<(), String> {
+    let body = js_sys::Uint8Array::from(bytes);
+    let response = web_sys::Response::new_with_opt_buffer_source(Some(&body))
+        .map_err(|error| js_message(&error))?;
+    wasm_bindgen_futures::JsFuture::from(cache.put_with_str(key, &response))
+        .await
+        .map_err(|error| js_message(&error))?;
+    Ok(())
+}
+
+/// Drops `cache`'s entry under `key`.
+pub async fn forget_cached(cache: &web_sys::Cache, key: &str) {
+    let _ = wasm_bindgen_futures::JsFuture::from(cache.delete_with_str(key)).await;
 }

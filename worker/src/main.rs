@@ -1,11 +1,13 @@
 //! The routelens live worker: a Web Worker that holds the engine's [`LiveSession`] (a bundle's
-//! search index, every file's text, the cl100k_base counter) and answers the page's calls, so
-//! the page's own module never carries tantivy or the tokenizer and long work (timing runs, a
-//! question set through every arm) runs off the page's thread.
+//! search index, every file's text, the cl100k_base counter, chunkings with their vectors, the
+//! embedding model) and answers the page's calls, so the page's own module never carries
+//! tantivy, the tokenizers or candle, and long work (timing runs, a question set through every
+//! arm) runs off the page's thread.
 //!
 //! Trunk builds it (`index.html`, `data-type="worker"`, with a loader shim); the page starts it
 //! on the first live call (`app/src/live.rs`). [`channel`] is the message loop, [`calls`] what
-//! each call does, [`host`] what both use of the worker's host. Natively this binary does nothing: it exists for wasm32.
+//! each call does, [`host`] what both use of the worker's host, [`model`] the embedding model's
+//! files. Natively this binary does nothing: it exists for wasm32.
 //!
 //! [`LiveSession`]: routelens_engine::live::live_session::LiveSession
 
@@ -15,6 +17,8 @@ mod calls;
 mod channel;
 #[cfg(target_arch = "wasm32")]
 mod host;
+#[cfg(target_arch = "wasm32")]
+mod model;
 
 fn main() {
     #[cfg(target_arch = "wasm32")]

@@ -161,19 +161,26 @@ impl BundleStore {
         Ok(files.manifest.chunkings.iter().map(|c| c.chunker).collect())
     }
 
-    /// Has the live worker load bundle `name`'s `chunkers` (each table and chunk index) and,
-    /// with `texts`, every file's text, progress said through `progress`.
+    /// Has the live worker load bundle `name`'s `chunkers` (each table and chunk index, and
+    /// with `vectors` each one's vectors and the question set's) and, with `texts`, every
+    /// file's text, progress said through `progress`.
     pub async fn load_chunkings(
         self,
         name: &str,
         texts: bool,
-        chunkers: &[Chunker],
-        progress: impl Fn(String) + 'static,
+        (chunkers, vectors): (&[Chunker], bool),
+        progress: impl Fn(live::Meter) + 'static,
     ) -> Result<()> {
         let entry = self.find(name).await?;
         let files = self.open(&entry, |_| {}).await?;
-        let call = load_call(&entry, &files.manifest_sha256, false, texts, chunkers);
-        match live::call(call, progress).await? {
+        let mut call = load_call(&entry, &files.manifest_sha256, false, texts, chunkers);
+        if let CallBody::Load {
+            vectors: wanted, ..
+        } = &mut call
+        {
+            *wanted = vectors;
+        }
+        match live::start_metered(call, progress)?.answer().await? {
             AnswerBody::Loaded { .. } => Ok(()),
             other => Err(live::unexpected(&other)),
         }
@@ -207,6 +214,7 @@ pub fn load_call(
         index,
         texts,
         chunkings: chunkings.to_vec(),
+        vectors: false,
     }
 }
 

@@ -31,6 +31,10 @@ pub const SITE_FILE: &str = "site.json";
 /// The checksum list's file name, at the site root.
 pub const CHECKSUMS_FILE: &str = "CHECKSUMS";
 
+/// The folder of a site that holds embedding models (`models/all-MiniLM-L6-v2/`), served by
+/// `routelens serve` and written by `routelens publish --model`.
+pub const MODELS_FOLDER: &str = "models";
+
 /// The index's format tag.
 pub const SITE_FORMAT: &str = "routelens-site/1";
 
@@ -53,6 +57,13 @@ pub struct SiteIndex {
     pub studies: Vec<SiteStudy>,
     /// The bundles, by name.
     pub bundles: Vec<SiteBundle>,
+    /// Where the embedding model's files are (`config.json`, `model.safetensors`,
+    /// `tokenizer.json`), fetched by the live worker for a typed dense or hybrid question: a
+    /// folder of the site, or an `https://` URL (a model hub at a pinned revision, which the
+    /// site's `connect-src` must then list). Absent when the site has no model: questions of a
+    /// bundle's set still run dense and hybrid from their stored vectors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// What built a site.
@@ -212,6 +223,12 @@ impl SiteIndex {
         }
         if let Some(base) = &self.base_path {
             check_base_path(base).map_err(|message| Error::field(file, "base_path", message))?;
+        }
+        if let Some(model) = &self.model {
+            let remote = model.starts_with("https://") || model.starts_with("http://");
+            if !remote {
+                check_path(model).map_err(|m| Error::field(file, "model", m))?;
+            }
         }
         let mut ids = BTreeSet::new();
         for (at, study) in self.studies.iter().enumerate() {
@@ -484,6 +501,7 @@ mod tests {
                 base: "bundles/demo".into(),
                 questions: Some("bundles/demo/questions.jsonl".into()),
             }],
+            model: Some("models/all-MiniLM-L6-v2".into()),
         }
     }
 
@@ -495,8 +513,10 @@ mod tests {
             index()
         );
         type Change<'a> = &'a dyn Fn(&mut SiteIndex);
-        let cases: [(&str, Change); 11] = [
+        let cases: [(&str, Change); 13] = [
             ("field format", &|i| i.format = "routelens-site/2".into()),
+            ("field model", &|i| i.model = Some("../models".into())),
+            ("field model", &|i| i.model = Some("ftp://hub/model".into())),
             ("field studies[0].path", &|i| {
                 i.studies[0].path = "../x".into()
             }),

@@ -2,9 +2,11 @@
 //! bundle's chunkings side by side (a band per chunk, its first line naming it), and chunk search
 //! over one chunking for a typed question. The file's text and every chunk table are fetched from
 //! the bundle and verified by the engine (`Manifest::open_chunk`, `Manifest::open_chunking`);
-//! nothing is parsed in the browser. The search runs in the live worker over the chunking's BM25
-//! index from the bundle (`routelens search --unit chunk` answers the same); a result opens its
-//! file here.
+//! nothing is parsed in the browser. The search runs in the live worker by BM25 (the chunking's
+//! index from the bundle), dense (its stored vectors, fetched on first use) or hybrid (RRF of
+//! both), `routelens search --unit chunk` answering the same; a question the bundle stores no
+//! vector for has the worker fetch the embedding model once, with a progress bar and Cancel. A
+//! result opens its file here.
 
 pub mod params;
 
@@ -12,6 +14,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
 use routelens_engine::live::live_session::{AnswerBody, CallBody, ChunkResult};
+use routelens_engine::retrieval::chunk_search::Retriever;
 
 use crate::components::bundle_select;
 use crate::error::{Error, Result};
@@ -116,13 +119,21 @@ pub fn ChunksView() -> impl IntoView {
 #[derive(Debug, Clone, PartialEq)]
 enum Searched {
     Idle,
-    Running(String),
+    Running(live::Meter),
     Found {
         chunker: Chunker,
+        retriever: Retriever,
         hits: Vec<ChunkResult>,
         ms: f64,
     },
     Failed(String),
+}
+
+/// A running search's call, for Cancel.
+#[derive(Debug, Clone, Copy, Default)]
+struct Call {
+    id: Option<u64>,
+    cancelled: bool,
 }
 
 /// Results per chunk search.
@@ -135,6 +146,7 @@ fn search_panel(
 ) -> impl IntoView {
     let s = app.settings;
     let searched = RwSignal::new(Searched::Idle);
+    let call = StoredValue::new(Call::default());
     let chunkings = LocalResource::new(move || app.bundles.chunkers(s.shared().bundle().get()));
     let chosen = move || {
         let have = chunkings.get().and_then(|r| r.ok()).unwrap_or_default();
@@ -157,17 +169,32 @@ fn search_panel(
             return;
         }
         let cap = s.chunks().cap().get_untracked();
-        searched.set(Searched::Running(format!(
-            "{name}: loading the {} chunking",
-            chunker.name()
-        )));
+        let retriever = s.chunks().retriever().get_untracked();
+        searched.set(Searched::Running(live::Meter {
+            text: format!("{name}: loading the {} chunking", chunker.name()),
+            bytes: None,
+        }));
+        call.set_value(Call::default());
         spawn_local(async move {
-            let found = chunk_search(app, &name, chunker, &query, cap, searched).await;
+            let asked = (chunker, retriever);
+            let found = chunk_search(app, &name, asked, (&query, cap), (searched, call)).await;
+            call.update_value(|c| c.id = None);
             searched.set(match found {
-                Ok((hits, ms)) => Searched::Found { chunker, hits, ms },
+                Ok((hits, ms)) => Searched::Found {
+                    chunker,
+                    retriever,
+                    hits,
+                    ms,
+                },
                 Err(err) => Searched::Failed(err.to_string()),
             });
         });
+    };
+    let cancel = move |_| {
+        call.update_value(|c| c.cancelled = true);
+        if let Some(id) = call.get_value().id {
+            live::cancel(id);
+        }
     };
     let options = move || {
         let have = chunkings.get().and_then(|r| r.ok()).unwrap_or_default();
@@ -182,13 +209,23 @@ fn search_panel(
     };
     let results = move || match searched.get() {
         Searched::Idle => ().into_any(),
-        Searched::Running(line) => {
-            view! { <p class="progress" data-testid="chunks-search-progress">{line}</p> }.into_any()
-        }
+        Searched::Running(meter) => running(meter).into_any(),
         Searched::Failed(err) => {
             view! { <p class="error" data-testid="chunks-search-error">{err}</p> }.into_any()
         }
-        Searched::Found { chunker, hits, ms } => hits_table(chunker, hits, ms, open).into_any(),
+        Searched::Found {
+            chunker,
+            retriever,
+            hits,
+            ms,
+        } => hits_table((chunker, retriever), hits, ms, open).into_any(),
+    };
+    let retrievers = move || {
+        let current = s.chunks().retriever().get();
+        Retriever::ALL
+            .into_iter()
+            .map(|r| view! { <option value=r.name() selected=r == current>{r.name()}</option> })
+            .collect_view()
     };
     view! {
         <div class="controls">
@@ -215,6 +252,19 @@ fn search_panel(
                 </select>
             </label>
             <label class="control">
+                "retriever "
+                <select
+                    data-testid="chunks-retriever"
+                    on:change=move |ev| {
+                        if let Some(r) = Retriever::from_name(&event_target_value(&ev)) {
+                            s.chunks().retriever().set(r);
+                        }
+                    }
+                >
+                    {retrievers}
+                </select>
+            </label>
+            <label class="control">
                 "per-file cap "
                 <input
                     type="text"
@@ -233,23 +283,63 @@ fn search_panel(
             >
                 "Search chunks"
             </button>
+            <button
+                data-testid="chunks-cancel"
+                disabled=move || !matches!(searched.get(), Searched::Running(_))
+                on:click=cancel
+            >
+                "Cancel"
+            </button>
         </div>
+        <p class="note">
+            "bm25: the chunking's own index; dense: cosine between the question's all-MiniLM-L6-v2 \
+             vector and each chunk's, stored in the bundle; hybrid: RRF (k = 60) of the two's top \
+             60. A question of the bundle's set uses its stored vector; any other question has \
+             this browser fetch the embedding model once (about 91 MB, kept for later visits)."
+        </p>
         {results}
     }
 }
 
-/// Loads the chunking into the worker (once) and searches it.
+/// The progress line, with a bar while a large file comes in.
+fn running(meter: live::Meter) -> impl IntoView {
+    let bar = meter.bytes.map(|[done, total]| {
+        let mb = |bytes: u64| bytes as f64 / 1e6;
+        view! {
+            <progress
+                data-testid="chunks-search-bar"
+                value=done.to_string()
+                max=total.max(1).to_string()
+            ></progress>
+            <span class="num">{format!(" {:.1} of {:.1} MB", mb(done), mb(total))}</span>
+        }
+    });
+    view! {
+        <p class="progress" data-testid="chunks-search-progress">
+            {meter.text}
+            " "
+            {bar}
+        </p>
+    }
+}
+
+/// Loads the chunking (and for dense and hybrid its vectors) into the worker, once, and searches
+/// it; the worker fetches the embedding model first when the question needs it.
 async fn chunk_search(
     app: AppState,
     name: &str,
-    chunker: Chunker,
-    query: &str,
-    cap: Option<usize>,
-    searched: RwSignal<Searched>,
+    (chunker, retriever): (Chunker, Retriever),
+    (query, cap): (&str, Option<usize>),
+    (searched, call): (RwSignal<Searched>, StoredValue<Call>),
 ) -> Result<(Vec<ChunkResult>, f64)> {
-    let progress = move |line| searched.set(Searched::Running(line));
+    let progress = move |meter| searched.set(Searched::Running(meter));
     app.bundles
-        .load_chunkings(name, false, &[chunker], progress)
+        .load_chunkings(
+            name,
+            false,
+            (&[chunker], retriever.needs_vectors()),
+            progress,
+        )
         .await?;
     let body = CallBody::ChunkSearch {
         bundle: name.to_string(),
@@ -257,21 +347,29 @@ async fn chunk_search(
         query: query.to_string(),
         k: CHUNK_HITS,
         cap,
+        retriever,
+        model: crate::site::model_url(),
     };
-    match live::call(body, |_| {}).await? {
+    let started = live::start_metered(body, progress)?;
+    call.update_value(|c| c.id = Some(started.id));
+    if call.get_value().cancelled {
+        live::cancel(started.id);
+    }
+    match started.answer().await? {
         AnswerBody::ChunkHits { hits, ms } => Ok((hits, ms)),
         other => Err(live::unexpected(&other)),
     }
 }
 
 fn hits_table(
-    chunker: Chunker,
+    (chunker, retriever): (Chunker, Retriever),
     hits: Vec<ChunkResult>,
     ms: f64,
     open: impl Fn(String) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let caption = format!(
-        "chunk bm25 over {} chunks: {} result{} in {ms:.3} ms",
+        "chunk {} over {} chunks: {} result{} in {ms:.3} ms",
+        retriever.name(),
         chunker.name(),
         hits.len(),
         if hits.len() == 1 { "" } else { "s" }

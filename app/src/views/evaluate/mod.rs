@@ -9,9 +9,11 @@ pub mod params;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use routelens_engine::corpus::bundle::Manifest;
 use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::evaluate::{grid_tables, GridReport, GridSettings};
 use routelens_engine::live::live_session::{AnswerBody, CallBody};
+use routelens_engine::retrieval::chunk_search::Retriever;
 use routelens_engine::scoring::unit_metrics::Clustering;
 use routelens_engine::stable_sort;
 
@@ -127,11 +129,41 @@ pub fn EvaluateView() -> impl IntoView {
             .collect_view()
             .into_any(),
     };
+    let retriever_boxes = Retriever::ALL
+        .into_iter()
+        .map(|retriever| {
+            let checked = move || grid.retrievers().with(|chosen| chosen.contains(&retriever));
+            let toggle = move |on: bool| {
+                grid.retrievers().update(|chosen| {
+                    chosen.retain(|r| *r != retriever);
+                    if on {
+                        chosen.push(retriever);
+                    }
+                    chosen.sort();
+                })
+            };
+            view! {
+                <label class="control">
+                    <input
+                        type="checkbox"
+                        data-testid=format!("evaluate-retriever-{}", retriever.name())
+                        prop:checked=checked
+                        on:change=move |ev| toggle(event_target_checked(&ev))
+                    />
+                    {retriever.name()}
+                </label>
+            }
+        })
+        .collect_view();
     view! {
         <section>
             <div class="controls">
                 {picker}
                 {chunker_boxes}
+            </div>
+            <div class="controls">
+                <span class="control">"retrievers (none ticked: all three when every chunking stores vectors, else bm25):"</span>
+                {retriever_boxes}
             </div>
             <div class="controls">
                 <NumbersInput
@@ -220,8 +252,9 @@ pub fn EvaluateView() -> impl IntoView {
             </div>
             <p class="note">
                 "Every chunking × retriever × cap is a configuration, ranked over the bundle's \
-                 question set in this browser (the live worker: each chunking's BM25 index from \
-                 the bundle). Relevance is by file unless every question has gold spans. With \
+                 question set in this browser (the live worker: each chunking's BM25 index and \
+                 stored vectors from the bundle; its questions' vectors are stored too, so no \
+                 model is fetched). Relevance is by file unless every question has gold spans. With \
                  caps, the questions split 50/50 by the SHA-256 of their id; the dev half chooses \
                  each chunking's cap, reported on all questions. The same report as "
                 <code>"routelens evaluate"</code>
@@ -229,6 +262,22 @@ pub fn EvaluateView() -> impl IntoView {
             </p>
             {move || shown(state.get())}
         </section>
+    }
+}
+
+/// bm25, dense and hybrid when every chunking of `chunkers` stores vectors, else bm25 (as
+/// `routelens evaluate`).
+fn default_retrievers(manifest: &Manifest, chunkers: &[Chunker]) -> Vec<Retriever> {
+    let all_have = chunkers.iter().all(|&chunker| {
+        manifest
+            .chunkings
+            .iter()
+            .any(|c| c.chunker == chunker && c.vectors.is_some())
+    });
+    if all_have {
+        Retriever::ALL.to_vec()
+    } else {
+        vec![Retriever::Bm25]
     }
 }
 
@@ -259,8 +308,15 @@ async fn run_grid(
                 files.manifest.format_version
             )));
         }
+        let mut settings = settings;
+        if settings.retrievers.is_empty() {
+            settings.retrievers = default_retrievers(&files.manifest, &chunkers);
+        }
+        let vectors = settings.retrievers.iter().any(|r| r.needs_vectors());
         app.bundles
-            .load_chunkings(&name, false, &chunkers, progress)
+            .load_chunkings(&name, false, (&chunkers, vectors), move |m: live::Meter| {
+                progress(m.text)
+            })
             .await?;
         let body = CallBody::Evaluate {
             bundle: name.clone(),

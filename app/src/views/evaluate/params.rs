@@ -1,11 +1,12 @@
 //! The Evaluate view's grid settings, each written only when not the default (CodeAtlas's):
-//! `chunkers=structural,window`, `caps=1,2`, `eks=1,5,10`, `select=ndcg@10`, `edepth=100` and
+//! `chunkers=structural,window`, `retrievers=bm25,hybrid`, `caps=1,2`, `eks=1,5,10`, `select=ndcg@10`, `edepth=100` and
 //! `ecluster=case|project`. Its bootstrap is the shared `resamples` and `seed`, its bundle the
 //! shared `bundle` (`crate::params`).
 
 use reactive_stores::Store;
 use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::evaluate::GridSettings;
+use routelens_engine::retrieval::chunk_search::Retriever;
 use routelens_engine::scoring::unit_metrics::{Clustering, Metric};
 
 use crate::params::part::{list, positive, set, Claim, Params};
@@ -15,6 +16,9 @@ use crate::params::part::{list, positive, set, Claim, Params};
 pub struct EvaluateParams {
     /// The chunkings (default empty: every one the bundle has).
     pub chunkers: Vec<Chunker>,
+    /// The rankers (default empty: bm25, dense and hybrid when every chunking evaluated stores
+    /// vectors, else bm25, as `routelens evaluate`).
+    pub retrievers: Vec<Retriever>,
     /// Per-file caps beside each uncapped ranking (default none).
     pub caps: Vec<usize>,
     /// Cut-offs of the default metrics (default 1, 5, 10).
@@ -32,6 +36,7 @@ impl Default for EvaluateParams {
         let engine = GridSettings::default();
         EvaluateParams {
             chunkers: engine.chunkers,
+            retrievers: Vec::new(),
             caps: engine.caps,
             k: engine.k,
             select_by: engine.select_by,
@@ -42,10 +47,12 @@ impl Default for EvaluateParams {
 }
 
 impl EvaluateParams {
-    /// The engine's settings, with the page's bootstrap.
+    /// The engine's settings, with the page's bootstrap (the retrievers as chosen: empty when
+    /// the bundle decides).
     pub fn settings(&self, resamples: usize, seed: u64) -> GridSettings {
         GridSettings {
             chunkers: self.chunkers.clone(),
+            retrievers: self.retrievers.clone(),
             caps: self.caps.clone(),
             k: self.k.clone(),
             select_by: self.select_by.clone(),
@@ -69,7 +76,15 @@ fn numbers(values: &[usize]) -> String {
 
 impl Params for EvaluateParams {
     fn keys(&self) -> &'static [&'static str] {
-        &["chunkers", "caps", "eks", "select", "edepth", "ecluster"]
+        &[
+            "chunkers",
+            "retrievers",
+            "caps",
+            "eks",
+            "select",
+            "edepth",
+            "ecluster",
+        ]
     }
 
     fn write(&self, pairs: &mut Vec<(&'static str, String)>) {
@@ -77,6 +92,10 @@ impl Params for EvaluateParams {
         if self.chunkers != defaults.chunkers {
             let names: Vec<&str> = self.chunkers.iter().map(|c| c.name()).collect();
             pairs.push(("chunkers", names.join(",")));
+        }
+        if self.retrievers != defaults.retrievers {
+            let names: Vec<&str> = self.retrievers.iter().map(|r| r.name()).collect();
+            pairs.push(("retrievers", names.join(",")));
         }
         if self.caps != defaults.caps {
             pairs.push(("caps", numbers(&self.caps)));
@@ -117,6 +136,14 @@ impl Params for EvaluateParams {
                     .map(|name| Chunker::from_name(name).ok_or(name))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|name| format!("{name:?} is not a chunker")),
+            ),
+            "retrievers" => set(
+                &mut self.retrievers,
+                list(value)
+                    .iter()
+                    .map(|name| Retriever::from_name(name).ok_or(name))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|name| format!("{name:?} is not a retriever (bm25, dense, hybrid)")),
             ),
             "caps" => set(&mut self.caps, numbers()),
             "eks" => match numbers() {

@@ -87,7 +87,12 @@ pub(super) async fn run_question(
 ) -> Result<Outcome> {
     let progress = move |line: String| rs.ran.set(super::state::Ran::Running(line));
     app.bundles
-        .load_chunkings(&setup.bundle, true, &[setup.chunker], progress)
+        .load_chunkings(
+            &setup.bundle,
+            true,
+            (&[setup.chunker], false),
+            move |m: live::Meter| progress(m.text),
+        )
         .await?;
     let replay = rs.replay.get_untracked();
     let needs_replay = setup.remote.planner == PlannerKind::Replay

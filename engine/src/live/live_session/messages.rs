@@ -15,6 +15,7 @@ use crate::delivery::context::{ContextReport, ContextSettings, RecomputedLines};
 use crate::error::Error;
 use crate::evaluate::{GridReport, GridSettings};
 use crate::remote::rerank::settings::{QuestionRun, RerankSettings};
+use crate::retrieval::chunk_search::Retriever;
 use crate::retrieval::lexical::issue_run::ArmRun;
 use crate::retrieval::lexical::timing::ArmTiming;
 use crate::retrieval::lexical::ArmOutput;
@@ -75,6 +76,10 @@ pub enum CallBody {
         /// Load these chunkings (each table and chunk index), for chunk search and the grid.
         #[serde(default)]
         chunkings: Vec<Chunker>,
+        /// Load the vectors of each of these chunkings that has them, and the question set's
+        /// stored vectors: what dense and hybrid read.
+        #[serde(default)]
+        vectors: bool,
     },
     /// Fetches the cl100k_base rank table at `url` and builds the counter, once per session.
     LoadCounter {
@@ -151,6 +156,13 @@ pub enum CallBody {
         k: usize,
         /// At most this many chunks of a file at the head.
         cap: Option<usize>,
+        /// The ranker (bm25 when absent).
+        #[serde(default = "bm25")]
+        retriever: Retriever,
+        /// The absolute URL of the embedding model's folder, fetched (once, with progress) for
+        /// a dense or hybrid question whose vector the bundle does not store.
+        #[serde(default)]
+        model: Option<String>,
     },
     /// CodeNib's two stages for one question ([`crate::remote::rerank::run`]) over a loaded chunking and
     /// the bundle's texts.
@@ -181,6 +193,10 @@ pub enum CallBody {
         /// The id of the call to stop.
         call: u64,
     },
+}
+
+fn bm25() -> Retriever {
+    Retriever::Bm25
 }
 
 /// One issue of a [`CallBody::LineScores`] call.
@@ -217,6 +233,9 @@ pub enum AnswerBody {
     Progress {
         /// What is happening, in words.
         text: String,
+        /// Bytes fetched and expected, while a large file (the embedding model) comes in.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bytes: Option<[u64; 2]>,
     },
     /// The bundle and the parts asked for are loaded.
     Loaded {
@@ -413,7 +432,10 @@ mod tests {
     #[test]
     fn an_answer_crosses_externally_tagged_under_its_kind() {
         for body in [
-            AnswerBody::Progress { text: "x".into() },
+            AnswerBody::Progress {
+                text: "x".into(),
+                bytes: Some([1, 2]),
+            },
             AnswerBody::CounterReady { ms: 1.0 },
             AnswerBody::Ran { runs: Vec::new() },
             AnswerBody::Failed {

@@ -18,16 +18,25 @@ use crate::load::question_set::{parse_question_set, verify_corpus};
 use crate::remote::rerank::plan::parse_plan;
 use crate::remote::rerank::run::{rerank_question, QuestionRun, RerankSettings, TermFiles};
 use crate::retrieval::chunk_search::{ChunkRankings, Retriever};
+#[cfg(feature = "dense")]
+use crate::retrieval::dense::{
+    embedder::{Embedder, ModelFiles},
+    pin::ModelPin,
+};
 use crate::retrieval::lexical::chunkings::OpenChunkings;
 use crate::retrieval::lexical::issue_run::run_issue;
 use crate::retrieval::lexical::{run_arm, FtsIndex, LexicalArm, Sources, TextCorpus};
 use crate::study::GoldSpan;
 
-/// The session: at most one bundle and one counter.
+/// The session: at most one bundle, one counter and one embedder.
 #[derive(Default)]
 pub struct LiveSession {
     bundle: Option<LoadedBundle>,
     counter: Option<TokenCache<Cl100k>>,
+    /// The embedding model, loaded for the first question whose vector the bundle does not
+    /// store; kept across bundles.
+    #[cfg(feature = "dense")]
+    embedder: Option<std::sync::Arc<Embedder>>,
 }
 
 /// The session's bundle and what of it is loaded.
@@ -38,6 +47,8 @@ struct LoadedBundle {
     index: Option<FtsIndex>,
     texts: Option<Texts>,
     chunkings: OpenChunkings,
+    /// Whether the question set's stored vectors are loaded.
+    question_vectors: bool,
 }
 
 /// Every file's text, by path, and the literal arms' corpus over them.
@@ -93,7 +104,10 @@ impl LiveSession {
                 index: None,
                 texts: None,
                 chunkings: OpenChunkings::new(),
+                question_vectors: false,
             });
+            #[cfg(feature = "dense")]
+            self.lend_embedder();
         }
         Ok(&self.bundle_named(name)?.manifest)
     }
@@ -171,19 +185,90 @@ impl LiveSession {
             .open_stored(&bundle.manifest, chunker, table, index)
     }
 
-    /// Chunk BM25 over bundle `name`'s loaded `chunker` chunking (capped per file when `cap`
-    /// is set), with the query's time by `clock` (ms).
+    /// Whether bundle `name`'s `chunker` chunking has its vectors loaded.
+    pub fn has_vectors(&self, name: &str, chunker: Chunker) -> bool {
+        self.bundle_named(name)
+            .is_ok_and(|b| b.chunkings.has_vectors(chunker))
+    }
+
+    /// Loads the vectors of bundle `name`'s loaded `chunker` chunking from their stored bytes
+    /// (verified against the manifest; another model's refused naming the file).
+    pub fn load_vectors(&mut self, name: &str, chunker: Chunker, stored: &[u8]) -> Result<()> {
+        let bundle = self.bundle_named_mut(name)?;
+        bundle
+            .chunkings
+            .open_vectors(&bundle.manifest, chunker, stored)
+    }
+
+    /// Whether bundle `name`'s question vectors are loaded.
+    pub fn has_question_vectors(&self, name: &str) -> bool {
+        self.bundle_named(name).is_ok_and(|b| b.question_vectors)
+    }
+
+    /// Loads bundle `name`'s stored question vectors (verified against the manifest).
+    pub fn load_question_vectors(&mut self, name: &str, stored: &[u8]) -> Result<()> {
+        let bundle = self.bundle_named_mut(name)?;
+        bundle
+            .chunkings
+            .open_question_vectors(&bundle.manifest, stored)?;
+        bundle.question_vectors = true;
+        Ok(())
+    }
+
+    /// Whether `retriever` over bundle `name` needs the embedding model for `query`: it reads
+    /// vectors, the bundle stores none for this text, and the model is not loaded.
+    pub fn needs_model(&self, name: &str, retriever: Retriever, query: &str) -> bool {
+        retriever.needs_vectors()
+            && !self.has_embedder()
+            && !self
+                .bundle_named(name)
+                .is_ok_and(|b| b.chunkings.has_stored_question(query))
+    }
+
+    /// Whether the embedding model is loaded.
+    pub fn has_embedder(&self) -> bool {
+        #[cfg(feature = "dense")]
+        return self.embedder.is_some();
+        #[cfg(not(feature = "dense"))]
+        return false;
+    }
+
+    /// Loads the embedding model from its files (each checked against the pin first) and lends
+    /// it to the open bundle for questions it stores no vector for.
+    #[cfg(feature = "dense")]
+    pub fn load_embedder(&mut self, files: &ModelFiles) -> Result<()> {
+        let embedder = Embedder::load(files, ModelPin::minilm())?;
+        self.embedder = Some(std::sync::Arc::new(embedder));
+        self.lend_embedder();
+        Ok(())
+    }
+
+    /// Hands the loaded embedder, if any, to the open bundle's chunkings.
+    #[cfg(feature = "dense")]
+    fn lend_embedder(&mut self) {
+        if let (Some(embedder), Some(bundle)) = (&self.embedder, &mut self.bundle) {
+            let embedder = embedder.clone();
+            bundle.chunkings.set_embedder(Box::new(move |text: &str| {
+                let mut vectors = embedder.embed(&[text])?;
+                Ok(vectors.pop().unwrap_or_default())
+            }));
+        }
+    }
+
+    /// `retriever` over bundle `name`'s loaded `chunker` chunking (capped per file when `cap`
+    /// is set), with the query's time by `clock` (ms): for dense and hybrid, embedding a
+    /// question the bundle stores no vector for is part of the time.
     pub fn chunk_search(
         &self,
         name: &str,
-        chunker: Chunker,
+        (chunker, retriever): (Chunker, Retriever),
         query: &str,
         (k, cap): (usize, Option<usize>),
         clock: &mut dyn FnMut() -> f64,
     ) -> Result<(Vec<ChunkResult>, f64)> {
         let chunkings = &self.bundle_named(name)?.chunkings;
         let started = clock();
-        let hits = chunkings.search((chunker, Retriever::Bm25), query, k, cap)?;
+        let hits = chunkings.search((chunker, retriever), query, k, cap)?;
         let ms = clock() - started;
         let table = chunkings.table(chunker)?;
         let results = hits

@@ -44,7 +44,9 @@ pub struct Embedder {
     model: BertModel,
     tokenizer: Tokenizer,
     pin: ModelPin,
-    /// One single-thread pool per concurrent batch (see [`Embedder::embed_with_progress`]).
+    /// One single-thread pool per concurrent batch (see [`Embedder::embed_with_progress`]);
+    /// none in wasm32, where a worker has one thread and batches run on it in turn.
+    #[cfg(not(target_arch = "wasm32"))]
     pools: Vec<rayon::ThreadPool>,
 }
 
@@ -70,15 +72,19 @@ impl Embedder {
             }))
             .map_err(|e| model_error("tokenizer.json", e))?;
         tokenizer.with_padding(None);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let pools = (0..threads)
-            .map(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build())
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| model_error("model", e))?;
+        #[cfg(not(target_arch = "wasm32"))]
+        let pools = {
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            (0..threads)
+                .map(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build())
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(|e| model_error("model", e))?
+        };
         Ok(Embedder {
             model,
             tokenizer,
             pin,
+            #[cfg(not(target_arch = "wasm32"))]
             pools,
         })
     }
@@ -137,32 +143,11 @@ impl Embedder {
         // product over every core but runs its element-wise steps (GELU's erf, softmax's exp)
         // on the calling thread alone, so one batch at a time kept the cores 60 % busy; a batch
         // per core keeps them busy (256 texts of 256 pieces: 31.8 s before, 23 s after).
-        for pair in batches.chunks(self.pools.len()) {
+        for pair in batches.chunks(self.concurrent_batches()) {
             let ids = |batch: &[usize]| -> Vec<&[u32]> {
                 batch.iter().map(|&at| encodings[at].get_ids()).collect()
             };
-            // A single batch (a typed question) runs on this thread.
-            let results: Vec<Result<Vec<Vec<f32>>>> = if pair.len() == 1 {
-                vec![self.run(&ids(pair[0]))]
-            } else {
-                std::thread::scope(|scope| {
-                    let handles: Vec<_> = pair
-                        .iter()
-                        .zip(&self.pools)
-                        .map(|(batch, pool)| {
-                            let ids = ids(batch);
-                            scope.spawn(move || pool.install(|| self.run(&ids)))
-                        })
-                        .collect();
-                    handles
-                        .into_iter()
-                        .map(|h| {
-                            h.join()
-                                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                        })
-                        .collect()
-                })
-            };
+            let results = self.run_together(pair, ids);
             for (batch, result) in pair.iter().zip(results) {
                 for (&at, vector) in batch.iter().zip(result?) {
                     vectors[at] = vector;
@@ -177,6 +162,46 @@ impl Embedder {
             }
         }
         Ok(vectors)
+    }
+
+    /// How many batches run at once: one per core natively, one in wasm32.
+    fn concurrent_batches(&self) -> usize {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.pools.len().max(1);
+        #[cfg(target_arch = "wasm32")]
+        return 1;
+    }
+
+    /// Runs `batches` (at most [`Embedder::concurrent_batches`]) at once, a single one (a typed
+    /// question) on this thread.
+    fn run_together<'t>(
+        &self,
+        batches: &[&[usize]],
+        ids: impl Fn(&[usize]) -> Vec<&'t [u32]>,
+    ) -> Vec<Result<Vec<Vec<f32>>>> {
+        if let [batch] = batches {
+            return vec![self.run(&ids(batch))];
+        }
+        #[cfg(target_arch = "wasm32")]
+        return batches.iter().map(|batch| self.run(&ids(batch))).collect();
+        #[cfg(not(target_arch = "wasm32"))]
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = batches
+                .iter()
+                .zip(&self.pools)
+                .map(|(batch, pool)| {
+                    let ids = ids(batch);
+                    scope.spawn(move || pool.install(|| self.run(&ids)))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        })
     }
 
     /// One batch through the model: padded to its longest, masked, mean-pooled, normalised.
