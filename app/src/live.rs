@@ -24,7 +24,8 @@ const WORKER_SCRIPT: &str = "routelens-worker_loader.js";
 /// The id the worker's `ready` announcement carries.
 const READY_ID: u64 = 0;
 
-type OnProgress = Rc<dyn Fn(Meter)>;
+/// Who hears a call's progress lines.
+pub type OnProgress = Rc<dyn Fn(Meter)>;
 
 /// A progress line, with the bytes fetched of the total while a large file comes in.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,22 +73,20 @@ impl Running {
 
 /// Sends `body` to the worker (starting it if needed); `progress` hears each progress line.
 pub fn start(body: CallBody, progress: impl Fn(String) + 'static) -> Result<Running> {
-    start_metered(body, move |meter: Meter| progress(meter.text))
+    start_metered(body, Rc::new(move |meter: Meter| progress(meter.text)))
 }
 
-/// [`start`], `progress` hearing each line with its byte count when it has one.
-pub fn start_metered(body: CallBody, progress: impl Fn(Meter) + 'static) -> Result<Running> {
+/// [`start`], `progress` hearing each line with its byte count when it has one. Not generic:
+/// one copy of the call's sending in the page's module, whoever calls.
+pub fn start_metered(body: CallBody, progress: OnProgress) -> Result<Running> {
     let client = client()?;
     let id = client.next_id.get();
     client.next_id.set(id + 1);
     let (done, answer) = oneshot::channel();
-    client.pending.borrow_mut().insert(
-        id,
-        Pending {
-            progress: Rc::new(progress),
-            done,
-        },
-    );
+    client
+        .pending
+        .borrow_mut()
+        .insert(id, Pending { progress, done });
     send(&client, &Call { id, body })?;
     Ok(Running { id, answer })
 }

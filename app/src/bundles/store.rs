@@ -113,7 +113,7 @@ impl BundleStore {
     pub async fn open(
         self,
         entry: &BundleEntry,
-        progress: impl Fn(String),
+        progress: &dyn Fn(String),
     ) -> Result<Rc<BundleFiles>> {
         let kept = self
             .opened
@@ -157,7 +157,7 @@ impl BundleStore {
             return Ok(Vec::new());
         };
         let entry = self.find(&name).await?;
-        let files = self.open(&entry, |_| {}).await?;
+        let files = self.open(&entry, &|_| {}).await?;
         Ok(files.manifest.chunkings.iter().map(|c| c.chunker).collect())
     }
 
@@ -169,10 +169,10 @@ impl BundleStore {
         name: &str,
         texts: bool,
         (chunkers, vectors): (&[Chunker], bool),
-        progress: impl Fn(live::Meter) + 'static,
+        progress: live::OnProgress,
     ) -> Result<()> {
         let entry = self.find(name).await?;
-        let files = self.open(&entry, |_| {}).await?;
+        let files = self.open(&entry, &|_| {}).await?;
         let mut call = load_call(&entry, &files.manifest_sha256, false, texts, chunkers);
         if let CallBody::Load {
             vectors: wanted, ..

@@ -57,7 +57,7 @@ pub async fn fetch_bundle(
     entry: &BundleEntry,
     progress: impl Fn(String),
 ) -> Result<FetchedBundle> {
-    let files = store.open(entry, progress).await?;
+    let files = store.open(entry, &progress).await?;
     let manifest = files.manifest.clone();
     let manifest_bytes = files.manifest_bytes;
     let manifest_sha256 = files.manifest_sha256.clone();

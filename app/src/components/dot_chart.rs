@@ -21,6 +21,7 @@ const RIGHT: f64 = 16.0;
 /// The chart of `table`'s columns from `first_value` on, each a series; rows are labelled by the
 /// cell in column `label_column` (or the first column where that one is empty). Cells without a
 /// value or interval are left out.
+/// With `download`, a button saves the chart as an SVG file of that name.
 #[component]
 pub fn DotChart(
     table: Table,
@@ -28,9 +29,27 @@ pub fn DotChart(
     first_value: usize,
     testid: &'static str,
     aria_label: String,
+    #[prop(optional)] download: Option<&'static str>,
 ) -> impl IntoView {
     let (markup, height) = markup(&table, label_column, first_value);
-    plot_svg(testid, (WIDTH, height), aria_label, markup)
+    let button = download.map(|file| {
+        let document = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}">{markup}</svg>"#
+        );
+        let error = RwSignal::new(None::<String>);
+        let save = move |_| {
+            let saved = crate::api::download_text(file, "image/svg+xml", &document);
+            error.set(saved.err().map(|e| e.to_string()));
+        };
+        view! {
+            <button data-testid=format!("{testid}-download") on:click=save>"Download SVG"</button>
+            {move || error.get().map(|e| view! { <span class="error">{e}</span> })}
+        }
+    });
+    view! {
+        {button}
+        {plot_svg(testid, (WIDTH, height), aria_label, markup)}
+    }
 }
 
 /// The SVG's content and its height.

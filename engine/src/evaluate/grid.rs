@@ -815,6 +815,68 @@ mod tests {
             .any(|p| p.left == "structural/bm25" && p.right == "window/bm25"));
     }
 
+    /// [`Fixed`] ranking the same way by every retriever, so that a grid holds the shipped
+    /// configuration.
+    struct EveryRetriever(Fixed);
+
+    impl ChunkRankings for EveryRetriever {
+        fn chunkers(&self) -> Vec<Chunker> {
+            self.0.chunkers()
+        }
+        fn table(&self, chunker: Chunker) -> Result<&[CodeChunk]> {
+            self.0.table(chunker)
+        }
+        fn rank(&self, chunker: Chunker, query: &str, depth: usize) -> Result<Vec<usize>> {
+            self.0.rank(chunker, query, depth)
+        }
+        fn rank_by(&self, c: Chunker, _: Retriever, q: &str, depth: usize) -> Result<Vec<usize>> {
+            self.0.rank(c, q, depth)
+        }
+    }
+
+    #[test]
+    fn codeatlas_columns_and_a_metrics_chart_name_the_shipped_configuration() {
+        let source = EveryRetriever(fixed());
+        let settings = GridSettings {
+            retrievers: vec![Retriever::Bm25, Retriever::Hybrid],
+            ..settings()
+        };
+        let report = GridRun::new("q.jsonl", set(), settings, &source.chunkers())
+            .unwrap()
+            .run(&source)
+            .unwrap();
+        let headline = crate::evaluate::headline_table(&report);
+        assert_eq!(
+            headline.headers,
+            ["configuration", "hit@5", "file_recall@5", "mrr"]
+        );
+        assert_eq!(headline.rows.len(), report.configurations.len());
+        let shipped: Vec<&str> = headline
+            .rows
+            .iter()
+            .map(|row| row[0].text.as_str())
+            .filter(|name| name.ends_with("(shipped)"))
+            .collect();
+        assert_eq!(shipped, ["structural/hybrid/cap1 (shipped)"]);
+        let mrr = crate::evaluate::metric_column(&report, "mrr");
+        let at = report
+            .configurations
+            .iter()
+            .position(|c| c == "window/bm25")
+            .unwrap();
+        let summary = report
+            .metrics
+            .iter()
+            .find(|s| s.arm == "window/bm25" && s.metric == "mrr")
+            .unwrap();
+        assert_eq!(mrr.rows[at][1].value, Some(summary.mean));
+        assert_eq!(
+            mrr.rows[at][1].interval,
+            Some((summary.ci_low, summary.ci_high))
+        );
+        assert_eq!(headline.rows[at][3], mrr.rows[at][1]);
+    }
+
     #[test]
     fn the_report_round_trips_through_json_and_renders_every_table() {
         let source = fixed();

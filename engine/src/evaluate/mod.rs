@@ -24,7 +24,7 @@ mod report_tables;
 
 pub use failures::{counted, failure_analysis, is_documentation, FailureAnalysis, ShareDifference};
 pub use grid::{GridReport, GridRun, GridSettings, GridSplit, GridStep, SplitChoice};
-pub use report_tables::grid_tables;
+pub use report_tables::{grid_tables, headline_table, metric_column, HEADLINE_METRICS};
 
 use crate::corpus::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};

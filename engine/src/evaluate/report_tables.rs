@@ -1,10 +1,81 @@
 //! The grid's report as tables — what the page shows and what `--format csv` writes.
 
-use super::grid::GridReport;
+use super::grid::{GridReport, SHIPPED};
 use crate::scoring::metric_tables::{clustering_name, relevance_name};
 use crate::scoring::tables::paired_table;
 use crate::scoring::unit_metrics::{Clustering, Relevance};
 use crate::table::{Cell, Table};
+
+/// The metrics CodeAtlas's own table shows, in its order (recall is file recall); every other
+/// metric is in the full table.
+pub const HEADLINE_METRICS: [&str; 3] = ["hit@5", "file_recall@5", "mrr"];
+
+/// CodeAtlas's table layout: a row per configuration, hit@5, recall@5 and MRR with their
+/// intervals (the ones of [`HEADLINE_METRICS`] the grid computed), the shipped configuration
+/// named in its row.
+pub fn headline_table(report: &GridReport) -> Table {
+    let metrics: Vec<&str> = HEADLINE_METRICS
+        .into_iter()
+        .filter(|m| report.metric_names.iter().any(|n| n == m))
+        .collect();
+    let mut table = Table {
+        title: "CodeAtlas's columns, with 95% intervals (every metric: the table below)".into(),
+        headers: std::iter::once("configuration")
+            .chain(metrics.iter().copied())
+            .map(String::from)
+            .collect(),
+        rows: Vec::new(),
+    };
+    for config in &report.configurations {
+        let mut row = vec![Cell::text(shown_name(config))];
+        row.extend(
+            metrics
+                .iter()
+                .map(|metric| estimate(report, config, metric)),
+        );
+        table.rows.push(row);
+    }
+    table
+}
+
+/// One metric of every configuration, for the grid's dot chart: the label column names the
+/// shipped configuration.
+pub fn metric_column(report: &GridReport, metric: &str) -> Table {
+    Table {
+        title: format!("{metric} with 95% intervals"),
+        headers: vec!["configuration".into(), metric.into()],
+        rows: report
+            .configurations
+            .iter()
+            .map(|config| {
+                vec![
+                    Cell::text(shown_name(config)),
+                    estimate(report, config, metric),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// A configuration's name, the shipped one marked.
+fn shown_name(config: &str) -> String {
+    if config == SHIPPED.name() {
+        format!("{config} (shipped)")
+    } else {
+        config.to_string()
+    }
+}
+
+/// `config`'s `metric` with its interval, or an empty cell.
+fn estimate(report: &GridReport, config: &str, metric: &str) -> Cell {
+    report
+        .metrics
+        .iter()
+        .find(|s| s.arm == config && s.metric == metric)
+        .map_or_else(Cell::missing, |s| {
+            Cell::estimate(s.mean, s.ci_low, s.ci_high, 3)
+        })
+}
 
 /// The report as tables: the grid (every configuration's every metric with its interval), the
 /// pairs, the split (when there are caps) and the failure analysis — what the page shows and
@@ -31,14 +102,7 @@ pub fn grid_tables(report: &GridReport) -> Vec<Table> {
     for config in &report.configurations {
         let mut row = vec![Cell::text(config)];
         for metric in &report.metric_names {
-            let cell = report
-                .metrics
-                .iter()
-                .find(|s| &s.arm == config && &s.metric == metric)
-                .map_or_else(Cell::missing, |s| {
-                    Cell::estimate(s.mean, s.ci_low, s.ci_high, 3)
-                });
-            row.push(cell);
+            row.push(estimate(report, config, metric));
         }
         grid.rows.push(row);
     }

@@ -332,13 +332,14 @@ async fn chunk_search(
     (query, cap): (&str, Option<usize>),
     (searched, call): (RwSignal<Searched>, StoredValue<Call>),
 ) -> Result<(Vec<ChunkResult>, f64)> {
-    let progress = move |meter| searched.set(Searched::Running(meter));
+    let progress: live::OnProgress =
+        std::rc::Rc::new(move |meter| searched.set(Searched::Running(meter)));
     app.bundles
         .load_chunkings(
             name,
             false,
             (&[chunker], retriever.needs_vectors()),
-            progress,
+            progress.clone(),
         )
         .await?;
     let body = CallBody::ChunkSearch {
@@ -386,6 +387,7 @@ fn hits_table(
                     data-start=hit.start_line
                     data-end=hit.end_line
                     data-name=hit.name.clone()
+                    data-score=hit.score.to_string()
                 >
                     <td class="num">{rank + 1}</td>
                     <td class="num">{format!("{:.4}", hit.score)}</td>
@@ -422,7 +424,7 @@ fn hits_table(
 /// Fetches and verifies the file's text and every chunking's table.
 async fn load(app: AppState, name: &str, path: &str) -> Result<Shown> {
     let entry = app.bundles.find(name).await?;
-    let files = app.bundles.open(&entry, |_| {}).await?;
+    let files = app.bundles.open(&entry, &|_| {}).await?;
     let manifest = &files.manifest;
     let file = manifest
         .file(path)

@@ -11,13 +11,15 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::corpus::bundle::Manifest;
 use routelens_engine::corpus::code_chunks::Chunker;
-use routelens_engine::evaluate::{grid_tables, GridReport, GridSettings};
+use routelens_engine::evaluate::{
+    grid_tables, headline_table, metric_column, GridReport, GridSettings, HEADLINE_METRICS,
+};
 use routelens_engine::live::live_session::{AnswerBody, CallBody};
 use routelens_engine::retrieval::chunk_search::Retriever;
 use routelens_engine::scoring::unit_metrics::Clustering;
 use routelens_engine::stable_sort;
 
-use crate::components::{bundle_select, NumberInput, TableView};
+use crate::components::{bundle_select, DotChart, NumberInput, TableView};
 use crate::error::{Error, Result};
 use crate::params::shared::SharedParamsStoreFields;
 use crate::params::SettingsStoreFields;
@@ -293,7 +295,7 @@ async fn run_grid(
     let progress = move |line: String| state.set(GridState::Running(line));
     let answer = async {
         let entry = app.bundles.find(&name).await?;
-        let files = app.bundles.open(&entry, progress).await?;
+        let files = app.bundles.open(&entry, &progress).await?;
         let questions = entry.questions.clone().ok_or_else(|| {
             Error::refused(format!("bundle {name} has no question set to evaluate"))
         })?;
@@ -314,9 +316,12 @@ async fn run_grid(
         }
         let vectors = settings.retrievers.iter().any(|r| r.needs_vectors());
         app.bundles
-            .load_chunkings(&name, false, (&chunkers, vectors), move |m: live::Meter| {
-                progress(m.text)
-            })
+            .load_chunkings(
+                &name,
+                false,
+                (&chunkers, vectors),
+                std::rc::Rc::new(move |m: live::Meter| progress(m.text)),
+            )
             .await?;
         let body = CallBody::Evaluate {
             bundle: name.clone(),
@@ -365,7 +370,60 @@ fn shown(state: GridState) -> AnyView {
     }
 }
 
+/// The grid's chart: one metric (hit@5 first) of every configuration with its interval, the
+/// shipped configuration named; a select picks the metric.
+fn grid_chart(report: &GridReport) -> impl IntoView {
+    let report = std::sync::Arc::new(report.clone());
+    let first = HEADLINE_METRICS
+        .into_iter()
+        .find(|m| report.metric_names.iter().any(|n| n == m))
+        .or(report.metric_names.first().map(String::as_str))
+        .unwrap_or_default()
+        .to_string();
+    let metric = RwSignal::new(first);
+    let options = report
+        .metric_names
+        .iter()
+        .map(|name| {
+            let value = name.clone();
+            view! { <option value=value.clone() selected=move || metric.get() == value>{name.clone()}</option> }
+        })
+        .collect_view();
+    let chart = move || {
+        let metric = metric.get();
+        let table = metric_column(&report, &metric);
+        let aria_label =
+            format!("{metric} of every configuration with its 95% interval, on a 0 to 1 axis");
+        view! {
+            <DotChart
+                table
+                label_column=0
+                first_value=1
+                testid="evaluate-chart"
+                aria_label
+                download="grid.svg"
+            />
+        }
+    };
+    view! {
+        <div class="controls">
+            <label class="control">
+                "chart of "
+                <select
+                    data-testid="evaluate-chart-metric"
+                    on:change=move |ev| metric.set(event_target_value(&ev))
+                >
+                    {options}
+                </select>
+            </label>
+        </div>
+        {chart}
+    }
+}
+
 fn report_view(report: &GridReport, ms: f64) -> impl IntoView {
+    let headline = headline_table(report);
+    let chart = grid_chart(report);
     let mut tables = grid_tables(report).into_iter();
     let grid = tables.next();
     let paired = tables.next();
@@ -409,6 +467,8 @@ fn report_view(report: &GridReport, ms: f64) -> impl IntoView {
     view! {
         <div data-testid="evaluate-result">
             <p data-testid="evaluate-summary">{summary}</p>
+            <TableView table=headline testid="evaluate-headline" />
+            {chart}
             {grid.map(|table| view! { <TableView table testid="evaluate-grid" /> })}
             <h3>{format!("Pairs on {} (every metric's in the table below)", report.selection_metric)}</h3>
             <ul data-testid="evaluate-pairs">{sentences}</ul>

@@ -57,7 +57,7 @@ pub fn RerankView() -> impl IntoView {
                 return Ok((Vec::new(), Vec::new()));
             };
             let entry = app.bundles.find(&name).await?;
-            let files = app.bundles.open(&entry, |_| {}).await?;
+            let files = app.bundles.open(&entry, &|_| {}).await?;
             let chunkers: Vec<Chunker> =
                 files.manifest.chunkings.iter().map(|c| c.chunker).collect();
             Ok::<_, Error>((files.questions.clone(), chunkers))

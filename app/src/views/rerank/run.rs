@@ -91,7 +91,7 @@ pub(super) async fn run_question(
             &setup.bundle,
             true,
             (&[setup.chunker], false),
-            move |m: live::Meter| progress(m.text),
+            std::rc::Rc::new(move |m: live::Meter| progress(m.text)),
         )
         .await?;
     let replay = rs.replay.get_untracked();
@@ -112,7 +112,7 @@ pub(super) async fn run_question(
         && plan_text.is_none();
     if live_plans {
         let entry = app.bundles.find(&setup.bundle).await?;
-        let files = app.bundles.open(&entry, |_| {}).await?;
+        let files = app.bundles.open(&entry, &|_| {}).await?;
         let paths = files.manifest.paths();
         let repo = files
             .manifest
