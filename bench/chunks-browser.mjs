@@ -9,9 +9,15 @@
 //     article's local grep-plus-extraction p50: 33 ms);
 //   - the Evaluate view's whole grid (every chunking, no cap and --cap 2, 10,000 resamples), its
 //     time as the page reports it (fetching the questions and every step), and the time until
-//     the report shows, chunkings' loading included.
-// Usage: node bench/chunks-browser.mjs [dist-folder] [bundles-folder] [runs]
-//   defaults: dist, target/bundles (holding `demo`), 3 runs
+//     the report shows, chunkings' loading included;
+//   - with DENSE=1 (a bundle with structural vectors): typed dense and hybrid questions over the
+//     structural chunking (each question with " in this code" added, so the bundle stores no
+//     vector for it and the worker embeds it), the caption's time (embedding and ranking);
+//     the model's load from the browser's cache (a new page, so a new worker: click to caption
+//     of the first typed question, less that question's own p50); and the grid over the three
+//     CodeAtlas chunkings with every retriever and cap 1.
+// Usage: [DENSE=1] node bench/chunks-browser.mjs [dist-folder] [bundles-folder] [runs] [bundle]
+//   defaults: dist, target/bundles, 3 runs, bundle `demo`
 // Build first: trunk build index.html --release; cargo build -p routelens;
 // routelens demo --out target/bundles/demo.
 import { resolve } from 'node:path';
@@ -21,7 +27,8 @@ import { launchBrowser, root, startCli } from '../tests/e2e/lib/harness.mjs';
 const dist = resolve(process.argv[2] ?? 'dist');
 const bundles = resolve(process.argv[3] ?? resolve(root, 'target/bundles'));
 const runs = Number(process.argv[4] ?? '3');
-const set = readFileSync(resolve(bundles, 'demo/questions.jsonl'), 'utf8')
+const name = process.argv[5] ?? 'demo';
+const set = readFileSync(resolve(bundles, name, 'questions.jsonl'), 'utf8')
   .split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line))
   .filter((q) => q.question);
 const questions = set.map((q) => q.question);
@@ -33,67 +40,149 @@ const percentile = (values, q) => {
 
 const server = await startCli(['serve', '--port', '0', '--dist', dist, '--bundles', bundles]);
 const browser = await launchBrowser();
-try {
-  const page = await browser.newPage();
-  for (const chunker of ['structural', 'structural-unmerged', 'window']) {
-    await page.goto(`${server.url}/?view=chunks&bundle=demo&chunker=${chunker}`);
-    await page.locator(`[data-testid="chunks-chunker"] option[value="${chunker}"]`)
+
+/** Searches `question` in the Chunks view of `page`; the caption's ms and the wall ms. */
+async function timedSearch(page, question) {
+  await page.locator('[data-testid="chunks-query"]').fill(question);
+  await page.locator('[data-testid="chunks-query"]').dispatchEvent('change');
+  const previous = await page.locator('[data-testid="chunks-search-caption"]').textContent({ timeout: 50 }).catch(() => null);
+  const started = Date.now();
+  await page.locator('[data-testid="chunks-search"]').click();
+  await page.waitForFunction((prev) => {
+    const c = document.querySelector('[data-testid="chunks-search-caption"]');
+    const failed = document.querySelector('[data-testid="chunks-search-error"]');
+    return failed || (c && !document.querySelector('[data-testid="chunks-search-progress"]') && c.textContent !== prev);
+  }, previous, { timeout: 300000 });
+  const failed = await page.locator('[data-testid="chunks-search-error"]').count();
+  if (failed) throw new Error(await page.locator('[data-testid="chunks-search-error"]').textContent());
+  const caption = await page.locator('[data-testid="chunks-search-caption"]').textContent();
+  return { ms: Number(caption.match(/in ([\d.]+) ms/)[1]), wall: Date.now() - started };
+}
+
+async function dense() {
+  const typed = questions.slice(0, 12).map((q) => `${q} in this code`);
+  const open = async (retriever) => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/?view=chunks&bundle=${name}&chunker=structural&retriever=${retriever}`);
+    await page.locator('[data-testid="chunks-chunker"] option[value="structural"]')
       .waitFor({ state: 'attached', timeout: 60000 });
-    const perQuestion = [];
-    for (const question of questions) {
-      const times = [];
-      for (let run = 0; run < runs; run++) {
-        await page.locator('[data-testid="chunks-query"]').fill(question);
-        await page.locator('[data-testid="chunks-query"]').dispatchEvent('change');
-        const previous = await page.locator('[data-testid="chunks-search-caption"]').textContent({ timeout: 50 }).catch(() => null);
-        await page.locator('[data-testid="chunks-search"]').click();
-        await page.waitForFunction((prev) => {
-          const c = document.querySelector('[data-testid="chunks-search-caption"]');
-          return c && !document.querySelector('[data-testid="chunks-search-progress"]') && c.textContent !== prev;
-        }, previous, { timeout: 120000 }).catch(() => {});
-        const caption = await page.locator('[data-testid="chunks-search-caption"]').textContent();
-        times.push(Number(caption.match(/in ([\d.]+) ms/)[1]));
-      }
-      perQuestion.push(percentile(times, 0.5));
-    }
-    console.log(`chunk_query ${chunker}: p50 ${percentile(perQuestion, 0.5).toFixed(3)} ms, `
-      + `p95 ${percentile(perQuestion, 0.95).toFixed(3)} ms over ${perQuestion.length} questions`);
-  }
-  for (const pool of ['grep', 'bm25']) {
+    return page;
+  };
+  // Fetches the model into the browser's cache.
+  const first = await open('dense');
+  const fetched = await timedSearch(first, typed[0]);
+  console.log(`typed dense, first ever (model fetched, vectors fetched): ${fetched.wall} ms click to caption`);
+  await first.close();
+  for (const retriever of ['dense', 'hybrid']) {
+    const page = await open(retriever);
+    // The chunking and its vectors first, by a question the bundle stores (no model); then a
+    // typed question loads the model from the browser's cache.
+    await timedSearch(page, questions[0]);
+    const cold = await timedSearch(page, typed[0]);
     const times = [];
-    const rerank = await browser.newPage();
-    await rerank.goto(`${server.url}/?view=rerank&bundle=demo&pool=${pool}&reranker=none&q=${encodeURIComponent(set[0].id)}`);
-    await rerank.locator(`[data-testid="rerank-question-select"] option[value="${set[0].id}"]`)
-      .waitFor({ state: 'attached', timeout: 60000 });
-    for (const q of set) {
-      await rerank.locator('[data-testid="rerank-question-select"]').selectOption(q.id);
-      for (let run = 0; run <= runs; run++) {
-        // The result shown is marked stale; the next one is a new element.
-        await rerank.evaluate(() => document.querySelector('[data-testid="rerank-result"]')?.setAttribute('data-stale', '1'));
-        await rerank.locator('[data-testid="rerank-run"]').click();
-        const fresh = rerank.locator('[data-testid="rerank-result"]:not([data-stale]) [data-testid="rerank-summary"]');
-        await fresh.waitFor({ timeout: 120000 });
-        const text = await fresh.textContent();
-        // The first run of the first question also loads the texts and counts terms: left out.
-        if (run > 0) times.push(Number(text.match(/in ([\d.]+) ms/)[1]));
-      }
+    for (const question of typed) {
+      const each = [];
+      for (let run = 0; run < runs; run++) each.push((await timedSearch(page, question)).ms);
+      times.push(percentile(each, 0.5));
     }
-    console.log(`${pool} pool (no reranker): p50 ${percentile(times, 0.5).toFixed(1)} ms, `
-      + `p95 ${percentile(times, 0.95).toFixed(1)} ms over ${set.length} questions × ${runs} runs`);
-    await rerank.close();
+    const p50 = percentile(times, 0.5);
+    console.log(`typed ${retriever} over structural: p50 ${p50.toFixed(1)} ms, p95 `
+      + `${percentile(times, 0.95).toFixed(1)} ms over ${typed.length} questions × ${runs} runs; `
+      + `a new worker's first typed question: ${cold.wall} ms click to caption, so the model's `
+      + `load from the browser's cache took about ${(cold.wall - p50).toFixed(0)} ms`);
+    await page.close();
   }
-  for (const caps of ['', '&caps=2']) {
-    const fresh = await browser.newPage();
-    await fresh.goto(`${server.url}/?view=evaluate&bundle=demo${caps}`);
-    await fresh.locator('[data-testid="evaluate-chunker-window"]').waitFor({ timeout: 60000 });
+  const grid = await browser.newPage();
+  for (let run = 0; run < 2; run++) {
+    // The second run in the same page: the chunkings and vectors are loaded.
+    if (run === 0) {
+      await grid.goto(`${server.url}/?view=evaluate&bundle=${name}&chunkers=structural,structural-unmerged,window&caps=1`);
+      await grid.locator('[data-testid="evaluate-chunker-window"]').waitFor({ timeout: 60000 });
+    } else {
+      await grid.locator('[data-testid="evaluate-seed"]').fill('1');
+      await grid.locator('[data-testid="evaluate-seed"]').dispatchEvent('change');
+    }
+    const before = await grid.locator('[data-testid="evaluate-summary"]').textContent({ timeout: 50 }).catch(() => null);
     const started = Date.now();
-    await fresh.locator('[data-testid="evaluate-run"]').click();
-    const summary = fresh.locator('[data-testid="evaluate-summary"]');
-    await summary.waitFor({ timeout: 600000 });
-    const text = await summary.textContent();
-    console.log(`grid${caps || ' (no cap)'}: ${text.match(/ran in (\d+) ms/)[1]} ms in the worker, `
-      + `${Date.now() - started} ms click to report (chunkings loaded on the first run); ${text.split(';')[0]}`);
-    await fresh.close();
+    await grid.locator('[data-testid="evaluate-run"]').click();
+    await grid.waitForFunction((prev) => {
+      const s = document.querySelector('[data-testid="evaluate-summary"]');
+      return s && s.textContent !== prev;
+    }, before, { timeout: 600000 });
+    const text = await grid.locator('[data-testid="evaluate-summary"]').textContent();
+    console.log(`grid, every retriever, cap 1 (run ${run + 1}): ${text.match(/ran in (\d+) ms/)[1]} ms in the worker, `
+      + `${Date.now() - started} ms click to report; ${text.split(';')[0]}`);
+  }
+  await grid.close();
+}
+
+try {
+  if (process.env.DENSE === '1') {
+    await dense();
+  }
+  // ONLY_DENSE=1 leaves out the BM25 query, the pools and the BM25 grid.
+  if (process.env.ONLY_DENSE !== '1') {
+    const page = await browser.newPage();
+    for (const chunker of ['structural', 'structural-unmerged', 'window']) {
+      await page.goto(`${server.url}/?view=chunks&bundle=${name}&chunker=${chunker}`);
+      await page.locator(`[data-testid="chunks-chunker"] option[value="${chunker}"]`)
+        .waitFor({ state: 'attached', timeout: 60000 });
+      const perQuestion = [];
+      for (const question of questions) {
+        const times = [];
+        for (let run = 0; run < runs; run++) {
+          await page.locator('[data-testid="chunks-query"]').fill(question);
+          await page.locator('[data-testid="chunks-query"]').dispatchEvent('change');
+          const previous = await page.locator('[data-testid="chunks-search-caption"]').textContent({ timeout: 50 }).catch(() => null);
+          await page.locator('[data-testid="chunks-search"]').click();
+          await page.waitForFunction((prev) => {
+            const c = document.querySelector('[data-testid="chunks-search-caption"]');
+            return c && !document.querySelector('[data-testid="chunks-search-progress"]') && c.textContent !== prev;
+          }, previous, { timeout: 120000 }).catch(() => {});
+          const caption = await page.locator('[data-testid="chunks-search-caption"]').textContent();
+          times.push(Number(caption.match(/in ([\d.]+) ms/)[1]));
+        }
+        perQuestion.push(percentile(times, 0.5));
+      }
+      console.log(`chunk_query ${chunker}: p50 ${percentile(perQuestion, 0.5).toFixed(3)} ms, `
+        + `p95 ${percentile(perQuestion, 0.95).toFixed(3)} ms over ${perQuestion.length} questions`);
+    }
+    for (const pool of ['grep', 'bm25']) {
+      const times = [];
+      const rerank = await browser.newPage();
+      await rerank.goto(`${server.url}/?view=rerank&bundle=${name}&pool=${pool}&reranker=none&q=${encodeURIComponent(set[0].id)}`);
+      await rerank.locator(`[data-testid="rerank-question-select"] option[value="${set[0].id}"]`)
+        .waitFor({ state: 'attached', timeout: 60000 });
+      for (const q of set) {
+        await rerank.locator('[data-testid="rerank-question-select"]').selectOption(q.id);
+        for (let run = 0; run <= runs; run++) {
+          // The result shown is marked stale; the next one is a new element.
+          await rerank.evaluate(() => document.querySelector('[data-testid="rerank-result"]')?.setAttribute('data-stale', '1'));
+          await rerank.locator('[data-testid="rerank-run"]').click();
+          const fresh = rerank.locator('[data-testid="rerank-result"]:not([data-stale]) [data-testid="rerank-summary"]');
+          await fresh.waitFor({ timeout: 120000 });
+          const text = await fresh.textContent();
+          // The first run of the first question also loads the texts and counts terms: left out.
+          if (run > 0) times.push(Number(text.match(/in ([\d.]+) ms/)[1]));
+        }
+      }
+      console.log(`${pool} pool (no reranker): p50 ${percentile(times, 0.5).toFixed(1)} ms, `
+        + `p95 ${percentile(times, 0.95).toFixed(1)} ms over ${set.length} questions × ${runs} runs`);
+      await rerank.close();
+    }
+    for (const caps of ['', '&caps=2']) {
+      const fresh = await browser.newPage();
+      await fresh.goto(`${server.url}/?view=evaluate&bundle=${name}${caps}`);
+      await fresh.locator('[data-testid="evaluate-chunker-window"]').waitFor({ timeout: 60000 });
+      const started = Date.now();
+      await fresh.locator('[data-testid="evaluate-run"]').click();
+      const summary = fresh.locator('[data-testid="evaluate-summary"]');
+      await summary.waitFor({ timeout: 600000 });
+      const text = await summary.textContent();
+      console.log(`grid${caps || ' (no cap)'}: ${text.match(/ran in (\d+) ms/)[1]} ms in the worker, `
+        + `${Date.now() - started} ms click to report (chunkings loaded on the first run); ${text.split(';')[0]}`);
+      await fresh.close();
+    }
   }
 } finally {
   await browser.close();

@@ -116,8 +116,22 @@ fn publishes_a_site_that_verifies_and_refuses_a_changed_byte() {
         chunkings.len(),
         routelens_engine::corpus::code_chunks::Chunker::ALL.len()
     );
+    let questions = &manifest["question_vectors"]["file"];
+    assert!(
+        questions.is_string(),
+        "the fixture stores its questions' vectors"
+    );
+    assert!(site
+        .join("bundles/tiny")
+        .join(questions.as_str().unwrap())
+        .is_file());
     for chunking in chunkings {
-        for file in [&chunking["file"], &chunking["index"]["file"]] {
+        let files = [
+            &chunking["file"],
+            &chunking["index"]["file"],
+            &chunking["vectors"]["file"],
+        ];
+        for file in files {
             let name = file.as_str().unwrap();
             assert!(
                 site.join("bundles/tiny").join(name).is_file(),
@@ -518,4 +532,86 @@ fn publishes_the_papers_printed_numbers_checked() {
         );
         assert!(!root.path().join("refused").exists());
     }
+}
+
+/// The installed embedding model's folder (what `scripts/setup.sh` installs).
+fn installed_model() -> PathBuf {
+    std::env::var_os("ROUTELENS_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/routelens/models")
+        })
+        .join("all-MiniLM-L6-v2")
+}
+
+#[test]
+fn publishes_the_model_checked_or_names_its_url_in_the_policy() {
+    let root = tempfile::tempdir().unwrap();
+    let Some(dist) = fake_dist(root.path()) else {
+        return;
+    };
+    let model = installed_model();
+    assert!(
+        model.join("model.safetensors").is_file(),
+        "missing fixture: the embedding model at {} (scripts/setup.sh installs it)",
+        model.display()
+    );
+    let site = root.path().join("site");
+    let model_arg = model.display().to_string();
+    let output = publish(&dist, &site, &["--model", &model_arg], &[]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let index =
+        SiteIndex::from_json("site.json", &std::fs::read(site.join("site.json")).unwrap()).unwrap();
+    assert_eq!(index.model.as_deref(), Some("models/all-MiniLM-L6-v2"));
+    let listed = checksums_list_every_file(&site);
+    for file in ["config.json", "model.safetensors", "tokenizer.json"] {
+        let name = format!("models/all-MiniLM-L6-v2/{file}");
+        assert!(listed.contains(&name), "{name} not in CHECKSUMS");
+    }
+
+    // One byte of config.json changed: refused, naming the file, and nothing written.
+    let changed = root.path().join("changed");
+    std::fs::create_dir(&changed).unwrap();
+    for file in ["model.safetensors", "tokenizer.json"] {
+        std::fs::hard_link(model.join(file), changed.join(file)).unwrap();
+    }
+    let mut config = std::fs::read(model.join("config.json")).unwrap();
+    config[10] ^= 1;
+    std::fs::write(changed.join("config.json"), config).unwrap();
+    let refused_site = root.path().join("refused");
+    let changed_arg = changed.display().to_string();
+    let output = publish(&dist, &refused_site, &["--model", &changed_arg], &[]);
+    assert_eq!(output.status.code(), Some(65), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("config.json: embedding model: 612 bytes with SHA-256"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(!refused_site.exists());
+
+    // A model at another origin: named in site.json, its origin in the page's connect-src.
+    let remote_site = root.path().join("remote");
+    let url = "https://hub.example.org/sentence-transformers/all-MiniLM-L6-v2/resolve/abc123/";
+    let output = publish(&dist, &remote_site, &["--model-url", url], &[]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let index = SiteIndex::from_json(
+        "site.json",
+        &std::fs::read(remote_site.join("site.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(index.model.as_deref(), Some(url.trim_end_matches('/')));
+    let page = std::fs::read_to_string(remote_site.join("index.html")).unwrap();
+    let policy = page
+        .split("connect-src")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .unwrap_or_default();
+    assert!(policy.contains(" https://hub.example.org"), "{page}");
+    let output = publish(
+        &dist,
+        &root.path().join("bad"),
+        &["--model-url", "hub.example.org/m"],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(64), "{}", text(&output.stderr));
 }

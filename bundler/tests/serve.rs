@@ -590,3 +590,58 @@ fn lists_each_papers_printed_numbers_checked() {
     assert_eq!(get(server.port, "/printed/nosuch.json").status, 404);
     assert_eq!(get(server.port, "/printed/fastindex").status, 404);
 }
+
+#[test]
+fn serves_the_embedding_models_pinned_files_only_and_names_it() {
+    let root = tempfile::tempdir().unwrap();
+    let dist = root.path().join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
+    let model = root.path().join("model");
+    std::fs::create_dir(&model).unwrap();
+    for (file, body) in [
+        ("config.json", "{}"),
+        ("model.safetensors", "weights"),
+        ("tokenizer.json", "{}"),
+        ("vocab.txt", "not served"),
+    ] {
+        std::fs::write(model.join(file), body).unwrap();
+    }
+    let no_bundles = root.path().join("none");
+    let model_arg = model.display().to_string();
+    let server = start_with_args(&dist, &no_bundles, &no_bundles, &["--model", &model_arg]);
+    let index = routelens_engine::publish::site::SiteIndex::from_json(
+        "site.json",
+        &get(server.port, "/site.json").body,
+    )
+    .unwrap();
+    assert_eq!(index.model.as_deref(), Some("models/all-MiniLM-L6-v2"));
+    let weights = get(server.port, "/models/all-MiniLM-L6-v2/model.safetensors");
+    assert_eq!(
+        (weights.status, weights.body.as_slice()),
+        (200, &b"weights"[..])
+    );
+    for path in [
+        "/models/all-MiniLM-L6-v2/vocab.txt",
+        "/models/another-model/config.json",
+    ] {
+        assert_eq!(get(server.port, path).status, 404, "{path}");
+    }
+    drop(server);
+
+    // A folder without the files: no model named.
+    let empty = root.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let empty_arg = empty.display().to_string();
+    let server = start_with_args(&dist, &no_bundles, &no_bundles, &["--model", &empty_arg]);
+    let index = routelens_engine::publish::site::SiteIndex::from_json(
+        "site.json",
+        &get(server.port, "/site.json").body,
+    )
+    .unwrap();
+    assert_eq!(index.model, None);
+    assert_eq!(
+        get(server.port, "/models/all-MiniLM-L6-v2/config.json").status,
+        404
+    );
+}
