@@ -15,7 +15,7 @@
 //     vector for it and the worker embeds it), the caption's time (embedding and ranking);
 //     the model's load from the browser's cache (a new page, so a new worker: click to caption
 //     of the first typed question, less that question's own p50); and the grid over the three
-//     CodeAtlas chunkings with every retriever and cap 1.
+//     CodeAtlas chunkings (GRID_CHUNKERS to choose) with every retriever and cap 1.
 // Usage: [DENSE=1] node bench/chunks-browser.mjs [dist-folder] [bundles-folder] [runs] [bundle]
 //   defaults: dist, target/bundles, 3 runs, bundle `demo`
 // Build first: trunk build index.html --release; cargo build -p routelens;
@@ -96,7 +96,7 @@ async function dense() {
   for (let run = 0; run < 2; run++) {
     // The second run in the same page: the chunkings and vectors are loaded.
     if (run === 0) {
-      await grid.goto(`${server.url}/?view=evaluate&bundle=${name}&chunkers=structural,structural-unmerged,window&caps=1`);
+      await grid.goto(`${server.url}/?view=evaluate&bundle=${name}&chunkers=${process.env.GRID_CHUNKERS ?? 'structural,structural-unmerged,window'}&caps=1`);
       await grid.locator('[data-testid="evaluate-chunker-window"]').waitFor({ timeout: 60000 });
     } else {
       await grid.locator('[data-testid="evaluate-seed"]').fill('1');

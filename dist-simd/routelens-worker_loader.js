@@ -1,0 +1,1 @@
+importScripts("./routelens-worker.js");wasm_bindgen("./routelens-worker_bg.wasm");
