@@ -360,6 +360,18 @@ pub fn parse_retriever(
     })
 }
 
+/// Reads a cross-encoder input's name, refusing an unknown one with the names.
+pub fn parse_rerank_input(
+    name: &str,
+) -> Result<routelens_engine::retrieval::cross_encoder::RerankInput, Failure> {
+    routelens_engine::retrieval::cross_encoder::RerankInput::from_name(name).ok_or_else(|| {
+        Failure::Usage(format!(
+            "--reranker: unknown reranker {name:?}; expected cross-encoder:text or \
+             cross-encoder:prefixed"
+        ))
+    })
+}
+
 /// Reads chunker names (`none` for no chunker), refusing an unknown one with the names.
 pub fn parse_chunkers(
     names: &[String],
@@ -536,6 +548,31 @@ pub struct EvaluateArgs {
     /// the best of each chunker's capped and uncapped rankings is chosen on the dev half.
     #[arg(long = "cap", value_name = "N")]
     pub caps: Vec<usize>,
+
+    /// A retriever the caps apply to (repeatable; default every one). CodeAtlas capped hybrid
+    /// only: `--cap 1 --capped hybrid`.
+    #[arg(long = "capped", value_name = "NAME")]
+    pub capped: Vec<String>,
+
+    /// A cross-encoder row over each chunking's hybrid ranking: cross-encoder:text (the chunk's
+    /// lines) or cross-encoder:prefixed (`path :: name` first, as the embedder sees it)
+    /// (repeatable; default none). Without --reranker-model the rows are listed as needing one.
+    #[arg(long = "reranker", value_name = "NAME")]
+    pub rerankers: Vec<String>,
+
+    /// The cross-encoder's folder (config.json, model.safetensors, tokenizer.json), e.g.
+    /// cross-encoder/ms-marco-MiniLM-L-6-v2's files.
+    #[arg(long, value_name = "DIR")]
+    pub reranker_model: Option<PathBuf>,
+
+    /// How the reports name the cross-encoder: its hub id and revision when known (default the
+    /// folder's name).
+    #[arg(long, value_name = "TEXT")]
+    pub reranker_name: Option<String>,
+
+    /// How many of hybrid's head the cross-encoder reorders (CodeAtlas: 30).
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    pub rerank_top: usize,
 
     /// Cut-offs of the default metrics (hit@k and file_recall@k for each, then mrr and ndcg@10).
     #[arg(long, value_name = "K,...", value_delimiter = ',', default_values_t = [1, 5, 10])]

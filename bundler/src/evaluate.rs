@@ -16,10 +16,16 @@ use routelens_engine::load::question_set::{parse_question_set, verify_corpus};
 use routelens_engine::scoring::unit_metrics::Clustering;
 use routelens_engine::{PairedComparison, Table};
 
-use crate::cli::{parse_chunker, parse_retriever, ClusterArg, EvaluateArgs, Format};
+use routelens_engine::retrieval::chunk_search::ChunkRankings;
+use routelens_engine::retrieval::cross_encoder::model::ChunkTexts;
+
+use crate::cli::{
+    parse_chunker, parse_rerank_input, parse_retriever, ClusterArg, EvaluateArgs, Format,
+};
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
 use crate::input::read_text;
+use crate::model::load_cross_encoder;
 use crate::render::text_table;
 
 /// What `evaluate --format json` prints: the bundle, then the engine's report.
@@ -42,10 +48,24 @@ fn settings(args: &EvaluateArgs) -> Result<GridSettings, Failure> {
         .iter()
         .map(|n| parse_retriever(n))
         .collect::<Result<Vec<_>, _>>()?;
+    let capped = args
+        .capped
+        .iter()
+        .map(|n| parse_retriever(n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let rerankers = args
+        .rerankers
+        .iter()
+        .map(|n| parse_rerank_input(n))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(GridSettings {
         chunkers,
         retrievers,
         caps: args.caps.clone(),
+        capped,
+        rerankers,
+        rerank_top: args.rerank_top,
+        reranker_model: None,
         k: args.k.clone(),
         metrics: args.metrics.clone(),
         pairs: args
@@ -99,9 +119,15 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             vec![Retriever::Bm25]
         };
     }
-    let dense = settings.retrievers.iter().any(|r| r.needs_vectors());
+    // The cross-encoder is loaded only for reranker rows; without a folder they are listed.
+    let cross_encoder = match (&args.reranker_model, settings.rerankers.is_empty()) {
+        (Some(dir), false) => Some(load_cross_encoder(dir, args.reranker_name.as_deref())?),
+        _ => None,
+    };
+    settings.reranker_model = cross_encoder.as_ref().map(|m| m.identity().clone());
     let texts: Vec<String> = set.questions.iter().map(|q| q.question.clone()).collect();
     let grid = GridRun::new(&name, set, settings, &available)?;
+    let dense = grid.needs_retriever(Retriever::Dense) || grid.needs_retriever(Retriever::Hybrid);
     let mut chunkings = folder.open_chunkings(grid.chunkers())?;
     if dense {
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
@@ -111,7 +137,23 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             (&texts, args.model.as_deref()),
         )?;
     }
-    let report = grid.run(&chunkings)?;
+    let report = match &cross_encoder {
+        Some(model) if grid.needs_reranker() => {
+            // The reranked chunks' files, read once: every file of the chunkings evaluated.
+            let mut paths = std::collections::BTreeSet::new();
+            for &chunker in grid.chunkers() {
+                paths.extend(chunkings.table(chunker)?.iter().map(|c| c.path.clone()));
+            }
+            let files = folder.read_files(paths.iter().map(String::as_str))?;
+            let text_of = |path: &str| files.get(path).map(String::as_str);
+            let reranker = ChunkTexts {
+                model,
+                text_of: &text_of,
+            };
+            grid.run_with(&chunkings, Some(&reranker))?
+        }
+        _ => grid.run(&chunkings)?,
+    };
     let tables = grid_tables(&report);
     let text = match args.format {
         Format::Json => {
@@ -147,6 +189,23 @@ fn table_text(report: &GridReport, grid: &Table) -> String {
         report.depth
     );
     text += &text_table(grid);
+    if let Some(model) = &report.reranker_model {
+        text += &format!(
+            "\nReranker rows: hybrid's top {} reordered by {} (model.safetensors {}).\n",
+            report.rerank_top.unwrap_or_default(),
+            model.name,
+            model
+                .sha256
+                .get("model.safetensors")
+                .map_or("?", String::as_str)
+        );
+    }
+    if !report.needs_model.is_empty() {
+        text += &format!(
+            "\nNot scored, they need a cross-encoder (--reranker-model DIR): {}\n",
+            report.needs_model.join(", ")
+        );
+    }
     // Every pair on every metric is in the JSON; the text gives the selection metric's.
     let shown: Vec<&PairedComparison> = report
         .paired

@@ -1,9 +1,11 @@
 //! The embedding model on disk: where the pinned all-MiniLM-L6-v2 is installed, its files read
 //! (a missing one says how to install it), and the embedder loaded from them, for every command
-//! that embeds (`embed`, `bundle --embed`, `search` and `evaluate` with dense or hybrid).
+//! that embeds (`embed`, `bundle --embed`, `search` and `evaluate` with dense or hybrid); and a
+//! cross-encoder the user brings (`evaluate --reranker-model`, `rerank --reranker-model`).
 
 use std::path::{Path, PathBuf};
 
+use routelens_engine::retrieval::cross_encoder::model::{CrossEncoder, CrossEncoderFiles};
 use routelens_engine::retrieval::dense::embedder::{Embedder, ModelFiles};
 use routelens_engine::retrieval::dense::pin::ModelPin;
 
@@ -67,5 +69,45 @@ pub fn read_model_file(folder: &Path, name: &str) -> Result<Vec<u8>, Failure> {
         } else {
             Failure::read(&path, source)
         }
+    })
+}
+
+/// Loads the cross-encoder in `folder`, named `name` (default the folder's name) in reports.
+pub fn load_cross_encoder(folder: &Path, name: Option<&str>) -> Result<CrossEncoder, Failure> {
+    let read = |file: &str| {
+        let path = folder.join(file);
+        std::fs::read(&path).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                Failure::Missing {
+                    path,
+                    message: "not found; a cross-encoder folder holds config.json, \
+                              model.safetensors and tokenizer.json (docs/reranker.md)"
+                        .into(),
+                }
+            } else {
+                Failure::read(&path, source)
+            }
+        })
+    };
+    let (config, weights, tokenizer) = (
+        read("config.json")?,
+        read("model.safetensors")?,
+        read("tokenizer.json")?,
+    );
+    let folder_name = folder.file_name().map_or_else(
+        || folder.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    CrossEncoder::load(
+        &CrossEncoderFiles {
+            config: &config,
+            weights: &weights,
+            tokenizer: &tokenizer,
+        },
+        name.unwrap_or(&folder_name),
+    )
+    .map_err(|source| Failure::Bundle {
+        dir: folder.to_path_buf(),
+        source,
     })
 }

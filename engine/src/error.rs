@@ -125,6 +125,15 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// A cross-encoder's files could not be read or run, or are not the ones a run was made
+    /// with.
+    #[error("{file}: cross-encoder: {message}")]
+    CrossEncoder {
+        /// The model file (`model.safetensors`, `tokenizer.json`, `config.json`) or `model`.
+        file: String,
+        /// What went wrong.
+        message: String,
+    },
     /// Token counting failed: the rank table could not be turned into an encoder, or the encoder
     /// failed on a text (a regular-expression limit).
     #[error("{context}: cannot count tokens: {message}")]

@@ -22,6 +22,9 @@ use crate::corpus::code_chunks::Chunker;
 use crate::error::{Error, Result};
 use crate::load::question_set::QuestionSet;
 use crate::retrieval::chunk_search::{prefix_for_caps, ChunkRankings};
+use crate::retrieval::cross_encoder::{
+    rerank_head, ChunkReranker, CrossEncoderIdentity, RerankInput, DEFAULT_RERANK_TOP,
+};
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::stats::BootstrapConfig;
 use crate::scoring::unit_metrics::{
@@ -42,6 +45,17 @@ pub struct GridSettings {
     pub retrievers: Vec<Retriever>,
     /// Per-file caps beside each uncapped ranking; with caps the dev half chooses one.
     pub caps: Vec<usize>,
+    /// The retrievers whose rankings the caps apply to (empty: every one; CodeAtlas capped
+    /// hybrid only).
+    pub capped: Vec<Retriever>,
+    /// Cross-encoder rows: each input reranks every chunking's hybrid ranking (CodeAtlas ran
+    /// both, text and prefixed).
+    pub rerankers: Vec<RerankInput>,
+    /// How many of hybrid's head the cross-encoder reorders (CodeAtlas: 30).
+    pub rerank_top: usize,
+    /// The cross-encoder the run scores with; without one the reranker rows are listed as
+    /// needing a model, never dropped or scored.
+    pub reranker_model: Option<CrossEncoderIdentity>,
     /// Cut-offs of the default metrics (hit@k and file_recall@k each, then mrr and ndcg@10).
     pub k: Vec<usize>,
     /// Metric names (`hit@5`, `mrr`, …), replacing the defaults.
@@ -68,6 +82,10 @@ impl Default for GridSettings {
             chunkers: Vec::new(),
             retrievers: Vec::new(),
             caps: Vec::new(),
+            capped: Vec::new(),
+            rerankers: Vec::new(),
+            rerank_top: DEFAULT_RERANK_TOP,
+            reranker_model: None,
             k: vec![1, 5, 10],
             metrics: Vec::new(),
             pairs: Vec::new(),
@@ -139,6 +157,15 @@ pub struct GridReport {
     pub split: Option<GridSplit>,
     /// The failure analyses.
     pub failures: Vec<FailureAnalysis>,
+    /// The cross-encoder the reranker rows were scored with.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reranker_model: Option<CrossEncoderIdentity>,
+    /// How many of hybrid's head they reorder (when there are reranker rows).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rerank_top: Option<usize>,
+    /// Reranker rows asked for without a model: listed, not scored.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub needs_model: Vec<String>,
 }
 
 /// What one step did: the run is working (`done` of `total` steps, the next one named) or done.
@@ -160,6 +187,7 @@ pub enum GridStep {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Stage {
     Rank { chunker: usize, question: usize },
+    Rerank { chunker: usize, question: usize },
     Study,
     Summary(usize),
     Pairs(usize),
@@ -183,6 +211,10 @@ pub struct GridRun {
     analysed: Vec<String>,
     retrievers: Vec<Retriever>,
     rankings: BTreeMap<(Chunker, Retriever), Vec<Vec<usize>>>,
+    /// The reranker inputs scored (empty without a model).
+    rerankers: Vec<RerankInput>,
+    reranked: BTreeMap<(Chunker, RerankInput), Vec<Vec<usize>>>,
+    needs_model: Vec<String>,
     study: Option<Study>,
     summaries: Vec<MetricSummary>,
     paired: Vec<PairedComparison>,
@@ -235,23 +267,61 @@ impl GridRun {
                 &format!("a chunking of the bundle: {}", names.join(", ")),
             ));
         }
+        if !settings.rerankers.is_empty() && settings.rerank_top == 0 {
+            return Err(Error::setting("rerank-top", 0, "at least 1"));
+        }
         // Dense and hybrid read the bundle's vectors: only when asked.
-        let retrievers = if settings.retrievers.is_empty() {
+        let mut retrievers = if settings.retrievers.is_empty() {
             vec![Retriever::Bm25]
         } else {
             settings.retrievers.clone()
         };
+        if let Some(other) = settings.capped.iter().find(|r| !retrievers.contains(r)) {
+            let names: Vec<&str> = retrievers.iter().map(|r| r.name()).collect();
+            return Err(Error::setting(
+                "capped",
+                other.name(),
+                &format!("a retriever of the grid: {}", names.join(", ")),
+            ));
+        }
         let mut configs = Vec::new();
+        let mut needs_model = Vec::new();
         for &chunker in &chunkers {
             for &retriever in &retrievers {
-                for cap in std::iter::once(None).chain(settings.caps.iter().map(|&c| Some(c))) {
+                let caps = if settings.capped.is_empty() || settings.capped.contains(&retriever) {
+                    settings.caps.as_slice()
+                } else {
+                    &[]
+                };
+                for cap in std::iter::once(None).chain(caps.iter().map(|&c| Some(c))) {
                     configs.push(Configuration {
                         chunker,
                         retriever,
                         cap,
+                        reranker: None,
                     });
                 }
             }
+            for &input in &settings.rerankers {
+                let config = Configuration {
+                    chunker,
+                    retriever: Retriever::Hybrid,
+                    cap: None,
+                    reranker: Some(input),
+                };
+                match settings.reranker_model {
+                    Some(_) => configs.push(config),
+                    None => needs_model.push(config.name()),
+                }
+            }
+        }
+        let rerankers = match settings.reranker_model {
+            Some(_) => settings.rerankers.clone(),
+            None => Vec::new(),
+        };
+        // The reranker rows reorder hybrid's ranking, ranked even when hybrid is not a row.
+        if !rerankers.is_empty() && !retrievers.contains(&Retriever::Hybrid) {
+            retrievers.push(Retriever::Hybrid);
         }
         let relevance = relevance_of(&set.questions);
         let metrics = metrics_of(&settings, relevance)?;
@@ -288,6 +358,9 @@ impl GridRun {
             set,
             chunkers,
             retrievers,
+            rerankers,
+            reranked: BTreeMap::new(),
+            needs_model,
             configs,
             metrics,
             pairs,
@@ -315,17 +388,38 @@ impl GridRun {
         &self.chunkers
     }
 
+    /// Whether `retriever` is needed (a row's, or the ranking the reranker rows reorder).
+    pub fn needs_retriever(&self, retriever: Retriever) -> bool {
+        self.retrievers.contains(&retriever)
+    }
+
+    /// Whether the run scores reranker rows, and so needs [`GridRun::step_with`]'s reranker.
+    pub fn needs_reranker(&self) -> bool {
+        !self.rerankers.is_empty()
+    }
+
     /// Steps in all.
     pub fn total(&self) -> usize {
-        self.chunkers.len() * self.set.questions.len()
+        let rerank = if self.rerankers.is_empty() { 0 } else { 1 };
+        (1 + rerank) * self.chunkers.len() * self.set.questions.len()
             + 1
             + 2 * self.metrics.len()
             + 1
             + self.analysed.len()
     }
 
-    /// Does the next step over `source`.
+    /// Does the next step over `source` (a run without reranker rows).
     pub fn step(&mut self, source: &dyn ChunkRankings) -> Result<GridStep> {
+        self.step_with(source, None)
+    }
+
+    /// Does the next step over `source`, scoring the reranker rows with `reranker` (which a run
+    /// with such rows needs: its identity must be the settings' `reranker_model`).
+    pub fn step_with(
+        &mut self,
+        source: &dyn ChunkRankings,
+        reranker: Option<&dyn ChunkReranker>,
+    ) -> Result<GridStep> {
         self.stage = match self.stage {
             Stage::Rank { chunker, question } => {
                 let which = self.chunkers[chunker];
@@ -355,6 +449,27 @@ impl GridRun {
                     }
                 } else if chunker + 1 < self.chunkers.len() {
                     Stage::Rank {
+                        chunker: chunker + 1,
+                        question: 0,
+                    }
+                } else if !self.rerankers.is_empty() {
+                    Stage::Rerank {
+                        chunker: 0,
+                        question: 0,
+                    }
+                } else {
+                    Stage::Study
+                }
+            }
+            Stage::Rerank { chunker, question } => {
+                self.rerank(source, reranker, chunker, question)?;
+                if question + 1 < self.set.questions.len() {
+                    Stage::Rerank {
+                        chunker,
+                        question: question + 1,
+                    }
+                } else if chunker + 1 < self.chunkers.len() {
+                    Stage::Rerank {
                         chunker: chunker + 1,
                         question: 0,
                     }
@@ -439,9 +554,57 @@ impl GridRun {
     }
 
     /// Steps until done.
-    pub fn run(mut self, source: &dyn ChunkRankings) -> Result<GridReport> {
-        while self.step(source)? != GridStep::Done {}
+    pub fn run(self, source: &dyn ChunkRankings) -> Result<GridReport> {
+        self.run_with(source, None)
+    }
+
+    /// Steps until done, scoring the reranker rows with `reranker`.
+    pub fn run_with(
+        mut self,
+        source: &dyn ChunkRankings,
+        reranker: Option<&dyn ChunkReranker>,
+    ) -> Result<GridReport> {
+        while self.step_with(source, reranker)? != GridStep::Done {}
         self.report()
+    }
+
+    /// One question's hybrid ranking under one chunking, its head reordered by each input.
+    fn rerank(
+        &mut self,
+        source: &dyn ChunkRankings,
+        reranker: Option<&dyn ChunkReranker>,
+        chunker: usize,
+        question: usize,
+    ) -> Result<()> {
+        let (Some(reranker), Some(model)) = (reranker, &self.settings.reranker_model) else {
+            return Err(Error::setting(
+                "reranker",
+                "(none)",
+                "a loaded cross-encoder for the grid's reranker rows",
+            ));
+        };
+        if question == 0 && chunker == 0 {
+            model.check_same(reranker.identity(), "the grid's settings")?;
+        }
+        let which = self.chunkers[chunker];
+        let hybrid = self
+            .rankings
+            .get(&(which, Retriever::Hybrid))
+            .and_then(|r| r.get(question))
+            .ok_or_else(|| Error::setting("grid", "no hybrid ranking", "ranked before reranked"))?;
+        let head = &hybrid[..self.settings.rerank_top.min(hybrid.len())];
+        let table = source.table(which)?;
+        let query = &self.set.questions[question].question;
+        for &input in &self.rerankers {
+            let passages = reranker.passages(table, head, input)?;
+            let scores = reranker.score(query, &passages)?;
+            let ranking = rerank_head(hybrid, &scores)?;
+            self.reranked
+                .entry((which, input))
+                .or_default()
+                .push(ranking);
+        }
+        Ok(())
     }
 
     /// The report of a finished run (an unfinished one is refused).
@@ -491,6 +654,12 @@ impl GridRun {
             paired: self.paired,
             split: self.split,
             failures: self.failures,
+            reranker_model: self
+                .settings
+                .reranker_model
+                .filter(|_| !self.rerankers.is_empty()),
+            rerank_top: (!self.settings.rerankers.is_empty()).then_some(self.settings.rerank_top),
+            needs_model: self.needs_model,
         })
     }
 
@@ -507,6 +676,13 @@ impl GridRun {
                 question + 1,
                 self.set.questions.len(),
                 self.chunkers[chunker].name()
+            ),
+            Stage::Rerank { chunker, question } => format!(
+                "reranking question {}/{} under {} ({} pairs)",
+                question + 1,
+                self.set.questions.len(),
+                self.chunkers[chunker].name(),
+                self.rerankers.len() * self.settings.rerank_top
             ),
             Stage::Study => "scoring every configuration".into(),
             Stage::Summary(at) => format!(
@@ -531,10 +707,11 @@ impl GridRun {
             .configs
             .iter()
             .map(|config| {
-                let rankings = self
-                    .rankings
-                    .get(&(config.chunker, config.retriever))
-                    .unwrap_or(&empty);
+                let rankings = match config.reranker {
+                    Some(input) => self.reranked.get(&(config.chunker, input)),
+                    None => self.rankings.get(&(config.chunker, config.retriever)),
+                }
+                .unwrap_or(&empty);
                 (*config, tables[&config.chunker], rankings.as_slice())
             })
             .collect();
@@ -630,11 +807,10 @@ fn metrics_of(settings: &GridSettings, relevance: Relevance) -> Result<Vec<Metri
     Ok(metrics)
 }
 
-/// For each retriever and cap, structural against window and against structural-unmerged; and
-/// each capped configuration against its uncapped one.
 /// CodeAtlas's comparisons among `configs`: structural against window and unmerged chunks under
 /// the same retriever and cap, hybrid against dense and against BM25 on the same chunks and cap,
-/// and each cap against no cap.
+/// each cap against no cap, each reranker row against hybrid without it, and the prefixed reranker
+/// against the text-only one.
 pub fn default_pairs(configs: &[Configuration]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for config in configs.iter().filter(|c| c.chunker == Chunker::Structural) {
@@ -662,6 +838,24 @@ pub fn default_pairs(configs: &[Configuration]) -> Vec<(String, String)> {
     for config in configs.iter().filter(|c| c.cap.is_some()) {
         out.push((config.name(), config.uncapped().name()));
     }
+    for config in configs.iter().filter(|c| c.reranker.is_some()) {
+        let hybrid = Configuration {
+            reranker: None,
+            ..*config
+        };
+        if configs.contains(&hybrid) {
+            out.push((config.name(), hybrid.name()));
+        }
+        if config.reranker == Some(RerankInput::Prefixed) {
+            let text = Configuration {
+                reranker: Some(RerankInput::Text),
+                ..*config
+            };
+            if configs.contains(&text) {
+                out.push((config.name(), text.name()));
+            }
+        }
+    }
     out
 }
 
@@ -671,6 +865,7 @@ pub const SHIPPED: Configuration = Configuration {
     chunker: Chunker::Structural,
     retriever: Retriever::Hybrid,
     cap: Some(1),
+    reranker: None,
 };
 
 /// The shipped configuration against the best other cell on `metric` (`summaries` of the
@@ -832,6 +1027,141 @@ mod tests {
         fn rank_by(&self, c: Chunker, _: Retriever, q: &str, depth: usize) -> Result<Vec<usize>> {
             self.0.rank(c, q, depth)
         }
+    }
+
+    /// A cross-encoder that scores a passage 1 when it holds the query's first word, else 0;
+    /// passages are the chunk's path, prefixed or not.
+    struct PathJudge(CrossEncoderIdentity);
+
+    impl ChunkReranker for PathJudge {
+        fn identity(&self) -> &CrossEncoderIdentity {
+            &self.0
+        }
+        fn score(&self, query: &str, passages: &[String]) -> Result<Vec<f32>> {
+            let word = query.split(' ').next().unwrap_or_default();
+            Ok(passages
+                .iter()
+                .map(|p| f32::from(u8::from(p.contains(word))))
+                .collect())
+        }
+        fn passages(
+            &self,
+            table: &[CodeChunk],
+            positions: &[usize],
+            input: RerankInput,
+        ) -> Result<Vec<String>> {
+            Ok(positions
+                .iter()
+                .map(|&at| match input {
+                    RerankInput::Prefixed => table[at].path.clone(),
+                    RerankInput::Text => String::new(),
+                })
+                .collect())
+        }
+    }
+
+    fn identity(weights: &[u8]) -> CrossEncoderIdentity {
+        CrossEncoderIdentity::of(
+            "judge",
+            &[
+                ("config.json", b"{}"),
+                ("model.safetensors", weights),
+                ("tokenizer.json", b"{}"),
+            ],
+        )
+    }
+
+    #[test]
+    fn reranker_rows_reorder_hybrids_head_or_are_listed_as_needing_a_model() {
+        let source = EveryRetriever(fixed());
+        let codeatlas = GridSettings {
+            retrievers: Retriever::ALL.to_vec(),
+            caps: vec![1],
+            capped: vec![Retriever::Hybrid],
+            rerankers: RerankInput::ALL.to_vec(),
+            ..settings()
+        };
+        // Without a model: the rows are named, never scored.
+        let report = GridRun::new("q.jsonl", set(), codeatlas.clone(), &source.chunkers())
+            .unwrap()
+            .run(&source)
+            .unwrap();
+        assert_eq!(report.configurations.len(), 8);
+        assert_eq!(
+            report.needs_model,
+            [
+                "structural/hybrid/cross-encoder:text",
+                "structural/hybrid/cross-encoder:prefixed",
+                "window/hybrid/cross-encoder:text",
+                "window/hybrid/cross-encoder:prefixed"
+            ]
+        );
+        assert!(report.metrics.iter().all(|m| !m.arm.contains("cross")));
+        // With one: CodeAtlas's six rows per chunking.
+        let with_model = GridSettings {
+            reranker_model: Some(identity(b"a")),
+            ..codeatlas
+        };
+        let judge = PathJudge(identity(b"a"));
+        let run = GridRun::new("q.jsonl", set(), with_model.clone(), &source.chunkers()).unwrap();
+        assert!(run.needs_reranker());
+        let report = run.run_with(&source, Some(&judge)).unwrap();
+        assert_eq!(
+            &report.configurations[..6],
+            [
+                "structural/bm25",
+                "structural/dense",
+                "structural/hybrid",
+                "structural/hybrid/cap1",
+                "structural/hybrid/cross-encoder:text",
+                "structural/hybrid/cross-encoder:prefixed"
+            ]
+        );
+        assert_eq!(report.configurations.len(), 12);
+        assert!(report.needs_model.is_empty());
+        assert_eq!(report.rerank_top, Some(30));
+        let hit1 = |arm: &str| {
+            report
+                .metrics
+                .iter()
+                .find(|s| s.arm == arm && s.metric == "hit@1")
+                .unwrap()
+                .mean
+        };
+        // Window's hybrid puts the wanted file second; the path judge lifts it to first, and
+        // the text-only input, seeing no path, keeps hybrid's order.
+        assert_eq!(hit1("window/hybrid"), 0.0);
+        assert_eq!(hit1("window/hybrid/cross-encoder:prefixed"), 1.0);
+        assert_eq!(hit1("window/hybrid/cross-encoder:text"), 0.0);
+        for (left, right) in [
+            ("window/hybrid/cross-encoder:text", "window/hybrid"),
+            (
+                "window/hybrid/cross-encoder:prefixed",
+                "window/hybrid/cross-encoder:text",
+            ),
+        ] {
+            assert!(report
+                .paired
+                .iter()
+                .any(|p| p.left == left && p.right == right));
+        }
+        // A reranker of other files than the settings name is refused, naming the file.
+        let other = PathJudge(identity(b"b"));
+        let refused = GridRun::new("q.jsonl", set(), with_model.clone(), &source.chunkers())
+            .unwrap()
+            .run_with(&source, Some(&other))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.starts_with("model.safetensors: cross-encoder:"),
+            "{refused}"
+        );
+        let refused = GridRun::new("q.jsonl", set(), with_model, &source.chunkers())
+            .unwrap()
+            .run(&source)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("a loaded cross-encoder"), "{refused}");
     }
 
     #[test]

@@ -31,6 +31,7 @@ use crate::error::{Error, Result};
 use crate::load::question_set::Question;
 pub use crate::retrieval::chunk_search::Retriever;
 use crate::retrieval::chunk_search::{cap_per_file, ranking_units};
+pub use crate::retrieval::cross_encoder::RerankInput;
 use crate::scoring::unit_metrics::{case_value, Metric, Relevance};
 use crate::stable_sort;
 use crate::study::{Arm, ArmOrigin, Case, Study};
@@ -44,16 +45,21 @@ pub struct Configuration {
     pub retriever: Retriever,
     /// At most this many chunks of a file at the head (none: uncapped).
     pub cap: Option<usize>,
+    /// The cross-encoder input that reorders the ranking's head (none: not reranked).
+    pub reranker: Option<RerankInput>,
 }
 
 impl Configuration {
-    /// `structural/bm25`, `structural/bm25/cap2`.
+    /// `structural/bm25`, `structural/bm25/cap2`, `structural/hybrid/cross-encoder:text`.
     pub fn name(&self) -> String {
-        let base = format!("{}/{}", self.chunker.name(), self.retriever.name());
-        match self.cap {
-            Some(cap) => format!("{base}/cap{cap}"),
-            None => base,
+        let mut name = format!("{}/{}", self.chunker.name(), self.retriever.name());
+        if let Some(cap) = self.cap {
+            name += &format!("/cap{cap}");
         }
+        if let Some(input) = self.reranker {
+            name += &format!("/{}", input.name());
+        }
+        name
     }
 
     /// The configuration without its cap.
@@ -226,6 +232,7 @@ mod tests {
             chunker: Chunker::Structural,
             retriever: Retriever::Bm25,
             cap: None,
+            reranker: None,
         };
         let capped = Configuration {
             cap: Some(1),
@@ -314,6 +321,7 @@ mod tests {
             chunker: Chunker::Window,
             retriever: Retriever::Bm25,
             cap: None,
+            reranker: None,
         };
         let study =
             evaluation_study(&questions, &project, &[(config, &chunks, &rankings)], 10).unwrap();
