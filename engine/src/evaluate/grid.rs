@@ -724,7 +724,7 @@ impl GridRun {
         )
     }
 
-    /// With caps: each uncapped configuration's best of itself and its capped variants on the
+    /// With caps: each uncapped configuration that has capped variants, its best of itself and them on the
     /// dev half, reported on test and on all questions.
     fn choose_caps(&self) -> Result<Option<GridSplit>> {
         if self.settings.caps.is_empty() {
@@ -752,6 +752,10 @@ impl GridRun {
                 .filter(|c| c.uncapped() == *config)
                 .map(Configuration::name)
                 .collect();
+            // A retriever the caps do not apply to (`capped`) has nothing to choose.
+            if candidates.len() < 2 {
+                continue;
+            }
             let (best, dev_mean) =
                 choose_on_dev(study, &candidates, self.select_by, self.relevance, &dev)?;
             let test_mean = mean_over(study, &best, self.select_by, self.relevance, &test)?;
