@@ -160,6 +160,8 @@ mod tests {
                 query: Some("where is the json! macro?".into()),
                 chunker: Some(Chunker::Window),
                 api_base: "http://127.0.0.1:9/gw".into(),
+                cross_encoder: Some("http://127.0.0.1:9/models/ce".into()),
+                cross_encoder_name: Some("cross-encoder/ms-marco-MiniLM-L-6-v2@abc".into()),
             },
             fusion: FusionParams {
                 fusions: vec![
@@ -226,6 +228,9 @@ mod tests {
                     routelens_engine::retrieval::chunk_search::Retriever::Dense,
                 ],
                 caps: vec![1, 3],
+                capped: vec![routelens_engine::retrieval::chunk_search::Retriever::Dense],
+                rerankers: vec![routelens_engine::retrieval::cross_encoder::RerankInput::Prefixed],
+                rerank_top: 20,
                 k: vec![5, 20],
                 select_by: "mrr".into(),
                 depth: 50,

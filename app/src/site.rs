@@ -126,12 +126,24 @@ pub fn absolute(url: &str) -> String {
 /// The embedding model's folder as an absolute URL, when the site names one (`site.json`'s
 /// `model`, resolved against the site root).
 pub fn model_url() -> Option<String> {
+    listed_url(|index| index.model.as_deref())
+}
+
+/// The cross-encoder's folder as an absolute URL, when the site names one (`site.json`'s
+/// `reranker_model`, resolved against the site root).
+pub fn reranker_model_url() -> Option<String> {
+    listed_url(|index| index.reranker_model.as_deref())
+}
+
+fn listed_url(
+    field: impl Fn(&routelens_engine::publish::site::SiteIndex) -> Option<&str>,
+) -> Option<String> {
     SITE.with_borrow(|site| {
         let Some(Site::Listed(listed)) = site else {
             return None;
         };
-        let model = listed.index.model.as_ref()?;
-        web_sys::Url::new_with_base(model, &listed.root)
+        let url = field(&listed.index)?;
+        web_sys::Url::new_with_base(url, &listed.root)
             .ok()
             .map(|u| u.href())
     })

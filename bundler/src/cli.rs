@@ -646,9 +646,21 @@ pub struct RerankArgs {
 
     /// The reranker: none (the pool's order), offline (a deterministic lexical judge), http
     /// (the Jev Score judge over the decision API, the key from TYPESAFE_API_KEY) or
-    /// replay:FILE (a rerank run file's recorded judgments) (repeatable).
+    /// replay:FILE (a rerank run file's recorded judgments), cross-encoder:text or
+    /// cross-encoder:prefixed (a cross-encoder from --reranker-model, shown the chunk's lines, or
+    /// `path :: name` then its lines) (repeatable).
     #[arg(long = "reranker", value_name = "NAME", default_values_t = ["offline".to_string()])]
     pub rerankers: Vec<String>,
+
+    /// The cross-encoder's folder (config.json, model.safetensors, tokenizer.json) for the
+    /// cross-encoder rerankers.
+    #[arg(long, value_name = "DIR")]
+    pub reranker_model: Option<PathBuf>,
+
+    /// How the output names the cross-encoder: its hub id and revision when known (default the
+    /// folder's name).
+    #[arg(long, value_name = "TEXT")]
+    pub reranker_name: Option<String>,
 
     /// Write every planning and judging exchange to this rerank run file (rewritten after
     /// every judged pool, marked partial until the run ends).
@@ -1102,9 +1114,15 @@ pub struct PublishArgs {
     #[arg(long, value_name = "URL")]
     pub model_url: Option<String>,
 
+    /// A cross-encoder's folder (config.json, model.safetensors, tokenizer.json), copied into the
+    /// site at models/cross-encoder/ for the Evaluate view's reranker rows and the Rerank view
+    /// (default: none; the reader brings one by URL or folder). Its licence must allow it.
+    #[arg(long, value_name = "DIR")]
+    pub reranker_model: Option<PathBuf>,
+
     /// Re-check a published site instead: every file against its CHECKSUMS, and no file
     /// unlisted.
-    #[arg(long, value_name = "SITE_DIR", conflicts_with_all = ["out", "studies", "qrels", "bundles", "printed", "base_path", "model", "model_url"])]
+    #[arg(long, value_name = "SITE_DIR", conflicts_with_all = ["out", "studies", "qrels", "bundles", "printed", "base_path", "model", "model_url", "reranker_model"])]
     pub verify: Option<PathBuf>,
 }
 
@@ -1150,6 +1168,12 @@ pub struct ServeArgs {
     /// is there)
     #[arg(long, value_name = "DIR")]
     pub model: Option<PathBuf>,
+
+    /// A cross-encoder's folder (config.json, model.safetensors, tokenizer.json), served at
+    /// /models/cross-encoder/ and named in /site.json for the reranker rows and the Rerank view
+    /// (default: none; the reader brings one by URL or folder).
+    #[arg(long, value_name = "DIR")]
+    pub reranker_model: Option<PathBuf>,
 }
 
 #[cfg(test)]

@@ -23,8 +23,9 @@ use routelens_engine::live::evidence::LiveStudyExport;
 use routelens_engine::load::question_set::parse_questions;
 use routelens_engine::publish::site::{
     check_base_path, check_name, Built, Checksums, SiteBundle, SiteIndex, SiteStudy, StudyKind,
-    CHECKSUMS_FILE, MODELS_FOLDER, SITE_FILE, SITE_FORMAT,
+    CHECKSUMS_FILE, CROSS_ENCODER_FOLDER, MODELS_FOLDER, SITE_FILE, SITE_FORMAT,
 };
+use routelens_engine::retrieval::cross_encoder::MODEL_FILES;
 use routelens_engine::scoring::score_table::{load_score_table, Mapping};
 use routelens_engine::{
     load_archive, load_jsonl, load_trec, sha256_hex, BundleFile, ARCHIVE_FILES,
@@ -135,6 +136,22 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
         (None, Some(url)) => Some(url.trim_end_matches('/').to_string()),
         (None, None) => None,
     };
+    let reranker_model = match &args.reranker_model {
+        Some(dir) => {
+            let folder = format!("{MODELS_FOLDER}/{CROSS_ENCODER_FOLDER}");
+            // Loaded once, so a folder that is not a one-label cross-encoder is refused here.
+            crate::model::load_cross_encoder(dir, None)?;
+            for name in MODEL_FILES {
+                files.push(BundleFile {
+                    name: format!("{folder}/{name}"),
+                    bytes: std::fs::read(dir.join(name))
+                        .map_err(|e| Failure::read(&dir.join(name), e))?,
+                });
+            }
+            Some(folder)
+        }
+        None => None,
+    };
     let index = SiteIndex {
         format: SITE_FORMAT.into(),
         title: args.title.clone(),
@@ -144,6 +161,7 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
         studies,
         bundles,
         model,
+        reranker_model,
     };
     files.push(BundleFile {
         name: SITE_FILE.into(),

@@ -24,6 +24,8 @@ use routelens_engine::remote::rerank::run::{
     rerank_question, RerankArm, RerankSettings, RerankerChoice, TermFiles,
 };
 use routelens_engine::retrieval::chunk_search::ChunkRankings;
+use routelens_engine::retrieval::cross_encoder::model::{ChunkTexts, CrossEncoder};
+use routelens_engine::retrieval::cross_encoder::{ChunkReranker, CrossEncoderIdentity};
 use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
 use routelens_engine::scoring::unit_metrics::{
     summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
@@ -36,6 +38,7 @@ use crate::failure::Failure;
 use crate::folder::BundleFolder;
 use crate::input::read_text;
 use crate::interrupt;
+use crate::model::load_cross_encoder;
 use crate::render::text_table;
 use crate::rerank_calls::{interrupted, Remote};
 use crate::rerank_coverage::{audit, coverage_tables};
@@ -76,6 +79,9 @@ struct ArmShown {
     /// The Jev judge's calls, tokens, cost and time.
     #[serde(skip_serializing_if = "Option::is_none")]
     accounting: Option<JudgeAccounting>,
+    /// A cross-encoder's name and the SHA-256 of each of its files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<CrossEncoderIdentity>,
 }
 
 /// One question's stages.
@@ -142,8 +148,14 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| repo_name(&folder.manifest.source));
     let needs_grep = settings.routes.iter().any(|r| *r != Route::Bm25);
+    let cross_encoder = cross_encoder(args, &settings)?;
     let result = run_questions(
-        (&questions, &mut settings, &mut remote),
+        (
+            &questions,
+            &mut settings,
+            &mut remote,
+            cross_encoder.as_ref(),
+        ),
         (&open, table, &texts, &terms),
         (&repo, &paths, needs_grep, args.top),
     );
@@ -216,7 +228,12 @@ type Units = BTreeMap<String, Vec<Vec<GoldSpan>>>;
 /// Both stages for every question: the plan (the live or replayed planner's, when one plans),
 /// the pools and rerankers, the Jev judge's pending pools.
 fn run_questions(
-    (questions, settings, remote): (&[Question], &mut RerankSettings, &mut Remote),
+    (questions, settings, remote, cross_encoder): (
+        &[Question],
+        &mut RerankSettings,
+        &mut Remote,
+        Option<&CrossEncoder>,
+    ),
     (open, table, texts, terms): (
         &OpenChunkings,
         &[CodeChunk],
@@ -248,12 +265,17 @@ fn run_questions(
             }
         }
         let started = Instant::now();
+        let text_of = |path: &str| texts.get(path).map(String::as_str);
+        let scorer = cross_encoder.map(|model| ChunkTexts {
+            model,
+            text_of: &text_of,
+        });
         let mut run = rerank_question(
             &question.question,
             open,
             texts,
             &|term| terms.holding(term),
-            settings,
+            (settings, scorer.as_ref().map(|s| s as &dyn ChunkReranker)),
         )?;
         let ms = elapsed_ms(started);
         remote.judge(&question.id, &question.question, &mut run.arms)?;
@@ -269,7 +291,11 @@ fn run_questions(
                 (Some(plan), Some(grep)) => actions_shown(plan, grep),
                 _ => Vec::new(),
             },
-            arms: run.arms.iter().map(|a| arm(a, table, top)).collect(),
+            arms: run
+                .arms
+                .iter()
+                .map(|a| arm(a, table, top, cross_encoder.map(CrossEncoder::identity)))
+                .collect(),
             plan: run.plan,
             plan_error,
             planner,
@@ -287,6 +313,34 @@ fn repo_name(source: &str) -> String {
         .next()
         .unwrap_or(source)
         .to_string()
+}
+
+/// The cross-encoder of `--reranker-model`, loaded when a cross-encoder reranker is asked for
+/// (one without the other is refused).
+fn cross_encoder(
+    args: &RerankArgs,
+    settings: &RerankSettings,
+) -> Result<Option<CrossEncoder>, Failure> {
+    let asked = settings
+        .rerankers
+        .iter()
+        .find(|r| r.cross_encoder_input().is_some());
+    match (asked, &args.reranker_model) {
+        (Some(_), Some(dir)) => Ok(Some(load_cross_encoder(
+            dir,
+            args.reranker_name.as_deref(),
+        )?)),
+        (Some(choice), None) => Err(Failure::Usage(format!(
+            "--reranker {}: give the cross-encoder's folder with --reranker-model DIR",
+            choice.name()
+        ))),
+        (None, Some(_)) => Err(Failure::Usage(
+            "--reranker-model: no cross-encoder reranker asked for (--reranker cross-encoder:text \
+             or cross-encoder:prefixed)"
+                .into(),
+        )),
+        (None, None) => Ok(None),
+    }
 }
 
 /// The engine's settings from the command line.
@@ -322,8 +376,8 @@ fn settings(args: &RerankArgs) -> Result<(RerankSettings, Option<String>), Failu
                 .filter(|c| *c != RerankerChoice::Jev)
                 .ok_or_else(|| {
                     Failure::Usage(format!(
-                        "--reranker: unknown reranker {other:?}; expected none, offline, http \
-                         or replay:FILE"
+                        "--reranker: unknown reranker {other:?}; expected none, offline, http, \
+                         replay:FILE, cross-encoder:text or cross-encoder:prefixed"
                     ))
                 })?,
         };
@@ -391,7 +445,12 @@ fn span(c: &Candidate) -> GoldSpan {
     }
 }
 
-fn arm(run: &RerankArm, table: &[CodeChunk], top: usize) -> ArmShown {
+fn arm(
+    run: &RerankArm,
+    table: &[CodeChunk],
+    top: usize,
+    model: Option<&CrossEncoderIdentity>,
+) -> ArmShown {
     let (reranked, seen) = (&run.reranked, &run.candidates);
     ArmShown {
         route: run.route.name(),
@@ -416,6 +475,11 @@ fn arm(run: &RerankArm, table: &[CodeChunk], top: usize) -> ArmShown {
         failed_batches: reranked.failed_batches.clone(),
         all_failed: reranked.all_failed,
         accounting: reranked.accounting.clone(),
+        model: RerankerChoice::ALL
+            .into_iter()
+            .find(|c| c.name() == reranked.reranker)
+            .and_then(RerankerChoice::cross_encoder_input)
+            .and(model.cloned()),
     }
 }
 

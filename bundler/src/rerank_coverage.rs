@@ -60,7 +60,7 @@ pub fn audit(
                 open,
                 texts,
                 &|t| terms.holding(t),
-                &deep,
+                (&deep, None),
             )?;
             pools.push(
                 run.arms

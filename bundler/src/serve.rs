@@ -8,6 +8,8 @@
 //! - `/bundles/<name>/…`: the bundle folder `<name>` of the `--bundles` folder, read-only. Its
 //!   content-hashed files (`chunks/`, `index/`) are sent as immutable, so a browser fetches each
 //!   once; `manifest.json` and `questions.jsonl` are revalidated.
+//! - `/models/cross-encoder/…`: the three files of the cross-encoder of `--reranker-model`, when
+//!   given, named in `/site.json`'s `reranker_model`.
 //! - `/models/all-MiniLM-L6-v2/…`: the embedding model's three pinned files from `--model` (default
 //!   the installed copy), when the folder holds them, named in `site.json`; the live worker
 //!   fetches them for a typed dense or hybrid question and checks each against its pin.
@@ -41,8 +43,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use routelens_engine::publish::site::{
-    SiteBundle, SiteIndex, SiteStudy, StudyKind, MODELS_FOLDER, SITE_FILE, SITE_FORMAT,
+    SiteBundle, SiteIndex, SiteStudy, StudyKind, CROSS_ENCODER_FOLDER, MODELS_FOLDER, SITE_FILE,
+    SITE_FORMAT,
 };
+use routelens_engine::retrieval::cross_encoder::MODEL_FILES;
 use routelens_engine::retrieval::dense::pin::ModelPin;
 
 use routelens_engine::check::printed::built_in_text;
@@ -136,6 +140,8 @@ struct Site {
     bundles: Option<PathBuf>,
     /// The embedding model's folder, when it holds the pinned files.
     model: Option<PathBuf>,
+    /// The cross-encoder's folder (`--reranker-model`), checked to load at start.
+    reranker_model: Option<PathBuf>,
     proxy: Proxy,
     /// What `site.json` says built it (the commit looked up once, at start).
     built: routelens_engine::publish::site::Built,
@@ -216,6 +222,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
             &mut checked,
         ));
     }
+    let mut lines_after = Vec::new();
     let pin = ModelPin::minilm();
     let model_dir = crate::model::model_folder(args.model.as_deref(), &pin);
     let model = pin
@@ -236,6 +243,25 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
             model_dir.display()
         ),
     };
+    let reranker_model = match &args.reranker_model {
+        Some(dir) => {
+            // Loaded once, so a folder that is not a one-label cross-encoder is refused here.
+            let loaded = crate::model::load_cross_encoder(dir, None)?;
+            let root = dir.canonicalize().map_err(|e| Failure::read(dir, e))?;
+            lines_after.push(format!(
+                "routelens: serving the cross-encoder of {} at /{MODELS_FOLDER}/{CROSS_ENCODER_FOLDER}/ \
+                 (model.safetensors {})",
+                dir.display(),
+                loaded
+                    .identity()
+                    .sha256
+                    .get("model.safetensors")
+                    .map_or("?", String::as_str)
+            ));
+            Some(root)
+        }
+        None => None,
+    };
     let site = Site {
         dist,
         data,
@@ -243,6 +269,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         studies,
         bundles,
         model,
+        reranker_model,
         proxy,
         built: crate::publish::built("routelens serve"),
     };
@@ -269,6 +296,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     ];
     lines.extend(checked);
     lines.extend([bundles_line, model_line, proxy_line]);
+    lines.extend(lines_after);
     let _ = writeln!(out, "{}", lines.join("\n")).and_then(|()| out.flush());
     // A thread per connection, bounded (the `http` module doc): a browser opens several
     // connections at once, and answering them one after another left some of Chromium's
@@ -350,8 +378,13 @@ fn answer(site: &Site, method: &str, url: &str) -> Response {
         },
         Route::Model(folder, name) => {
             let pin = ModelPin::minilm();
-            match &site.model {
-                Some(root) if folder == pin.install_as && pin.files.contains_key(&name) => {
+            match (&site.model, &site.reranker_model) {
+                (Some(root), _) if folder == pin.install_as && pin.files.contains_key(&name) => {
+                    file_cached(root, &[name], REVALIDATE)
+                }
+                (_, Some(root))
+                    if folder == CROSS_ENCODER_FOLDER && MODEL_FILES.contains(&name.as_str()) =>
+                {
                     file_cached(root, &[name], REVALIDATE)
                 }
                 _ => not_found(),
@@ -426,6 +459,10 @@ fn site_index(site: &Site) -> SiteIndex {
             .model
             .as_ref()
             .map(|_| format!("{MODELS_FOLDER}/{}", ModelPin::minilm().install_as)),
+        reranker_model: site
+            .reranker_model
+            .as_ref()
+            .map(|_| format!("{MODELS_FOLDER}/{CROSS_ENCODER_FOLDER}")),
     }
 }
 

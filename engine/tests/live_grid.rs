@@ -296,6 +296,7 @@ fn the_new_calls_and_answers_survive_json() {
                 caps: vec![2],
                 ..GridSettings::default()
             },
+            reranker_model: None,
         },
     };
     let back: Call = serde_json::from_str(&serde_json::to_string(&call).unwrap()).unwrap();

@@ -6,13 +6,15 @@ use routelens_engine::delivery::context::ContextSettings;
 use routelens_engine::delivery::synthetic::pack_bench_corpus;
 use routelens_engine::evaluate::{GridSettings, GridStep};
 use routelens_engine::live::live_session::{
-    AnswerBody, BundleUrls, CallBody, LineJob, LiveSession,
+    AnswerBody, BundleUrls, CallBody, CrossEncoderAt, LineJob, LiveSession,
 };
+use routelens_engine::remote::rerank::settings::RerankSettings;
 use routelens_engine::retrieval::lexical::timing::{ArmTimes, TimingPlan};
 use routelens_engine::{Error, LexicalArm, Result as EngineResult};
 
 use routelens_engine::retrieval::chunk_search::Retriever;
 
+use crate::cross_encoder::load_cross_encoder;
 use crate::host::{fetch, fetch_metered, next_tick, now_ms, with_session, Progress};
 use crate::model::load_model;
 
@@ -100,18 +102,24 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             bundle,
             questions,
             settings,
-        } => evaluate(p, &bundle, &questions, settings).await,
+            reranker_model,
+        } => evaluate(p, &bundle, &questions, settings, reranker_model.as_ref()).await,
         CallBody::Rerank {
             bundle,
             query,
             settings,
             plan,
-        } => session(|s| s.rerank(&bundle, &query, (&settings, plan.as_deref()), &mut now_ms)).map(
-            |(run, ms)| AnswerBody::Reranked {
-                run: Box::new(run),
-                ms,
-            },
-        ),
+            reranker_model,
+        } => {
+            rerank(
+                p,
+                &bundle,
+                &query,
+                (&settings, plan.as_deref()),
+                reranker_model.as_ref(),
+            )
+            .await
+        }
         // Heard by the channel as it arrives; never queued.
         CallBody::Cancel { call } => Err(format!("cancel {call} reached the queue")),
     };
@@ -416,14 +424,48 @@ async fn time(
     })
 }
 
-/// The grid, a step at a time: progress (and a look for `cancel`) every 50 ms.
+/// CodeNib's two stages for one question; a cross-encoder reranker first loads its model.
+async fn rerank(
+    p: Progress,
+    bundle: &str,
+    query: &str,
+    (settings, plan): (&RerankSettings, Option<&str>),
+    model: Option<&CrossEncoderAt>,
+) -> Result<AnswerBody, String> {
+    let wants_model = settings
+        .rerankers
+        .iter()
+        .any(|r| r.cross_encoder_input().is_some());
+    if let (true, Some(at)) = (wants_model, model) {
+        load_cross_encoder(p, at).await?;
+    }
+    session(|s| s.rerank(bundle, query, (settings, plan), &mut now_ms)).map(|(run, ms)| {
+        AnswerBody::Reranked {
+            run: Box::new(run),
+            ms,
+        }
+    })
+}
+
+/// The grid, a step at a time: progress (and a look for `cancel`) every 50 ms. Reranker rows
+/// with a model first load it, and the settings then name it (other files named are refused).
 async fn evaluate(
     p: Progress,
     bundle: &str,
     questions: &str,
-    settings: GridSettings,
+    mut settings: GridSettings,
+    model: Option<&CrossEncoderAt>,
 ) -> Result<AnswerBody, String> {
     let started = now_ms();
+    if let (false, Some(at)) = (settings.rerankers.is_empty(), model) {
+        let loaded = load_cross_encoder(p, at).await?;
+        if let Some(asked) = &settings.reranker_model {
+            asked
+                .check_same(&loaded, "the grid's settings")
+                .map_err(|error| error.to_string())?;
+        }
+        settings.reranker_model = Some(loaded);
+    }
     p.say(format!("fetching the question set {questions}"));
     let bytes = fetch(questions).await?;
     let text = String::from_utf8(bytes).map_err(|_| format!("{questions}: not UTF-8 text"))?;
@@ -442,7 +484,15 @@ async fn evaluate(
         };
         done = d;
         if now_ms() - painted > YIELD_EVERY_MS {
-            p.say(format!("step {d} of {total}: {next}"));
+            let (scored, most) = run.pairs();
+            let pairs = if most > 0 {
+                // The time left, at the pace of the steps so far.
+                let left = (now_ms() - started) / d as f64 * (total - d) as f64 / 1000.0;
+                format!(" ({scored} of at most {most} pairs scored; about {left:.0} s left)")
+            } else {
+                String::new()
+            };
+            p.say(format!("step {d} of {total}: {next}{pairs}"));
             next_tick().await;
             if p.cancelled() {
                 return Ok(AnswerBody::Evaluated {

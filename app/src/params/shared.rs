@@ -9,6 +9,9 @@
 //!   when set.
 //! - `base=<URL>`: the decision API's base URL, for the Route view's http decider and the Rerank
 //!   view's Jev judge (default `https://api.typesafe.ai`); written when not the default.
+//! - `xmodel=<URL>`, `xname=<text>`: the cross-encoder's folder URL and how reports name it (its
+//!   hub id and revision), for the Evaluate view's reranker rows and the Rerank view's
+//!   cross-encoder (default: the site's copy, if any); written when set.
 
 use reactive_stores::Store;
 use routelens_engine::corpus::code_chunks::Chunker;
@@ -38,6 +41,10 @@ pub struct SharedParams {
     pub chunker: Option<Chunker>,
     /// The decision API's base URL (default `https://api.typesafe.ai`).
     pub api_base: String,
+    /// The cross-encoder's folder URL (default none: the site's copy, if any).
+    pub cross_encoder: Option<String>,
+    /// How reports name the cross-encoder (default none: its URL or folder name).
+    pub cross_encoder_name: Option<String>,
 }
 
 impl Default for SharedParams {
@@ -50,13 +57,25 @@ impl Default for SharedParams {
             query: None,
             chunker: None,
             api_base: DEFAULT_API_BASE.into(),
+            cross_encoder: None,
+            cross_encoder_name: None,
         }
     }
 }
 
 impl Params for SharedParams {
     fn keys(&self) -> &'static [&'static str] {
-        &["k", "seed", "resamples", "bundle", "q", "chunker", "base"]
+        &[
+            "k",
+            "seed",
+            "resamples",
+            "bundle",
+            "q",
+            "chunker",
+            "base",
+            "xmodel",
+            "xname",
+        ]
     }
 
     fn write(&self, pairs: &mut Vec<(&'static str, String)>) {
@@ -74,6 +93,12 @@ impl Params for SharedParams {
         }
         if self.api_base != DEFAULT_API_BASE {
             pairs.push(("base", self.api_base.clone()));
+        }
+        if let Some(url) = &self.cross_encoder {
+            pairs.push(("xmodel", url.clone()));
+        }
+        if let Some(name) = &self.cross_encoder_name {
+            pairs.push(("xname", name.clone()));
         }
     }
 
@@ -110,6 +135,8 @@ impl Params for SharedParams {
                 }
                 _ => Claim::Refused("expected an http:// or https:// URL".into()),
             },
+            "xmodel" => set_some(&mut self.cross_encoder, value),
+            "xname" => set_some(&mut self.cross_encoder_name, value),
             _ => Claim::Unknown,
         }
     }

@@ -215,6 +215,7 @@ pub struct GridRun {
     rerankers: Vec<RerankInput>,
     reranked: BTreeMap<(Chunker, RerankInput), Vec<Vec<usize>>>,
     needs_model: Vec<String>,
+    pairs_scored: usize,
     study: Option<Study>,
     summaries: Vec<MetricSummary>,
     paired: Vec<PairedComparison>,
@@ -361,6 +362,7 @@ impl GridRun {
             rerankers,
             reranked: BTreeMap::new(),
             needs_model,
+            pairs_scored: 0,
             configs,
             metrics,
             pairs,
@@ -396,6 +398,16 @@ impl GridRun {
     /// Whether the run scores reranker rows, and so needs [`GridRun::step_with`]'s reranker.
     pub fn needs_reranker(&self) -> bool {
         !self.rerankers.is_empty()
+    }
+
+    /// The (question, chunk) pairs the cross-encoder has scored so far, and how many it will
+    /// score at most in all (each ranking's head may be shorter).
+    pub fn pairs(&self) -> (usize, usize) {
+        let most = self.rerankers.len()
+            * self.settings.rerank_top
+            * self.chunkers.len()
+            * self.set.questions.len();
+        (self.pairs_scored, most)
     }
 
     /// Steps in all.
@@ -598,6 +610,7 @@ impl GridRun {
         for &input in &self.rerankers {
             let passages = reranker.passages(table, head, input)?;
             let scores = reranker.score(query, &passages)?;
+            self.pairs_scored += scores.len();
             let ranking = rerank_head(hybrid, &scores)?;
             self.reranked
                 .entry((which, input))

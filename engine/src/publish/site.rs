@@ -35,6 +35,9 @@ pub const CHECKSUMS_FILE: &str = "CHECKSUMS";
 /// `routelens serve` and written by `routelens publish --model`.
 pub const MODELS_FOLDER: &str = "models";
 
+/// The folder under [`MODELS_FOLDER`] a site's cross-encoder is served from.
+pub const CROSS_ENCODER_FOLDER: &str = "cross-encoder";
+
 /// The index's format tag.
 pub const SITE_FORMAT: &str = "routelens-site/1";
 
@@ -64,6 +67,11 @@ pub struct SiteIndex {
     /// bundle's set still run dense and hybrid from their stored vectors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Where a cross-encoder's files are (`config.json`, `model.safetensors`,
+    /// `tokenizer.json`) for the reranker rows and the Rerank view's cross-encoder: a folder of
+    /// the site (`models/cross-encoder`) or an `https://` URL. Absent: the reader brings one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reranker_model: Option<String>,
 }
 
 /// What built a site.
@@ -224,10 +232,14 @@ impl SiteIndex {
         if let Some(base) = &self.base_path {
             check_base_path(base).map_err(|message| Error::field(file, "base_path", message))?;
         }
-        if let Some(model) = &self.model {
+        for (field, model) in [
+            ("model", &self.model),
+            ("reranker_model", &self.reranker_model),
+        ] {
+            let Some(model) = model else { continue };
             let remote = model.starts_with("https://") || model.starts_with("http://");
             if !remote {
-                check_path(model).map_err(|m| Error::field(file, "model", m))?;
+                check_path(model).map_err(|m| Error::field(file, field, m))?;
             }
         }
         let mut ids = BTreeSet::new();
@@ -502,6 +514,7 @@ mod tests {
                 questions: Some("bundles/demo/questions.jsonl".into()),
             }],
             model: Some("models/all-MiniLM-L6-v2".into()),
+            reranker_model: Some("models/cross-encoder".into()),
         }
     }
 
@@ -513,10 +526,13 @@ mod tests {
             index()
         );
         type Change<'a> = &'a dyn Fn(&mut SiteIndex);
-        let cases: [(&str, Change); 13] = [
+        let cases: [(&str, Change); 14] = [
             ("field format", &|i| i.format = "routelens-site/2".into()),
             ("field model", &|i| i.model = Some("../models".into())),
             ("field model", &|i| i.model = Some("ftp://hub/model".into())),
+            ("field reranker_model", &|i| {
+                i.reranker_model = Some("/etc/model".into())
+            }),
             ("field studies[0].path", &|i| {
                 i.studies[0].path = "../x".into()
             }),

@@ -14,12 +14,15 @@ use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::evaluate::{
     grid_tables, headline_table, metric_column, GridReport, GridSettings, HEADLINE_METRICS,
 };
-use routelens_engine::live::live_session::{AnswerBody, CallBody};
+use routelens_engine::live::live_session::{AnswerBody, CallBody, CrossEncoderAt};
 use routelens_engine::retrieval::chunk_search::Retriever;
+use routelens_engine::retrieval::cross_encoder::RerankInput;
 use routelens_engine::scoring::unit_metrics::Clustering;
 use routelens_engine::stable_sort;
 
-use crate::components::{bundle_select, DotChart, NumberInput, TableView};
+use crate::components::{
+    bundle_select, chosen_cross_encoder, CrossEncoderControls, DotChart, NumberInput, TableView,
+};
 use crate::error::{Error, Result};
 use crate::params::shared::SharedParamsStoreFields;
 use crate::params::SettingsStoreFields;
@@ -62,6 +65,7 @@ pub fn EvaluateView() -> impl IntoView {
     let chunkings = LocalResource::new(move || app.bundles.chunkers(s.shared().bundle().get()));
     let state = RwSignal::new(GridState::Idle);
     let call = StoredValue::new(Call::default());
+    let picked = RwSignal::new(None::<CrossEncoderAt>);
     let start = move |_| {
         if matches!(state.get_untracked(), GridState::Running(_)) {
             return;
@@ -74,8 +78,13 @@ pub fn EvaluateView() -> impl IntoView {
             s.shared().resamples().get_untracked(),
             s.shared().seed().get_untracked(),
         );
+        let model = if settings.rerankers.is_empty() {
+            None
+        } else {
+            chosen_cross_encoder(picked.get_untracked())
+        };
         call.set_value(Call::default());
-        spawn_local(run_grid(app, name, settings, state, call));
+        spawn_local(run_grid(app, (name, settings, model), state, call));
     };
     let picker = move || {
         let chosen = s.shared().bundle().get_untracked().unwrap_or_default();
@@ -157,6 +166,58 @@ pub fn EvaluateView() -> impl IntoView {
             }
         })
         .collect_view();
+    let capped_boxes = Retriever::ALL
+        .into_iter()
+        .map(|retriever| {
+            let checked = move || grid.capped().with(|chosen| chosen.contains(&retriever));
+            let toggle = move |on: bool| {
+                grid.capped().update(|chosen| {
+                    chosen.retain(|r| *r != retriever);
+                    if on {
+                        chosen.push(retriever);
+                    }
+                    chosen.sort();
+                })
+            };
+            view! {
+                <label class="control">
+                    <input
+                        type="checkbox"
+                        data-testid=format!("evaluate-capped-{}", retriever.name())
+                        prop:checked=checked
+                        on:change=move |ev| toggle(event_target_checked(&ev))
+                    />
+                    {retriever.name()}
+                </label>
+            }
+        })
+        .collect_view();
+    let reranker_boxes = RerankInput::ALL
+        .into_iter()
+        .map(|input| {
+            let checked = move || grid.rerankers().with(|chosen| chosen.contains(&input));
+            let toggle = move |on: bool| {
+                grid.rerankers().update(|chosen| {
+                    chosen.retain(|r| *r != input);
+                    if on {
+                        chosen.push(input);
+                    }
+                    chosen.sort();
+                })
+            };
+            view! {
+                <label class="control">
+                    <input
+                        type="checkbox"
+                        data-testid=format!("evaluate-{}", input.name().replace(':', "-"))
+                        prop:checked=checked
+                        on:change=move |ev| toggle(event_target_checked(&ev))
+                    />
+                    {input.name()}
+                </label>
+            }
+        })
+        .collect_view();
     view! {
         <section>
             <div class="controls">
@@ -167,6 +228,23 @@ pub fn EvaluateView() -> impl IntoView {
                 <span class="control">"retrievers (none ticked: all three when every chunking stores vectors, else bm25):"</span>
                 {retriever_boxes}
             </div>
+            <div class="controls">
+                <span class="control">"caps apply to (none ticked: every retriever; CodeAtlas capped hybrid):"</span>
+                {capped_boxes}
+            </div>
+            <div class="controls">
+                <span class="control">"reranker rows over hybrid's top"</span>
+                <NumberInput
+                    value=Signal::derive(move || grid.rerank_top().get())
+                    set=Callback::new(move |n: usize| grid.rerank_top().set(n.max(1)))
+                    label=""
+                    testid="evaluate-rerank-top"
+                />
+                {reranker_boxes}
+            </div>
+            {move || (!grid.rerankers().get().is_empty()).then(|| view! {
+                <CrossEncoderControls picked testid="evaluate-cross-encoder" />
+            })}
             <div class="controls">
                 <NumbersInput
                     label="per-file caps "
@@ -283,11 +361,11 @@ fn default_retrievers(manifest: &Manifest, chunkers: &[Chunker]) -> Vec<Retrieve
     }
 }
 
-/// Loads the chunkings the grid reads into the worker, then runs it there.
+/// Loads the chunkings the grid reads into the worker (and every text, for a cross-encoder's
+/// reranker rows), then runs it there.
 async fn run_grid(
     app: AppState,
-    name: String,
-    settings: GridSettings,
+    (name, settings, model): (String, GridSettings, Option<CrossEncoderAt>),
     state: RwSignal<GridState>,
     call: StoredValue<Call>,
 ) {
@@ -318,7 +396,7 @@ async fn run_grid(
         app.bundles
             .load_chunkings(
                 &name,
-                false,
+                model.is_some(),
                 (&chunkers, vectors),
                 std::rc::Rc::new(move |m: live::Meter| progress(m.text)),
             )
@@ -327,6 +405,7 @@ async fn run_grid(
             bundle: name.clone(),
             questions: site::absolute(&questions),
             settings,
+            reranker_model: model,
         };
         let running = live::start(body, progress)?;
         call.update_value(|c| c.id = Some(running.id));
@@ -464,9 +543,37 @@ fn report_view(report: &GridReport, ms: f64) -> impl IntoView {
             })
         })
         .collect_view();
+    let model = report.reranker_model.as_ref().map(|model| {
+        let weights = model
+            .sha256
+            .get("model.safetensors")
+            .cloned()
+            .unwrap_or_default();
+        view! {
+            <p data-testid="evaluate-reranker-model">
+                {format!(
+                    "Reranker rows: hybrid's top {} reordered by {} (model.safetensors SHA-256 {weights}).",
+                    report.rerank_top.unwrap_or_default(),
+                    model.name
+                )}
+            </p>
+        }
+    });
+    let needs = (!report.needs_model.is_empty()).then(|| {
+        view! {
+            <p class="note" data-testid="evaluate-needs-model">
+                {format!(
+                    "Not scored, they need a cross-encoder (a folder URL or a picked folder): {}",
+                    report.needs_model.join(", ")
+                )}
+            </p>
+        }
+    });
     view! {
         <div data-testid="evaluate-result">
             <p data-testid="evaluate-summary">{summary}</p>
+            {model}
+            {needs}
             <TableView table=headline testid="evaluate-headline" />
             {chart}
             {grid.map(|table| view! { <TableView table testid="evaluate-grid" /> })}

@@ -1,12 +1,15 @@
 //! The Evaluate view's grid settings, each written only when not the default (CodeAtlas's):
-//! `chunkers=structural,window`, `retrievers=bm25,hybrid`, `caps=1,2`, `eks=1,5,10`, `select=ndcg@10`, `edepth=100` and
-//! `ecluster=case|project`. Its bootstrap is the shared `resamples` and `seed`, its bundle the
+//! `chunkers=structural,window`, `retrievers=bm25,hybrid`, `caps=1,2`, `capped=hybrid`,
+//! `rerankers=cross-encoder:text,cross-encoder:prefixed`, `rtop=30`, `eks=1,5,10`,
+//! `select=ndcg@10`, `edepth=100` and `ecluster=case|project`. The cross-encoder itself is the
+//! shared `xmodel` and `xname`. Its bootstrap is the shared `resamples` and `seed`, its bundle the
 //! shared `bundle` (`crate::params`).
 
 use reactive_stores::Store;
 use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::evaluate::GridSettings;
 use routelens_engine::retrieval::chunk_search::Retriever;
+use routelens_engine::retrieval::cross_encoder::{RerankInput, DEFAULT_RERANK_TOP};
 use routelens_engine::scoring::unit_metrics::{Clustering, Metric};
 
 use crate::params::part::{list, positive, set, Claim, Params};
@@ -21,6 +24,12 @@ pub struct EvaluateParams {
     pub retrievers: Vec<Retriever>,
     /// Per-file caps beside each uncapped ranking (default none).
     pub caps: Vec<usize>,
+    /// The retrievers the caps apply to (default empty: every one).
+    pub capped: Vec<Retriever>,
+    /// Cross-encoder rows over hybrid (default none).
+    pub rerankers: Vec<RerankInput>,
+    /// How many of hybrid's head they reorder (default 30, CodeAtlas's).
+    pub rerank_top: usize,
     /// Cut-offs of the default metrics (default 1, 5, 10).
     pub k: Vec<usize>,
     /// The metric the dev half chooses caps by (default ndcg@10).
@@ -38,6 +47,9 @@ impl Default for EvaluateParams {
             chunkers: engine.chunkers,
             retrievers: Vec::new(),
             caps: engine.caps,
+            capped: engine.capped,
+            rerankers: engine.rerankers,
+            rerank_top: DEFAULT_RERANK_TOP,
             k: engine.k,
             select_by: engine.select_by,
             depth: engine.depth,
@@ -54,6 +66,9 @@ impl EvaluateParams {
             chunkers: self.chunkers.clone(),
             retrievers: self.retrievers.clone(),
             caps: self.caps.clone(),
+            capped: self.capped.clone(),
+            rerankers: self.rerankers.clone(),
+            rerank_top: self.rerank_top,
             k: self.k.clone(),
             select_by: self.select_by.clone(),
             depth: self.depth,
@@ -80,6 +95,9 @@ impl Params for EvaluateParams {
             "chunkers",
             "retrievers",
             "caps",
+            "capped",
+            "rerankers",
+            "rtop",
             "eks",
             "select",
             "edepth",
@@ -99,6 +117,17 @@ impl Params for EvaluateParams {
         }
         if self.caps != defaults.caps {
             pairs.push(("caps", numbers(&self.caps)));
+        }
+        if self.capped != defaults.capped {
+            let names: Vec<&str> = self.capped.iter().map(|r| r.name()).collect();
+            pairs.push(("capped", names.join(",")));
+        }
+        if self.rerankers != defaults.rerankers {
+            let names: Vec<&str> = self.rerankers.iter().map(|r| r.name()).collect();
+            pairs.push(("rerankers", names.join(",")));
+        }
+        if self.rerank_top != defaults.rerank_top {
+            pairs.push(("rtop", self.rerank_top.to_string()));
         }
         if self.k != defaults.k {
             pairs.push(("eks", numbers(&self.k)));
@@ -146,6 +175,28 @@ impl Params for EvaluateParams {
                     .map_err(|name| format!("{name:?} is not a retriever (bm25, dense, hybrid)")),
             ),
             "caps" => set(&mut self.caps, numbers()),
+            "capped" => set(
+                &mut self.capped,
+                list(value)
+                    .iter()
+                    .map(|name| Retriever::from_name(name).ok_or(name))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|name| format!("{name:?} is not a retriever (bm25, dense, hybrid)")),
+            ),
+            "rerankers" => set(
+                &mut self.rerankers,
+                list(value)
+                    .iter()
+                    .map(|name| RerankInput::from_name(name).ok_or(name))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|name| {
+                        format!(
+                            "{name:?} is not a reranker (cross-encoder:text, \
+                             cross-encoder:prefixed)"
+                        )
+                    }),
+            ),
+            "rtop" => set(&mut self.rerank_top, positive(value)),
             "eks" => match numbers() {
                 Ok(numbers) if numbers.is_empty() => {
                     Claim::Refused("expected at least one cut-off".into())

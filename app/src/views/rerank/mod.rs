@@ -31,7 +31,9 @@ use self::render::shown;
 use self::run::{add_as_arm, run_question, RunSetup};
 use self::state::{Ran, RerankState};
 use crate::api;
-use crate::components::{bundle_select, question_select};
+use crate::components::{
+    bundle_select, chosen_cross_encoder, question_select, CrossEncoderControls,
+};
 use crate::decisions::DeciderKind;
 use crate::error::Error;
 use crate::params::shared::SharedParamsStoreFields;
@@ -64,6 +66,7 @@ pub fn RerankView() -> impl IntoView {
         }
     });
     let (text, plan_text, ran) = (rs.text, rs.plan_text, rs.ran);
+    let picked = RwSignal::new(None);
     // The question a permalink names (an id of the set, or the text itself).
     Effect::new(move || {
         if let Some(Ok((set, _))) = questions.get() {
@@ -104,6 +107,12 @@ pub fn RerankView() -> impl IntoView {
             remote: s.rerank().remote().get_untracked(),
             api_base: s.shared().api_base().get_untracked(),
             typed_plan: (!typed.trim().is_empty()).then_some(typed),
+            cross_encoder: s
+                .rerank()
+                .reranker()
+                .get_untracked()
+                .cross_encoder_input()
+                .and_then(|_| chosen_cross_encoder(picked.get_untracked())),
         })
     };
     let run = move |_| {
@@ -264,6 +273,9 @@ pub fn RerankView() -> impl IntoView {
                 </label>
             </div>
             {move || (s.rerank().reranker().get() == RerankerChoice::Jev).then(|| judge_controls(s.shared().api_base().into(), s.rerank().remote().into(), rs))}
+            {move || s.rerank().reranker().get().cross_encoder_input().map(|_| view! {
+                <CrossEncoderControls picked testid="rerank-cross-encoder" />
+            })}
             {move || (s.rerank().pool().get() != Route::Bm25).then(|| planner_controls(s.rerank().remote().into(), rs))}
             {move || {
                 let replaying = (s.rerank().reranker().get() == RerankerChoice::Jev

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::live::evidence::{join_live_arms, LiveArm};
-use routelens_engine::live::live_session::{AnswerBody, CallBody};
+use routelens_engine::live::live_session::{AnswerBody, CallBody, CrossEncoderAt};
 use routelens_engine::load::question_set::Question;
 use routelens_engine::remote::rerank::chat_planner::{overview, PlannerSettings, OVERVIEW_CHARS};
 use routelens_engine::remote::rerank::jev::JevSettings;
@@ -40,6 +40,8 @@ pub(super) struct RunSetup {
     pub api_base: String,
     /// A plan typed into the page (for one question).
     pub typed_plan: Option<String>,
+    /// The cross-encoder of a cross-encoder reranker.
+    pub cross_encoder: Option<CrossEncoderAt>,
 }
 
 impl RunSetup {
@@ -71,7 +73,13 @@ impl RunSetup {
     fn transport(&self, key: &str) -> Result<Option<Transport>> {
         match (self.reranker, self.remote.judge) {
             (RerankerChoice::Jev, DeciderKind::Replay)
-            | (RerankerChoice::None | RerankerChoice::Offline, _) => Ok(None),
+            | (
+                RerankerChoice::None
+                | RerankerChoice::Offline
+                | RerankerChoice::CrossEncoderText
+                | RerankerChoice::CrossEncoderPrefixed,
+                _,
+            ) => Ok(None),
             (RerankerChoice::Jev, kind) => Transport::for_kind(kind, &self.api_base, key).map(Some),
         }
     }
@@ -165,6 +173,7 @@ pub(super) async fn run_question(
         query: query.to_string(),
         settings,
         plan: plan_text,
+        reranker_model: setup.cross_encoder.clone(),
     };
     let (mut run, ms) = match live::call(body, |_| {}).await? {
         AnswerBody::Reranked { run, ms } => (run, ms),

@@ -43,6 +43,27 @@ impl BundleUrls {
     }
 }
 
+/// Where a cross-encoder's three files are (`config.json`, `model.safetensors`,
+/// `tokenizer.json`: under a URL, or a picked folder's blob URLs), and how reports name it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrossEncoderAt {
+    /// Its files.
+    pub files: BundleUrls,
+    /// Its hub id and revision when known, free text otherwise.
+    pub name: String,
+}
+
+impl CrossEncoderAt {
+    /// What the session keys a loaded model by: its files' URLs and its name.
+    pub fn key(&self) -> String {
+        let urls: Vec<String> = crate::retrieval::cross_encoder::MODEL_FILES
+            .iter()
+            .map(|file| self.files.url_of(file).unwrap_or_default())
+            .collect();
+        format!("{} {}", urls.join(" "), self.name)
+    }
+}
+
 /// A call from the page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Call {
@@ -176,6 +197,10 @@ pub enum CallBody {
         /// The grep plan as typed (JSON), read and checked in the worker so that the page never
         /// carries the regex and glob compilers; none: the offline planner plans.
         plan: Option<String>,
+        /// The cross-encoder of the cross-encoder rerankers, fetched (once, with progress) and
+        /// loaded before the run.
+        #[serde(default)]
+        reranker_model: Option<CrossEncoderAt>,
     },
     /// The CodeAtlas grid ([`crate::evaluate::GridRun`]) of the question set at `questions`
     /// over the bundle's loaded chunkings, with progress; cancellable. A set that pins its
@@ -185,8 +210,12 @@ pub enum CallBody {
         bundle: String,
         /// The question set's absolute URL (fetched by the worker, named in errors).
         questions: String,
-        /// What the grid runs.
+        /// What the grid runs. With reranker rows and a model, its `reranker_model` is the
+        /// loaded model's identity (a different one given is refused, naming the file).
         settings: GridSettings,
+        /// The cross-encoder of the reranker rows (none: they are listed as needing one).
+        #[serde(default)]
+        reranker_model: Option<CrossEncoderAt>,
     },
     /// Stops the running call `call` at its next step; it answers with what it has.
     Cancel {

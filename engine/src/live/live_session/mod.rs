@@ -14,8 +14,8 @@ pub mod messages;
 mod session;
 
 pub use messages::{
-    Answer, AnswerBody, BundleUrls, Call, CallBody, ChunkResult, LineJob, PackAnswer, PackedReport,
-    WireRun,
+    Answer, AnswerBody, BundleUrls, Call, CallBody, ChunkResult, CrossEncoderAt, LineJob,
+    PackAnswer, PackedReport, WireRun,
 };
 #[cfg(feature = "lexical")]
 pub use session::LiveSession;

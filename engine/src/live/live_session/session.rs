@@ -19,6 +19,9 @@ use crate::remote::rerank::plan::parse_plan;
 use crate::remote::rerank::run::{rerank_question, QuestionRun, RerankSettings, TermFiles};
 use crate::retrieval::chunk_search::{ChunkRankings, Retriever};
 #[cfg(feature = "dense")]
+use crate::retrieval::cross_encoder::model::{ChunkTexts, CrossEncoder, CrossEncoderFiles};
+use crate::retrieval::cross_encoder::{ChunkReranker, CrossEncoderIdentity};
+#[cfg(feature = "dense")]
 use crate::retrieval::dense::{
     embedder::{Embedder, ModelFiles},
     pin::ModelPin,
@@ -37,6 +40,10 @@ pub struct LiveSession {
     /// store; kept across bundles.
     #[cfg(feature = "dense")]
     embedder: Option<std::sync::Arc<Embedder>>,
+    /// The cross-encoder the reader brought, with the key of where it came from (its URLs);
+    /// kept across bundles.
+    #[cfg(feature = "dense")]
+    cross_encoder: Option<(String, CrossEncoder)>,
 }
 
 /// The session's bundle and what of it is loaded.
@@ -332,19 +339,96 @@ impl LiveSession {
         let terms = texts
             .term_files
             .get_or_init(|| TermFiles::new(texts.by_path.values().map(String::as_str)));
+        let text_of = texts.text_of();
+        let wants_model = settings
+            .rerankers
+            .iter()
+            .any(|r| r.cross_encoder_input().is_some());
+        let scorer = if wants_model {
+            Some(self.chunk_reranker(&text_of)?)
+        } else {
+            None
+        };
         let run = rerank_question(
             query,
             &bundle.chunkings,
             &texts.by_path,
             &|term| terms.holding(term),
-            &settings,
+            (&settings, scorer.as_deref()),
         )?;
         Ok((run, clock() - started))
     }
 
-    /// One step of `run` over bundle `name`'s loaded chunkings.
+    /// One step of `run` over bundle `name`'s loaded chunkings; its reranker rows are scored
+    /// by the loaded cross-encoder over the bundle's texts.
     pub fn grid_step(&self, name: &str, run: &mut GridRun) -> Result<GridStep> {
-        run.step(&self.bundle_named(name)?.chunkings)
+        let bundle = self.bundle_named(name)?;
+        if !run.needs_reranker() {
+            return run.step(&bundle.chunkings);
+        }
+        let texts = bundle.texts.as_ref().ok_or_else(|| {
+            Error::setting(
+                "texts",
+                name,
+                "a bundle whose texts are loaded (the cross-encoder reads the chunks' lines)",
+            )
+        })?;
+        let text_of = texts.text_of();
+        let scorer = self.chunk_reranker(&text_of)?;
+        run.step_with(&bundle.chunkings, Some(scorer.as_ref()))
+    }
+
+    /// Whether the cross-encoder loaded from `key` (its URLs) is the session's.
+    pub fn has_cross_encoder(&self, key: &str) -> bool {
+        #[cfg(feature = "dense")]
+        return self.cross_encoder.as_ref().is_some_and(|(k, _)| k == key);
+        #[cfg(not(feature = "dense"))]
+        {
+            let _ = key;
+            false
+        }
+    }
+
+    /// The loaded cross-encoder's name and files' SHA-256.
+    pub fn cross_encoder_identity(&self) -> Option<CrossEncoderIdentity> {
+        #[cfg(feature = "dense")]
+        return self
+            .cross_encoder
+            .as_ref()
+            .map(|(_, m)| m.identity().clone());
+        #[cfg(not(feature = "dense"))]
+        None
+    }
+
+    /// Loads a cross-encoder from its files' bytes (from `key`, its URLs), replacing any other.
+    #[cfg(feature = "dense")]
+    pub fn load_cross_encoder(
+        &mut self,
+        key: &str,
+        files: &CrossEncoderFiles,
+        name: &str,
+    ) -> Result<CrossEncoderIdentity> {
+        let model = CrossEncoder::load(files, name)?;
+        let identity = model.identity().clone();
+        self.cross_encoder = Some((key.to_string(), model));
+        Ok(identity)
+    }
+
+    /// The loaded cross-encoder over texts by `text_of` (a build without `dense` has none).
+    fn chunk_reranker<'m, 't: 'm>(
+        &'m self,
+        text_of: &'m dyn Fn(&str) -> Option<&'t str>,
+    ) -> Result<Box<dyn ChunkReranker + 'm>> {
+        #[cfg(feature = "dense")]
+        {
+            let (_, model) = self.cross_encoder.as_ref().ok_or_else(no_cross_encoder)?;
+            Ok(Box::new(ChunkTexts { model, text_of }))
+        }
+        #[cfg(not(feature = "dense"))]
+        {
+            let _ = text_of;
+            Err(no_cross_encoder())
+        }
     }
 
     /// Builds the counter from the cl100k_base rank table's bytes.
@@ -560,6 +644,13 @@ fn not_open(name: &str, open: Option<&LoadedBundle>) -> Error {
             Some(bundle) => format!("bundle {name:?} loaded, but {:?} is", bundle.name),
             None => format!("bundle {name:?} loaded, but no bundle is"),
         },
+    }
+}
+
+fn no_cross_encoder() -> Error {
+    Error::Unavailable {
+        arm: "cross-encoder".into(),
+        needs: "a cross-encoder model, which is not loaded (give its folder or URL)".into(),
     }
 }
 

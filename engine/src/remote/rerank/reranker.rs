@@ -232,6 +232,31 @@ pub fn rerank_in_batches(
     judging.finish(None)
 }
 
+/// A pool ordered by one score per candidate, highest first, ties in pool order: a
+/// cross-encoder's raw logits, which have no levels.
+pub fn rerank_by_scores(reranker: &str, scores: &[f32]) -> Reranked {
+    let judged: Vec<Judged> = scores
+        .iter()
+        .enumerate()
+        .map(|(pool_rank, &score)| Judged {
+            pool_rank,
+            levels: None,
+            score: Some(f64::from(score)),
+            batch: 0,
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    stable_sort::by(&mut order, |&a, &b| scores[b].total_cmp(&scores[a]));
+    Reranked {
+        reranker: reranker.to_string(),
+        order,
+        judged,
+        failed_batches: Vec::new(),
+        all_failed: false,
+        accounting: None,
+    }
+}
+
 /// Σ level × probability (levels 0–3).
 pub fn expected_level(levels: &[f64; 4]) -> f64 {
     levels.iter().enumerate().map(|(l, p)| l as f64 * p).sum()
@@ -356,6 +381,14 @@ mod tests {
         assert_eq!(out.order, [0, 1, 2, 3, 4]);
         assert!(out.all_failed);
         assert_eq!(keep_order(&pool()).order, [0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn scores_order_a_pool_highest_first_ties_in_pool_order() {
+        let out = rerank_by_scores("cross-encoder:text", &[0.5, 2.0, 0.5, -1.0]);
+        assert_eq!(out.order, [1, 0, 2, 3]);
+        assert_eq!(out.judged[3].score, Some(-1.0));
+        assert!(out.judged.iter().all(|j| j.levels.is_none()));
     }
 
     #[test]

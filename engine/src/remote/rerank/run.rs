@@ -7,21 +7,24 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::grep_pool::{grep_pool, GrepLimits};
 use super::planner::offline_plan;
 use super::pools::{candidates, union_pool, Route};
-use super::reranker::{keep_order, rerank_in_batches, OfflineJudge};
+use super::reranker::{keep_order, rerank_by_scores, rerank_in_batches, OfflineJudge};
 pub use super::settings::{QuestionRun, RerankArm, RerankSettings, RerankerChoice};
 use crate::error::{Error, Result};
 use crate::retrieval::chunk_search::{ChunkRankings, Retriever};
+use crate::retrieval::cross_encoder::{ChunkReranker, RerankInput};
 use crate::retrieval::lexical::chunkings::OpenChunkings;
 use crate::terms::token_runs;
 
 /// Runs both stages for `query` (see the module docs). `texts` holds every file's text by path;
-/// `files_holding` counts the files holding a lower-case term, for the offline planner.
+/// `files_holding` counts the files holding a lower-case term, for the offline planner;
+/// `cross_encoder` scores the cross-encoder rerankers' pairs (a run asking for one without it is
+/// refused).
 pub fn rerank_question(
     query: &str,
     chunkings: &OpenChunkings,
     texts: &BTreeMap<String, String>,
     files_holding: &dyn Fn(&str) -> usize,
-    settings: &RerankSettings,
+    (settings, cross_encoder): (&RerankSettings, Option<&dyn ChunkReranker>),
 ) -> Result<QuestionRun> {
     if settings.pool.depth == 0 || settings.batch == 0 {
         return Err(Error::setting(
@@ -84,6 +87,18 @@ pub fn rerank_question(
                     rerank_in_batches(&mut OfflineJudge, query, &seen, settings.batch)
                 }
                 RerankerChoice::Jev => keep_order(&seen),
+                RerankerChoice::CrossEncoderText | RerankerChoice::CrossEncoderPrefixed => {
+                    let input = choice.cross_encoder_input().unwrap_or(RerankInput::Text);
+                    let model = cross_encoder.ok_or_else(|| {
+                        Error::setting(
+                            "reranker",
+                            choice.name(),
+                            "a cross-encoder model (a folder or URL of its files)",
+                        )
+                    })?;
+                    let passages = model.passages(table, &pool, input)?;
+                    rerank_by_scores(choice.name(), &model.score(query, &passages)?)
+                }
             };
             arms.push(RerankArm {
                 route,

@@ -8,6 +8,7 @@ use super::plan::Plan;
 use super::pools::{Candidate, PoolSettings, Route};
 use super::reranker::{Reranked, DEFAULT_BATCH};
 use crate::corpus::code_chunks::Chunker;
+use crate::retrieval::cross_encoder::RerankInput;
 
 /// Which reranker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,14 +21,22 @@ pub enum RerankerChoice {
     /// The Jev Score judge over the decision API: its calls go out through the caller's
     /// transport (`super::jev`), so a run leaves its arms pending for the caller to judge.
     Jev,
+    /// A cross-encoder the user brings, shown each candidate chunk's lines.
+    #[serde(rename = "cross-encoder:text")]
+    CrossEncoderText,
+    /// A cross-encoder shown `path :: name`, then the chunk's lines.
+    #[serde(rename = "cross-encoder:prefixed")]
+    CrossEncoderPrefixed,
 }
 
 impl RerankerChoice {
     /// Every choice this build has.
-    pub const ALL: [RerankerChoice; 3] = [
+    pub const ALL: [RerankerChoice; 5] = [
         RerankerChoice::None,
         RerankerChoice::Offline,
         RerankerChoice::Jev,
+        RerankerChoice::CrossEncoderText,
+        RerankerChoice::CrossEncoderPrefixed,
     ];
 
     /// Its name (`none`, `offline`, `jev`).
@@ -36,6 +45,17 @@ impl RerankerChoice {
             RerankerChoice::None => "none",
             RerankerChoice::Offline => "offline",
             RerankerChoice::Jev => "jev",
+            RerankerChoice::CrossEncoderText => "cross-encoder:text",
+            RerankerChoice::CrossEncoderPrefixed => "cross-encoder:prefixed",
+        }
+    }
+
+    /// What a cross-encoder choice shows the model of a chunk (none for the other judges).
+    pub fn cross_encoder_input(self) -> Option<RerankInput> {
+        match self {
+            RerankerChoice::CrossEncoderText => Some(RerankInput::Text),
+            RerankerChoice::CrossEncoderPrefixed => Some(RerankInput::Prefixed),
+            _ => None,
         }
     }
 

@@ -178,14 +178,14 @@ impl CrossEncoder {
 
 /// A loaded cross-encoder over chunks whose files' texts `text_of` gives (the CLI's bundle
 /// folder, the worker's session).
-pub struct ChunkTexts<'a> {
+pub struct ChunkTexts<'m, 't> {
     /// The model.
-    pub model: &'a CrossEncoder,
+    pub model: &'m CrossEncoder,
     /// A file's text by path (none: the bundle does not hold it).
-    pub text_of: &'a dyn Fn(&str) -> Option<&'a str>,
+    pub text_of: &'m dyn Fn(&str) -> Option<&'t str>,
 }
 
-impl ChunkReranker for ChunkTexts<'_> {
+impl ChunkReranker for ChunkTexts<'_, '_> {
     fn identity(&self) -> &CrossEncoderIdentity {
         self.model.identity()
     }
