@@ -13,8 +13,7 @@ fn model() -> (String, CrossEncoder) {
         concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/cross_encoder/tiny").to_string()
     });
     let read = |name: &str| {
-        std::fs::read(format!("{folder}/{name}"))
-            .unwrap_or_else(|e| panic!("{folder}/{name}: {e}"))
+        std::fs::read(format!("{folder}/{name}")).unwrap_or_else(|e| panic!("{folder}/{name}: {e}"))
     };
     let (config, weights, tokenizer) = (
         read("config.json"),
@@ -48,7 +47,9 @@ fn one_question(c: &mut Criterion) {
         "cross-encoder, 30 pairs of one question ({})",
         folder.rsplit('/').next().unwrap_or(&folder)
     );
-    c.bench_function(&name, |b| b.iter(|| model.score(question, &passages).unwrap()));
+    c.bench_function(&name, |b| {
+        b.iter(|| model.score(question, &passages).unwrap())
+    });
 }
 
 criterion_group! {
