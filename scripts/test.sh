@@ -11,7 +11,8 @@
 #   native  the engine's and the CLI's tests
 #   wasm    the engine's native/wasm parity tests in headless Chromium (one wasm test binary)
 #   sdk     the decision-API protocol stub against the official typesafe-sdk (Python), the
-#           ranking metrics against ir_measures (Python) on generated runs and qrels, and the
+#           ranking metrics against ir_measures (Python) on generated runs and qrels, the
+#           labellers' agreement against scikit-learn and krippendorff (Python), and the
 #           CodeNib bootstrap's reference values against numpy (Python)
 #   e2e     the release app (what scripts/run.sh serves), its first-load budget
 #           (scripts/first-load.py) and the browser end-to-end tests
@@ -112,6 +113,7 @@ step_sdk() {
   test_build_cli
   ROUTELENS_BIN=target/debug/routelens bash tests/typesafe_sdk/run.sh
   ROUTELENS_BIN=target/debug/routelens bash tests/ir_measures/run.sh
+  ROUTELENS_BIN=target/debug/routelens bash tests/agreement/run.sh
   bash tests/numpy_bootstrap/run.sh
 }
 

@@ -40,6 +40,9 @@ pub enum Command {
     Evaluate(EvaluateArgs),
     /// Embed texts with all-MiniLM-L6-v2, as sentence-transformers does (dense retrieval's model).
     Embed(EmbedArgs),
+    /// Two labellers' agreement on a labelling task: coverage, the grades' confusion matrix,
+    /// percent agreement, Cohen's κ, weighted κ, Krippendorff's α, with intervals.
+    Agreement(AgreementArgs),
     /// Retrieve a candidate pool of chunks (BM25, planned grep or both), then rerank it, as
     /// CodeNib does.
     Rerank(RerankArgs),
@@ -929,6 +932,39 @@ pub struct EmbedArgs {
     /// Output format: JSON is `{"model": {"name", "sha256"}, "vectors": [[…], …]}`, in input
     /// order; the table prints each text's first components.
     #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
+    pub format: OutputFormat,
+}
+
+/// Options of `routelens agreement`.
+#[derive(Debug, Args)]
+pub struct AgreementArgs {
+    /// The labelling task (`routelens-label-task/1`).
+    #[arg(value_name = "TASK")]
+    pub task: PathBuf,
+
+    /// The first labeller's labels (`routelens-labels/1`).
+    #[arg(value_name = "LABELS_A")]
+    pub labels_a: PathBuf,
+
+    /// The second labeller's labels.
+    #[arg(value_name = "LABELS_B")]
+    pub labels_b: PathBuf,
+
+    /// A file is relevant at this grade or above (0 not relevant, 1 related, 2 answers part, 3
+    /// answers it; TREC's binary cut).
+    #[arg(long, value_name = "GRADE", default_value_t = 2)]
+    pub cut: u8,
+
+    /// Bootstrap resamples over questions.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub resamples: usize,
+
+    /// Bootstrap seed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
 }
 

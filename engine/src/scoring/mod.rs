@@ -1,9 +1,10 @@
 //! Floor 4: scoring. Numbers from a study: ranking metrics ([`metrics`], [`unit_metrics`]),
 //! reciprocal-rank fusion ([`fusion`]), the bootstrap and exact tests ([`stats`]), paired
 //! comparisons ([`paired`]), the command line's report ([`report`]), the paper's tables
-//! ([`tables`]), any metric with intervals ([`metric_tables`]) and per-case score tables
-//! ([`score_table`]).
+//! ([`tables`]), any metric with intervals ([`metric_tables`]), per-case score tables
+//! ([`score_table`]) and two labellers' agreement ([`agreement`]).
 
+pub mod agreement;
 pub mod case_list;
 pub mod fusion;
 pub mod metric_tables;
