@@ -536,6 +536,25 @@ mod tests {
                 ]),
             ),
             ("caps", names(&["", "1,3", "0"])),
+            ("capped", names(&["", "hybrid", "bm25,dense", "sparse"])),
+            (
+                "rerankers",
+                names(&[
+                    "",
+                    "cross-encoder:text",
+                    "cross-encoder:text,cross-encoder:prefixed",
+                    "cross-encoder:lines",
+                ]),
+            ),
+            ("rtop", names(&["30", "10", "0", "x"])),
+            (
+                "xmodel",
+                names(&["", "http://127.0.0.1:9/models/ce", "models/cross-encoder"]),
+            ),
+            (
+                "xname",
+                names(&["", "cross-encoder/ms-marco-MiniLM-L-6-v2@abc"]),
+            ),
             ("eks", names(&["", "1,5,10", "5,20", "0"])),
             ("select", names(&["ndcg@10", "mrr", "nope"])),
             ("edepth", names(&["100", "50", "0", "x"])),
