@@ -233,11 +233,10 @@ pub fn EvaluateView() -> impl IntoView {
                 {capped_boxes}
             </div>
             <div class="controls">
-                <span class="control">"reranker rows over hybrid's top"</span>
                 <NumberInput
                     value=Signal::derive(move || grid.rerank_top().get())
                     set=Callback::new(move |n: usize| grid.rerank_top().set(n.max(1)))
-                    label=""
+                    label="cross-encoder rows over hybrid's top"
                     testid="evaluate-rerank-top"
                 />
                 {reranker_boxes}
