@@ -43,6 +43,9 @@ pub enum Command {
     /// Two labellers' agreement on a labelling task: coverage, the grades' confusion matrix,
     /// percent agreement, Cohen's κ, weighted κ, Krippendorff's α, with intervals.
     Agreement(AgreementArgs),
+    /// A labelling task for a second labelling round: each question's pool from the top K files
+    /// of arms and imported runs, plus its gold, shuffled per labeller; its sources kept apart.
+    LabelTask(LabelTaskArgs),
     /// Retrieve a candidate pool of chunks (BM25, planned grep or both), then rerank it, as
     /// CodeNib does.
     Rerank(RerankArgs),
@@ -933,6 +936,45 @@ pub struct EmbedArgs {
     /// order; the table prints each text's first components.
     #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
     pub format: OutputFormat,
+}
+
+/// Options of `routelens label-task`.
+#[derive(Debug, Args)]
+pub struct LabelTaskArgs {
+    /// The bundle folder the arms search.
+    #[arg(value_name = "BUNDLE_DIR")]
+    pub bundle: PathBuf,
+
+    /// The question set (its gold files join each pool).
+    #[arg(long, value_name = "FILE")]
+    pub questions: PathBuf,
+
+    /// An arm and how many of its files to pool, ARM@K: a lexical arm (fts5, fts5-full,
+    /// path-fts5, rg, rg-first500, rg-feedback, basename) or CHUNKER/RETRIEVER (e.g.
+    /// structural/hybrid, the chunks' files in order of first appearance); repeatable.
+    #[arg(long = "pool", value_name = "ARM@K")]
+    pub pools: Vec<String>,
+
+    /// A TREC run and how many of its files to pool, FILE@K; each tag is an arm; repeatable.
+    #[arg(long = "run", value_name = "FILE@K")]
+    pub runs: Vec<String>,
+
+    /// How many labellers (each gets a seed and an order).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub labellers: usize,
+
+    /// The first labeller's seed (the next ones count up from it).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// The task file to write (`routelens-label-task/1`).
+    #[arg(long, value_name = "TASK.json")]
+    pub out: PathBuf,
+
+    /// The coordinator's file: which arm pooled each file and which are gold (default beside the
+    /// task, TASK.coordinator.json). Labellers never open it.
+    #[arg(long, value_name = "FILE")]
+    pub coordinator: Option<PathBuf>,
 }
 
 /// Options of `routelens agreement`.

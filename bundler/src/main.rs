@@ -46,6 +46,7 @@ mod folder;
 mod http;
 mod input;
 mod interrupt;
+mod label_task;
 mod model;
 mod pack;
 mod printed;
@@ -103,6 +104,7 @@ fn run() -> ExitCode {
         Command::Evaluate(args) => evaluate::run(&args, &mut out),
         Command::Embed(args) => embed::run(&args, &mut out),
         Command::Agreement(args) => agreement::run(&args, &mut out),
+        Command::LabelTask(args) => label_task::run(&args, &mut out),
         Command::Rerank(args) => rerank::run(&args, &mut out),
         Command::Pack(args) => pack::run(&args, &mut out),
         Command::Demo(args) => demo::run(&args, &mut out),

@@ -17,9 +17,12 @@
 //! - **The grid** ([`GridRun`]): all of the above for one question set and one set of
 //!   [`GridSettings`], as a run of steps the CLI drives to the end and the browser's worker
 //!   drives between frames.
+//! - **A labelling task** ([`label_task`]) for the second labelling round CodeAtlas specified:
+//!   each question's pool from the arms' top K files and its gold, and each labeller's order.
 
 mod failures;
 mod grid;
+pub mod label_task;
 mod report_tables;
 
 pub use failures::{counted, failure_analysis, is_documentation, FailureAnalysis, ShareDifference};

@@ -1,0 +1,146 @@
+//! `routelens label-task` over the fixture bundle, then `routelens agreement` on labels written
+//! against that task: the pool is every arm's top K files and the gold, the task names no arm,
+//! rank, score or gold, the coordinator's file names the task by its SHA-256 and says what pooled
+//! each file, and the two commands fit together.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn routelens(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_routelens"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"))
+        .output()
+        .expect("routelens runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let output = routelens(args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn a_task_pooled_from_arms_and_runs_is_blind_and_agreement_reads_labels_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let task_path = dir.path().join("task.json");
+    let said = ok(&[
+        "label-task",
+        "repo.bundle",
+        "--questions",
+        "eval-questions.jsonl",
+        "--pool",
+        "fts5@2",
+        "--pool",
+        "structural/hybrid@2",
+        "--run",
+        "agreement/pool.run@1",
+        "--out",
+        task_path.to_str().unwrap(),
+    ]);
+    assert!(
+        said.contains("6 questions, 15 question–file pairs to judge, 2 labellers"),
+        "{said}"
+    );
+    let task_bytes = std::fs::read(&task_path).unwrap();
+    let task: Value = serde_json::from_slice(&task_bytes).unwrap();
+    let text = String::from_utf8(task_bytes.clone()).unwrap();
+    for hidden in ["fts5", "hybrid", "run:", "gold", "rank", "score"] {
+        assert!(!text.contains(hidden), "the task shows {hidden:?}");
+    }
+    let coordinator: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("task.coordinator.json")).unwrap())
+            .unwrap();
+    let sha = routelens_engine::checksum::sha256_hex(&task_bytes);
+    assert_eq!(coordinator["task_sha256"], sha.as_str());
+    // The question "evict": fts5's and hybrid's top 2, the run's README.md, and the gold.
+    let evict = &coordinator["questions"][2];
+    assert_eq!(evict["id"], "evict");
+    let candidates: Vec<&str> = evict["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        task["questions"][2]["candidates"],
+        serde_json::json!(candidates)
+    );
+    let readme = evict["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["path"] == "README.md")
+        .unwrap();
+    assert_eq!(readme["arms"], serde_json::json!([["run:mine", 1]]));
+    assert!(evict["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["path"] == "src/cache.rs" && c["gold"] == true));
+    // Two labellers' files against this task: agreement reads them.
+    let header = |who: &str| {
+        format!(r#"{{"format":"routelens-labels/1","task":"{sha}","labeller":"{who}","app":"t"}}"#)
+    };
+    let line =
+        |q: &str, p: &str, g: u8| format!(r#"{{"question":"{q}","path":"{p}","grade":{g}}}"#);
+    let a = [
+        header("a"),
+        line("evict", "src/cache.rs", 3),
+        line("route", "src/router.rs", 3),
+    ];
+    let b = [
+        header("b"),
+        line("evict", "src/cache.rs", 2),
+        line("route", "src/router.rs", 0),
+    ];
+    std::fs::write(dir.path().join("a.jsonl"), a.join("\n")).unwrap();
+    std::fs::write(dir.path().join("b.jsonl"), b.join("\n")).unwrap();
+    let report: Value = serde_json::from_str(&ok(&[
+        "agreement",
+        task_path.to_str().unwrap(),
+        dir.path().join("a.jsonl").to_str().unwrap(),
+        dir.path().join("b.jsonl").to_str().unwrap(),
+        "--resamples",
+        "50",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(report["coverage"]["both"], 2);
+    assert_eq!(report["coverage"]["neither"], 13);
+    assert_eq!(report["statistics"][0]["value"], 0.5);
+}
+
+#[test]
+fn an_arm_or_depth_it_cannot_pool_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    for (pool, says) in [
+        ("fts6@2", "fts6"),
+        ("fts5", "expected NAME@K"),
+        ("fts5@0", "K must be a whole number, 1 or more"),
+        ("structural/nearest@2", "nearest"),
+    ] {
+        let output = routelens(&[
+            "label-task",
+            "repo.bundle",
+            "--questions",
+            "eval-questions.jsonl",
+            "--pool",
+            pool,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(says), "{pool}: {stderr}");
+    }
+    assert!(!out.exists(), "nothing written");
+}
