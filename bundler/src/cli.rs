@@ -46,6 +46,9 @@ pub enum Command {
     /// A labelling task for a second labelling round: each question's pool from the top K files
     /// of arms and imported runs, plus its gold, shuffled per labeller; its sources kept apart.
     LabelTask(LabelTaskArgs),
+    /// A second labelling round's disputes for the adjudicator, or with the adjudicator's log the
+    /// adjudicated qrels and a new question set.
+    Adjudicate(AdjudicateArgs),
     /// Retrieve a candidate pool of chunks (BM25, planned grep or both), then rerank it, as
     /// CodeNib does.
     Rerank(RerankArgs),
@@ -975,6 +978,54 @@ pub struct LabelTaskArgs {
     /// task, TASK.coordinator.json). Labellers never open it.
     #[arg(long, value_name = "FILE")]
     pub coordinator: Option<PathBuf>,
+}
+
+/// Options of `routelens adjudicate`.
+#[derive(Debug, Args)]
+pub struct AdjudicateArgs {
+    /// The labelling task (`routelens-label-task/1`).
+    #[arg(value_name = "TASK")]
+    pub task: PathBuf,
+
+    /// The first labeller's labels (`routelens-labels/1`).
+    #[arg(value_name = "LABELS_A")]
+    pub labels_a: PathBuf,
+
+    /// The second labeller's labels.
+    #[arg(value_name = "LABELS_B")]
+    pub labels_b: PathBuf,
+
+    /// The adjudicator's log (`routelens-adjudication/1`); without it, the disputes are listed.
+    #[arg(long, value_name = "LOG.jsonl")]
+    pub log: Option<PathBuf>,
+
+    /// The question set the task was pooled for (its gold is replaced in the new set).
+    #[arg(long, value_name = "FILE")]
+    pub questions: PathBuf,
+
+    /// Write the adjudicated qrels here (`qid 0 path grade`, judged negatives as 0).
+    #[arg(long, value_name = "FILE")]
+    pub qrels: Option<PathBuf>,
+
+    /// Write the new question set here (gold: every file at or above the cut).
+    #[arg(long, value_name = "FILE")]
+    pub new_questions: Option<PathBuf>,
+
+    /// A file is gold at this grade or above.
+    #[arg(long, value_name = "GRADE", default_value_t = 2)]
+    pub cut: u8,
+
+    /// Bootstrap resamples for the original gold's agreement with the outcome.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub resamples: usize,
+
+    /// Bootstrap seed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Output format of the disputes (JSON: one dispute a line).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
 }
 
 /// Options of `routelens agreement`.

@@ -31,6 +31,7 @@
 //! names file, field and line) and exit with a sysexits code: 64 bad usage, 65 bad data, 66
 //! missing input, 74 I/O failure.
 
+mod adjudicate;
 mod agreement;
 mod bundle;
 mod check;
@@ -105,6 +106,7 @@ fn run() -> ExitCode {
         Command::Embed(args) => embed::run(&args, &mut out),
         Command::Agreement(args) => agreement::run(&args, &mut out),
         Command::LabelTask(args) => label_task::run(&args, &mut out),
+        Command::Adjudicate(args) => adjudicate::run(&args, &mut out),
         Command::Rerank(args) => rerank::run(&args, &mut out),
         Command::Pack(args) => pack::run(&args, &mut out),
         Command::Demo(args) => demo::run(&args, &mut out),

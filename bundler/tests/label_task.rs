@@ -116,6 +116,81 @@ fn a_task_pooled_from_arms_and_runs_is_blind_and_agreement_reads_labels_of_it() 
     assert_eq!(report["coverage"]["both"], 2);
     assert_eq!(report["coverage"]["neither"], 13);
     assert_eq!(report["statistics"][0]["value"], 0.5);
+    // The adjudicator sees the one dispute, decides it, and the outcome is new gold that
+    // `routelens evaluate` scores.
+    let paths = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let disputes = ok(&[
+        "adjudicate",
+        &paths("task.json"),
+        &paths("a.jsonl"),
+        &paths("b.jsonl"),
+        "--questions",
+        "eval-questions.jsonl",
+        "--format",
+        "json",
+    ]);
+    let disputes: Vec<Value> = disputes
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Both pairs: the grades differ (3 and 2 on the cache, 3 and 0 on the router).
+    assert_eq!(disputes.len(), 2);
+    assert_eq!(disputes[0]["path"], "src/router.rs");
+    assert_eq!(disputes[0]["grades"], serde_json::json!([3, 0]));
+    let log = [
+        format!(r#"{{"format":"routelens-adjudication/1","task":"{sha}","adjudicator":"cy"}}"#),
+        r#"{"question":"evict","path":"src/cache.rs","grade":3,"reason":"answers"}"#.into(),
+        r#"{"question":"route","path":"src/router.rs","grade":0,"reason":"misread"}"#.into(),
+    ];
+    std::fs::write(dir.path().join("log.jsonl"), log.join("\n")).unwrap();
+    let said = ok(&[
+        "adjudicate",
+        &paths("task.json"),
+        &paths("a.jsonl"),
+        &paths("b.jsonl"),
+        "--questions",
+        "eval-questions.jsonl",
+        "--log",
+        &paths("log.jsonl"),
+        "--qrels",
+        &paths("new.qrels"),
+        "--new-questions",
+        &paths("new.jsonl"),
+        "--resamples",
+        "50",
+    ]);
+    assert!(
+        said.starts_with(
+            "2 judged pairs, 2 disputes decided by cy; 1 of 6 questions have new gold"
+        ),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("new.qrels")).unwrap(),
+        "evict 0 src/cache.rs 3\nroute 0 src/router.rs 0\n"
+    );
+    let new = std::fs::read_to_string(dir.path().join("new.jsonl")).unwrap();
+    assert!(
+        new.lines().next().unwrap().contains(r#""gold":[]"#),
+        "{new}"
+    );
+    assert!(new.contains(r#"{"corpus""#), "the corpus pin is kept");
+    let scored = ok(&[
+        "evaluate",
+        "repo.bundle",
+        "--questions",
+        &paths("new.jsonl"),
+        "--retriever",
+        "bm25",
+        "--chunker",
+        "structural",
+        "--resamples",
+        "50",
+        "--format",
+        "json",
+    ]);
+    let scored: Value = serde_json::from_str(&scored).unwrap();
+    assert_eq!(scored["questions"], 6);
 }
 
 #[test]

@@ -20,6 +20,7 @@
 //! - **A labelling task** ([`label_task`]) for the second labelling round CodeAtlas specified:
 //!   each question's pool from the arms' top K files and its gold, and each labeller's order.
 
+pub mod adjudication;
 mod failures;
 mod grid;
 pub mod label_task;

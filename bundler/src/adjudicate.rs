@@ -1,0 +1,155 @@
+//! `routelens adjudicate TASK LABELS_A LABELS_B`: the disputes of a second labelling round for
+//! the adjudicator (without `--log`), or, with the adjudicator's log, the outcome (engine
+//! `evaluate::adjudication`): adjudicated qrels, a new question set whose gold is every file at
+//! or above the cut, and how far the original gold agrees with the adjudicated grades.
+
+use std::io::Write;
+
+use routelens_engine::checksum::sha256_hex;
+use routelens_engine::evaluate::adjudication::{adjudicate, disputes, parse_log};
+use routelens_engine::load::labels::{parse_labels, parse_task, LabelTask, Labels};
+use routelens_engine::load::question_set::parse_question_set;
+use routelens_engine::scoring::agreement::{agreement, Item, TOP_GRADE};
+use routelens_engine::BootstrapConfig;
+
+use crate::cli::{AdjudicateArgs, OutputFormat};
+use crate::failure::Failure;
+use crate::folder::write_file_atomic;
+use crate::input::read_text;
+
+/// Runs `adjudicate`.
+pub fn run(args: &AdjudicateArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let task_name = args.task.display().to_string();
+    let task_bytes = std::fs::read(&args.task).map_err(|e| Failure::read(&args.task, e))?;
+    let task = parse_task(&task_name, &task_bytes)?;
+    let read = |path: &std::path::Path| -> Result<Labels, Failure> {
+        let name = path.display().to_string();
+        Ok(parse_labels(&name, &read_text(path)?, &task_bytes, &task)?)
+    };
+    let (a, b) = (read(&args.labels_a)?, read(&args.labels_b)?);
+    let Some(log_path) = &args.log else {
+        return list_disputes(&task, (&a, &b), args.format, out);
+    };
+    let log = parse_log(
+        &log_path.display().to_string(),
+        &read_text(log_path)?,
+        &task_bytes,
+        &task,
+    )?;
+    let outcome = adjudicate(&task, (&a, &b), &log)?;
+    let set_name = args.questions.display().to_string();
+    let set_text = read_text(&args.questions)?;
+    let set = parse_question_set(&set_name, &set_text)?;
+    let new_questions = outcome.new_gold(&set.questions, args.cut);
+    // The original set's lines, each question's replaced by its new gold; set-level lines kept.
+    let mut new_text = String::new();
+    let mut next = new_questions.iter();
+    for line in set_text.lines().filter(|l| !l.trim().is_empty()) {
+        let is_question = serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .is_some_and(|v| v.get("id").is_some());
+        match if is_question { next.next() } else { None } {
+            Some(question) => {
+                new_text += &serde_json::to_string(question).map_err(|e| Failure::Io {
+                    context: "writing JSON".into(),
+                    source: std::io::Error::other(e),
+                })?
+            }
+            None => new_text += line,
+        }
+        new_text.push('\n');
+    }
+    if let Some(path) = &args.qrels {
+        write_file_atomic(path, outcome.qrels().as_bytes())?;
+    }
+    if let Some(path) = &args.new_questions {
+        write_file_atomic(path, new_text.as_bytes())?;
+    }
+    // The original gold (a file in it graded 3, any other judged file 0) against the outcome.
+    let items: Vec<Item> = outcome
+        .grades
+        .iter()
+        .map(|((q, p), g)| Item {
+            question: q.clone(),
+            path: p.clone(),
+            a: set.questions.iter().find(|x| &x.id == q).map(|x| {
+                if x.gold.contains(p) {
+                    TOP_GRADE
+                } else {
+                    0
+                }
+            }),
+            b: Some(*g),
+        })
+        .collect();
+    let report = agreement(
+        &items,
+        args.cut,
+        BootstrapConfig {
+            resamples: args.resamples,
+            seed: args.seed,
+        },
+    )?;
+    let changed = set
+        .questions
+        .iter()
+        .zip(&new_questions)
+        .filter(|(old, new)| old.gold != new.gold)
+        .count();
+    let mut text = format!(
+        "{} judged pairs, {} disputes decided by {}{}; {changed} of {} questions have new gold \
+         (SHA-256 of the new set {})\n",
+        outcome.grades.len(),
+        outcome.decided,
+        log.header.adjudicator,
+        if outcome.adjudicator_is_labeller {
+            " (flagged: one of the labellers)"
+        } else {
+            ""
+        },
+        set.questions.len(),
+        sha256_hex(new_text.as_bytes())
+    );
+    text += "The original gold against the adjudicated grades:\n";
+    for statistic in &report.statistics {
+        text += &format!("  {}\n", statistic.sentence);
+    }
+    out.write_all(text.as_bytes()).map_err(Failure::output)
+}
+
+fn list_disputes(
+    task: &LabelTask,
+    (a, b): (&Labels, &Labels),
+    format: OutputFormat,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let found = disputes(task, a, b);
+    let text = match format {
+        OutputFormat::Json => found
+            .iter()
+            .map(|d| serde_json::to_string(d).unwrap_or_default() + "\n")
+            .collect(),
+        OutputFormat::Table => {
+            let grade = |g: Option<u8>| g.map_or("–".to_string(), |g| g.to_string());
+            let mut text = format!(
+                "{} disputes between {} and {} (grades and notes):\n",
+                found.len(),
+                a.header.labeller,
+                b.header.labeller
+            );
+            for d in &found {
+                text += &format!(
+                    "{} {}: {} {:?} / {} {:?}\n",
+                    d.question,
+                    d.path,
+                    grade(d.grades[0]),
+                    d.notes[0],
+                    grade(d.grades[1]),
+                    d.notes[1]
+                );
+            }
+            text
+        }
+    };
+    out.write_all(text.as_bytes()).map_err(Failure::output)
+}
