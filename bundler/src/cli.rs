@@ -538,6 +538,11 @@ pub struct EvaluateArgs {
     #[arg(long, value_name = "FILE")]
     pub questions: PathBuf,
 
+    /// A second question set of the same questions with other gold (e.g. `adjudicate
+    /// --new-questions`'s): the grid is scored against both, side by side.
+    #[arg(long, value_name = "FILE")]
+    pub also_questions: Option<PathBuf>,
+
     /// A chunking to evaluate (repeatable; default every chunking of the bundle).
     #[arg(long = "chunker", value_name = "NAME")]
     pub chunkers: Vec<String>,

@@ -34,6 +34,16 @@ struct Printed<'r> {
     bundle: String,
     #[serde(flatten)]
     report: &'r GridReport,
+    /// The same grid against `--also-questions`' gold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    also: Option<Also<'r>>,
+}
+
+/// The grid against a second gold.
+#[derive(Debug, serde::Serialize)]
+struct Also<'r> {
+    questions: String,
+    report: &'r GridReport,
 }
 
 /// The engine's settings from the command line.
@@ -126,7 +136,11 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
     };
     settings.reranker_model = cross_encoder.as_ref().map(|m| m.identity().clone());
     let texts: Vec<String> = set.questions.iter().map(|q| q.question.clone()).collect();
-    let grid = GridRun::new(&name, set, settings, &available)?;
+    let also = match &args.also_questions {
+        Some(path) => Some(same_questions(path, &set)?),
+        None => None,
+    };
+    let grid = GridRun::new(&name, set, settings.clone(), &available)?;
     let dense = grid.needs_retriever(Retriever::Dense) || grid.needs_retriever(Retriever::Hybrid);
     let mut chunkings = folder.open_chunkings(grid.chunkers())?;
     if dense {
@@ -137,22 +151,38 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             (&texts, args.model.as_deref()),
         )?;
     }
-    let report = match &cross_encoder {
-        Some(model) if grid.needs_reranker() => {
-            // The reranked chunks' files, read once: every file of the chunkings evaluated.
+    // The reranked chunks' files, read once: every file of the chunkings evaluated.
+    let files = match &cross_encoder {
+        Some(_) if grid.needs_reranker() => {
             let mut paths = std::collections::BTreeSet::new();
             for &chunker in grid.chunkers() {
                 paths.extend(chunkings.table(chunker)?.iter().map(|c| c.path.clone()));
             }
-            let files = folder.read_files(paths.iter().map(String::as_str))?;
-            let text_of = |path: &str| files.get(path).map(String::as_str);
-            let reranker = ChunkTexts {
-                model,
-                text_of: &text_of,
-            };
-            grid.run_with(&chunkings, Some(&reranker))?
+            folder.read_files(paths.iter().map(String::as_str))?
         }
-        _ => grid.run(&chunkings)?,
+        _ => Default::default(),
+    };
+    let text_of = |path: &str| files.get(path).map(String::as_str);
+    let run = |grid: GridRun| -> Result<GridReport, Failure> {
+        Ok(match &cross_encoder {
+            Some(model) if grid.needs_reranker() => {
+                let reranker = ChunkTexts {
+                    model,
+                    text_of: &text_of,
+                };
+                grid.run_with(&chunkings, Some(&reranker))?
+            }
+            _ => grid.run(&chunkings)?,
+        })
+    };
+    let report = run(grid)?;
+    // The same grid against a second gold (the adjudicated one), side by side.
+    let also = match also {
+        Some((file, set)) => {
+            let grid = GridRun::new(&file, set, settings, &available)?;
+            Some((file, run(grid)?))
+        }
+        None => None,
     };
     let tables = grid_tables(&report);
     let text = match args.format {
@@ -160,20 +190,58 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             let printed = Printed {
                 bundle: args.bundle.display().to_string(),
                 report: &report,
+                also: also.as_ref().map(|(questions, report)| Also {
+                    questions: questions.clone(),
+                    report,
+                }),
             };
             serde_json::to_string_pretty(&printed).map_err(|e| Failure::Io {
                 context: "writing JSON".into(),
                 source: std::io::Error::other(e),
             })? + "\n"
         }
-        Format::Table => table_text(&report, &tables[0]),
-        Format::Csv => tables
-            .iter()
-            .map(Table::to_csv)
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Format::Table => {
+            let mut text = table_text(&report, &tables[0]);
+            if let Some((file, other)) = &also {
+                text += &format!("\n== Against the gold of {file}\n\n");
+                text += &table_text(other, &grid_tables(other)[0]);
+            }
+            text
+        }
+        Format::Csv => {
+            let mut all = tables;
+            if let Some((_, other)) = &also {
+                all.extend(grid_tables(other));
+            }
+            all.iter().map(Table::to_csv).collect::<Vec<_>>().join("\n")
+        }
     };
     out.write_all(text.as_bytes()).map_err(Failure::output)
+}
+
+/// The question set at `path`, which must hold the same questions as `set` (ids and texts, in
+/// order): only the gold may differ.
+fn same_questions(
+    path: &std::path::Path,
+    set: &routelens_engine::load::question_set::QuestionSet,
+) -> Result<(String, routelens_engine::load::question_set::QuestionSet), Failure> {
+    let file = path.display().to_string();
+    let other = parse_question_set(&file, &read_text(path)?)?;
+    let differs = set
+        .questions
+        .iter()
+        .zip(&other.questions)
+        .find(|(a, b)| a.id != b.id || a.question != b.question)
+        .map(|(a, _)| a.id.clone());
+    if let Some(id) = differs.or_else(|| {
+        (set.questions.len() != other.questions.len()).then(|| "(the count)".to_string())
+    }) {
+        return Err(Failure::Usage(format!(
+            "--also-questions {file}: not the same questions as --questions (first difference: \
+             {id}); only the gold may differ"
+        )));
+    }
+    Ok((file, other))
 }
 
 fn table_text(report: &GridReport, grid: &Table) -> String {

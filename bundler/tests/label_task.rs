@@ -179,6 +179,8 @@ fn a_task_pooled_from_arms_and_runs_is_blind_and_agreement_reads_labels_of_it() 
         "evaluate",
         "repo.bundle",
         "--questions",
+        "eval-questions.jsonl",
+        "--also-questions",
         &paths("new.jsonl"),
         "--retriever",
         "bm25",
@@ -191,6 +193,49 @@ fn a_task_pooled_from_arms_and_runs_is_blind_and_agreement_reads_labels_of_it() 
     ]);
     let scored: Value = serde_json::from_str(&scored).unwrap();
     assert_eq!(scored["questions"], 6);
+    // Side by side: the question whose gold was emptied no longer counts as a hit.
+    let hit = |report: &Value| -> f64 {
+        report["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["arm"] == "structural/bm25" && m["metric"] == "hit@10")
+            .unwrap()["mean"]
+            .as_f64()
+            .unwrap()
+    };
+    let also = &scored["also"]["report"];
+    assert_eq!(also["questions"], 6);
+    assert!(
+        hit(also) < hit(&scored),
+        "{} against {}",
+        hit(also),
+        hit(&scored)
+    );
+    let refused = routelens(&[
+        "evaluate",
+        "repo.bundle",
+        "--questions",
+        "eval-questions.jsonl",
+        "--also-questions",
+        "rerank/plan.json",
+    ]);
+    assert!(!refused.status.success());
+    let refused = routelens(&[
+        "evaluate",
+        "repo.bundle",
+        "--questions",
+        "eval-questions.jsonl",
+        "--also-questions",
+        "agreement/../blank.jsonl",
+    ]);
+    assert_eq!(
+        refused.status.code(),
+        Some(64),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("not the same questions"));
 }
 
 #[test]
