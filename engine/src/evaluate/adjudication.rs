@@ -17,11 +17,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::checksum::sha256_hex;
 use crate::error::{Error, Result};
-use crate::load::labels::{LabelTask, Labels};
+use crate::load::labels::{parse_task_lines, LabelTask, Labels};
 use crate::load::question_set::Question;
-use crate::scoring::agreement::TOP_GRADE;
 
 /// The log's format name.
 pub const ADJUDICATION_FORMAT: &str = "routelens-adjudication/1";
@@ -105,50 +103,14 @@ pub fn disputes(task: &LabelTask, a: &Labels, b: &Labels) -> Vec<Dispute> {
 
 /// Reads a log (named `file`), refusing one of another task than `task_bytes`.
 pub fn parse_log(file: &str, text: &str, task_bytes: &[u8], task: &LabelTask) -> Result<Log> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty());
-    let (_, first) = lines
-        .next()
-        .ok_or_else(|| Error::line(file, 1, "empty: a log starts with its header"))?;
-    let header: LogHeader = serde_json::from_str(first)
-        .map_err(|e| Error::line(file, 1, format!("not a log header: {e}")))?;
-    if header.format != ADJUDICATION_FORMAT {
-        return Err(Error::line(
-            file,
-            1,
-            format!("format {:?} is not {ADJUDICATION_FORMAT:?}", header.format),
-        ));
-    }
-    let want = sha256_hex(task_bytes);
-    if header.task != want {
-        return Err(Error::line(
-            file,
-            1,
-            format!("a log of task {}, not of this task ({want})", header.task),
-        ));
-    }
-    let mut decisions = Vec::new();
-    for (at, line) in lines {
-        let decision: Decision = serde_json::from_str(line)
-            .map_err(|e| Error::line(file, at + 1, format!("not a decision: {e}")))?;
-        if decision.grade > TOP_GRADE {
-            return Err(Error::line(
-                file,
-                at + 1,
-                format!("grade {} is not 0 to 3", decision.grade),
-            ));
-        }
-        if !task.questions.iter().any(|q| q.id == decision.question) {
-            return Err(Error::line(
-                file,
-                at + 1,
-                format!("question {:?} is not in the task", decision.question),
-            ));
-        }
-        decisions.push(decision);
-    }
+    let (header, decisions) = parse_task_lines(
+        file,
+        text,
+        (task_bytes, task),
+        ("log", "decision"),
+        |h: &LogHeader| (h.format.as_str(), ADJUDICATION_FORMAT, h.task.as_str()),
+        |d: &Decision| (d.question.as_str(), d.grade),
+    )?;
     Ok(Log { header, decisions })
 }
 
@@ -315,6 +277,44 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn a_log_of_another_task_or_a_question_not_in_it_is_refused_by_line() {
+        let bytes = b"the task";
+        let header = |task: &str| {
+            format!(r#"{{"format":"routelens-adjudication/1","task":"{task}","adjudicator":"cy"}}"#)
+        };
+        let ours = crate::checksum::sha256_hex(bytes);
+        let refused = parse_log("log.jsonl", &header("0"), bytes, &task())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.starts_with("log.jsonl:1: log of task 0, not of this task"),
+            "{refused}"
+        );
+        let line = r#"{"question":"q9","path":"a.rs","grade":1}"#;
+        let refused = parse_log(
+            "log.jsonl",
+            &format!("{}\n{line}", header(&ours)),
+            bytes,
+            &task(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            refused.contains("log.jsonl:2: question \"q9\" is not in the task"),
+            "{refused}"
+        );
+        let line = r#"{"question":"q1","path":"a.rs","grade":2}"#;
+        let log = parse_log(
+            "log.jsonl",
+            &format!("{}\n{line}", header(&ours)),
+            bytes,
+            &task(),
+        )
+        .unwrap();
+        assert_eq!(log.decisions[0].grade, 2);
     }
 
     #[test]

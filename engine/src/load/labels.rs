@@ -145,51 +145,81 @@ pub fn parse_task(file: &str, bytes: &[u8]) -> Result<LabelTask> {
 
 /// Reads a labeller's file (named `file`), refusing one of another task than `task_bytes`.
 pub fn parse_labels(file: &str, text: &str, task_bytes: &[u8], task: &LabelTask) -> Result<Labels> {
+    let (header, events) = parse_task_lines(
+        file,
+        text,
+        (task_bytes, task),
+        ("labels", "judgment"),
+        |h: &LabelsHeader| (h.format.as_str(), LABELS_FORMAT, h.task.as_str()),
+        |e: &LabelEvent| (e.question.as_str(), e.grade),
+    )?;
+    Ok(Labels { header, events })
+}
+
+/// A JSON Lines file of a task's (a labeller's judgments, an adjudicator's decisions): a header
+/// `H` of the expected format naming the task by the SHA-256 of `task_bytes` (`header_of` gives
+/// its format, the expected one and its task hash), then one `E` a line, each with a grade of 0
+/// to 3 on a question of the task (`line_of` gives both). `what` names the file's kind and a
+/// line's in messages.
+pub(crate) fn parse_task_lines<H: serde::de::DeserializeOwned, E: serde::de::DeserializeOwned>(
+    file: &str,
+    text: &str,
+    (task_bytes, task): (&[u8], &LabelTask),
+    (what, line_is): (&str, &str),
+    header_of: impl Fn(&H) -> (&str, &str, &str),
+    line_of: impl Fn(&E) -> (&str, u8),
+) -> Result<(H, Vec<E>)> {
     let mut lines = text
         .lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty());
-    let (_, first) = lines
-        .next()
-        .ok_or_else(|| Error::line(file, 1, "empty: a labels file starts with its header"))?;
-    let header: LabelsHeader = serde_json::from_str(first)
-        .map_err(|e| Error::line(file, 1, format!("not a labels header: {e}")))?;
-    if header.format != LABELS_FORMAT {
+    let (_, first) = lines.next().ok_or_else(|| {
+        Error::line(
+            file,
+            1,
+            format!("empty: a {what} file starts with its header"),
+        )
+    })?;
+    let header: H = serde_json::from_str(first)
+        .map_err(|e| Error::line(file, 1, format!("not a {what} header: {e}")))?;
+    let (format, expected, named) = header_of(&header);
+    if format != expected {
         return Err(Error::line(
             file,
             1,
-            format!("format {:?} is not {LABELS_FORMAT:?}", header.format),
+            format!("format {format:?} is not {expected:?}"),
         ));
     }
     let want = sha256_hex(task_bytes);
-    if header.task != want {
+    if named != want {
         return Err(Error::line(
             file,
             1,
-            format!("labels of task {}, not of this task ({want})", header.task),
+            format!("{what} of task {named}, not of this task ({want})"),
         ));
     }
-    let mut events = Vec::new();
+    let mut out = Vec::new();
     for (at, line) in lines {
-        let event: LabelEvent = serde_json::from_str(line)
-            .map_err(|e| Error::line(file, at + 1, format!("not a judgment: {e}")))?;
-        if event.grade > TOP_GRADE {
+        let entry: E = serde_json::from_str(line)
+            .map_err(|e| Error::line(file, at + 1, format!("not a {line_is}: {e}")))?;
+        let (question, grade) = line_of(&entry);
+        if grade > TOP_GRADE {
             return Err(Error::line(
                 file,
                 at + 1,
-                format!("grade {} is not 0 to 3", event.grade),
+                format!("grade {grade} is not 0 to 3"),
             ));
         }
-        if !task.questions.iter().any(|q| q.id == event.question) {
+        if !task.questions.iter().any(|q| q.id == question) {
             return Err(Error::line(
                 file,
                 at + 1,
-                format!("question {:?} is not in the task", event.question),
+                format!("question {question:?} is not in the task"),
             ));
         }
-        events.push(event);
+        out.push(entry);
     }
-    Ok(Labels { header, events })
+    Ok((header, out))
 }
 
 /// Every (question, file) pair of the task, and any file a labeller added, with each labeller's
