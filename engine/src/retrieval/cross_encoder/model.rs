@@ -13,6 +13,7 @@ use tokenizers::{Tokenizer, TruncationParams};
 use super::{ChunkReranker, CrossEncoderIdentity, RerankInput};
 use crate::corpus::code_chunks::CodeChunk;
 use crate::error::{Error, Result};
+use crate::retrieval::dense::embedder::ModelFiles;
 use crate::stable_sort;
 
 /// The longest input CodeAtlas's reranker takes, in word pieces with `[CLS]` and both `[SEP]`.
@@ -23,15 +24,9 @@ const BATCH_PIECES: usize = 4096;
 /// How many pairs run through the model at once, at most.
 const BATCH: usize = 32;
 
-/// The model's three files, as bytes (the engine does no I/O).
-pub struct CrossEncoderFiles<'a> {
-    /// `config.json`.
-    pub config: &'a [u8],
-    /// `model.safetensors`.
-    pub weights: &'a [u8],
-    /// `tokenizer.json`.
-    pub tokenizer: &'a [u8],
-}
+/// The model's three files, as bytes (the engine does no I/O): the same three a BERT embedder
+/// reads.
+pub type CrossEncoderFiles<'a> = ModelFiles<'a>;
 
 /// A loaded cross-encoder.
 pub struct CrossEncoder {
