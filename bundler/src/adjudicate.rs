@@ -5,11 +5,9 @@
 
 use std::io::Write;
 
-use routelens_engine::checksum::sha256_hex;
 use routelens_engine::evaluate::adjudication::{adjudicate, disputes, parse_log};
+use routelens_engine::evaluate::adjudication_report::adjudication_report;
 use routelens_engine::load::labels::{parse_labels, parse_task, LabelTask, Labels};
-use routelens_engine::load::question_set::parse_question_set;
-use routelens_engine::scoring::agreement::{agreement, Item, TOP_GRADE};
 use routelens_engine::BootstrapConfig;
 
 use crate::cli::{AdjudicateArgs, OutputFormat};
@@ -38,82 +36,23 @@ pub fn run(args: &AdjudicateArgs, out: &mut dyn Write) -> Result<(), Failure> {
     )?;
     let outcome = adjudicate(&task, (&a, &b), &log)?;
     let set_name = args.questions.display().to_string();
-    let set_text = read_text(&args.questions)?;
-    let set = parse_question_set(&set_name, &set_text)?;
-    let new_questions = outcome.new_gold(&set.questions, args.cut);
-    // The original set's lines, each question's replaced by its new gold; set-level lines kept.
-    let mut new_text = String::new();
-    let mut next = new_questions.iter();
-    for line in set_text.lines().filter(|l| !l.trim().is_empty()) {
-        let is_question = serde_json::from_str::<serde_json::Value>(line)
-            .ok()
-            .is_some_and(|v| v.get("id").is_some());
-        match if is_question { next.next() } else { None } {
-            Some(question) => {
-                new_text += &serde_json::to_string(question).map_err(|e| Failure::Io {
-                    context: "writing JSON".into(),
-                    source: std::io::Error::other(e),
-                })?
-            }
-            None => new_text += line,
-        }
-        new_text.push('\n');
-    }
-    if let Some(path) = &args.qrels {
-        write_file_atomic(path, outcome.qrels().as_bytes())?;
-    }
-    if let Some(path) = &args.new_questions {
-        write_file_atomic(path, new_text.as_bytes())?;
-    }
-    // The original gold (a file in it graded 3, any other judged file 0) against the outcome.
-    let items: Vec<Item> = outcome
-        .grades
-        .iter()
-        .map(|((q, p), g)| Item {
-            question: q.clone(),
-            path: p.clone(),
-            a: set.questions.iter().find(|x| &x.id == q).map(|x| {
-                if x.gold.contains(p) {
-                    TOP_GRADE
-                } else {
-                    0
-                }
-            }),
-            b: Some(*g),
-        })
-        .collect();
-    let report = agreement(
-        &items,
+    let report = adjudication_report(
+        &outcome,
+        &log,
+        (&set_name, &read_text(&args.questions)?),
         args.cut,
         BootstrapConfig {
             resamples: args.resamples,
             seed: args.seed,
         },
     )?;
-    let changed = set
-        .questions
-        .iter()
-        .zip(&new_questions)
-        .filter(|(old, new)| old.gold != new.gold)
-        .count();
-    let mut text = format!(
-        "{} judged pairs, {} disputes decided by {}{}; {changed} of {} questions have new gold \
-         (SHA-256 of the new set {})\n",
-        outcome.grades.len(),
-        outcome.decided,
-        log.header.adjudicator,
-        if outcome.adjudicator_is_labeller {
-            " (flagged: one of the labellers)"
-        } else {
-            ""
-        },
-        set.questions.len(),
-        sha256_hex(new_text.as_bytes())
-    );
-    text += "The original gold against the adjudicated grades:\n";
-    for statistic in &report.statistics {
-        text += &format!("  {}\n", statistic.sentence);
+    if let Some(path) = &args.qrels {
+        write_file_atomic(path, report.qrels.as_bytes())?;
     }
+    if let Some(path) = &args.new_questions {
+        write_file_atomic(path, report.new_set.as_bytes())?;
+    }
+    let text = report.text;
     out.write_all(text.as_bytes()).map_err(Failure::output)
 }
 

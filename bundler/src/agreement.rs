@@ -7,6 +7,7 @@ use std::io::Write;
 
 use routelens_engine::load::labels::{items, parse_labels, parse_task};
 use routelens_engine::scoring::agreement::{agreement, AgreementReport};
+use routelens_engine::scoring::agreement_text::report_text;
 use routelens_engine::BootstrapConfig;
 
 use crate::cli::{AgreementArgs, OutputFormat};
@@ -51,52 +52,7 @@ pub fn run(args: &AgreementArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 source: std::io::Error::other(e),
             })? + "\n"
         }
-        OutputFormat::Table => table_text(&labellers, &report),
+        OutputFormat::Table => report_text(&labellers, &report),
     };
     out.write_all(text.as_bytes()).map_err(Failure::output)
-}
-
-fn table_text(labellers: &[String; 2], report: &AgreementReport) -> String {
-    let c = &report.coverage;
-    let mut text = format!(
-        "{} and {}: {} questions; {} question–file pairs judged by both, {} by {} only, {} by {} \
-         only, {} by neither; relevant at grade {} or more ({} resamples, seed {})\n\n",
-        labellers[0],
-        labellers[1],
-        report.questions,
-        c.both,
-        c.only_a,
-        labellers[0],
-        c.only_b,
-        labellers[1],
-        c.neither,
-        report.cut,
-        report.resamples,
-        report.seed
-    );
-    text += &format!(
-        "grades ({} down, {} across)\n      0     1     2     3\n",
-        labellers[0], labellers[1]
-    );
-    for (grade, row) in report.confusion.iter().enumerate() {
-        text += &format!(
-            "{grade} {}\n",
-            row.iter()
-                .map(|n| format!("{n:>5}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
-    }
-    text += "\n";
-    for statistic in &report.statistics {
-        text += &statistic.sentence;
-        if statistic.undefined_resamples > 0 && statistic.value.is_some() {
-            text += &format!(
-                " (undefined in {} of {} resamples)",
-                statistic.undefined_resamples, report.resamples
-            );
-        }
-        text += "\n";
-    }
-    text
 }

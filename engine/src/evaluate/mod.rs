@@ -18,9 +18,12 @@
 //!   [`GridSettings`], as a run of steps the CLI drives to the end and the browser's worker
 //!   drives between frames.
 //! - **A labelling task** ([`label_task`]) for the second labelling round CodeAtlas specified:
-//!   each question's pool from the arms' top K files and its gold, and each labeller's order.
+//!   each question's pool from the arms' top K files and its gold, and each labeller's order;
+//!   its disputes and adjudication ([`adjudication`]) and what the adjudicated round gives the
+//!   study ([`adjudication_report`]): qrels, the new gold, the original gold's agreement.
 
 pub mod adjudication;
+pub mod adjudication_report;
 mod failures;
 mod grid;
 pub mod label_task;

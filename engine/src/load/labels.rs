@@ -222,6 +222,23 @@ pub(crate) fn parse_task_lines<H: serde::de::DeserializeOwned, E: serde::de::Des
     Ok((header, out))
 }
 
+/// The text of a task's JSON Lines file (labels, an adjudication log): `header`, then one line
+/// per entry, each ending in a newline; what [`parse_labels`] and the adjudication log's reader
+/// read back.
+pub fn task_lines_text<H: Serialize, E: Serialize>(header: &H, entries: &[E]) -> Result<String> {
+    let mut text = String::new();
+    let mut push = |json: serde_json::Result<String>| -> Result<()> {
+        text += &json.map_err(|e| Error::field("labels", "line", e.to_string()))?;
+        text.push('\n');
+        Ok(())
+    };
+    push(serde_json::to_string(header))?;
+    for entry in entries {
+        push(serde_json::to_string(entry))?;
+    }
+    Ok(text)
+}
+
 /// Every (question, file) pair of the task, and any file a labeller added, with each labeller's
 /// last grade: questions in the task's order, candidates in theirs, added files after them.
 pub fn items(task: &LabelTask, a: &Labels, b: &Labels) -> Vec<Item> {
@@ -278,6 +295,33 @@ mod tests {
             .chain(lines.iter().copied())
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    #[test]
+    fn written_labels_read_back_to_the_same_events() {
+        let bytes = task_bytes();
+        let task = parse_task("task.json", &bytes).unwrap();
+        let written = Labels {
+            header: LabelsHeader {
+                format: LABELS_FORMAT.into(),
+                task: sha256_hex(&bytes),
+                labeller: "ada".into(),
+                app: "0.1.0".into(),
+            },
+            events: vec![LabelEvent {
+                question: "q1".into(),
+                path: "a.rs".into(),
+                grade: 2,
+                unsure: true,
+                note: "line \"7\"\nonly".into(),
+                position: 1,
+                shown_at: 10,
+                judged_at: 12,
+            }],
+        };
+        let text = task_lines_text(&written.header, &written.events).unwrap();
+        assert_eq!(text.lines().count(), 2);
+        assert_eq!(parse_labels("x.jsonl", &text, &bytes, &task).unwrap(), written);
     }
 
     #[test]

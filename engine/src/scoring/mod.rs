@@ -2,9 +2,11 @@
 //! reciprocal-rank fusion ([`fusion`]), the bootstrap and exact tests ([`stats`]), paired
 //! comparisons ([`paired`]), the command line's report ([`report`]), the paper's tables
 //! ([`tables`]), any metric with intervals ([`metric_tables`]), per-case score tables
-//! ([`score_table`]) and two labellers' agreement ([`agreement`]).
+//! ([`score_table`]) and two labellers' agreement ([`agreement`]) with its text
+//! ([`agreement_text`]).
 
 pub mod agreement;
+pub mod agreement_text;
 pub mod case_list;
 pub mod fusion;
 pub mod metric_tables;
