@@ -15,6 +15,7 @@ import sys
 
 BUDGET = 1_000_000
 WORKER = "routelens-worker"
+ROUNDS = "routelens-rounds"
 
 dist = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "dist")
 html_path = dist / "index.html"
@@ -42,6 +43,11 @@ for name in loaded:
 for path in sorted(dist.glob(f"{WORKER}*.wasm")):
     raw = path.read_bytes()
     print(f"on first live call: {path.name}: {len(raw):,} bytes, {len(gzip.compress(raw, 9)):,} gzip")
+for path in sorted(dist.glob(f"{ROUNDS}*.wasm")):
+    if path.name in loaded:
+        problems.append(f"{html_path} loads the labelling pages' module {path.name} at start")
+    raw = path.read_bytes()
+    print(f"on the labelling pages: {path.name}: {len(raw):,} bytes, {len(gzip.compress(raw, 9)):,} gzip")
 print(f"first load total: {total:,} bytes gzip of wasm (budget {BUDGET:,})")
 # Every integrity hash in index.html must describe the file served (the name section is cut out
 # after Trunk hashed the module: scripts/shrink-app-wasm.py rewrites its hash).

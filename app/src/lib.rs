@@ -105,11 +105,11 @@
 
 use leptos::prelude::*;
 
-mod api;
-mod bundles;
+pub mod api;
+pub mod bundles;
 mod components;
 mod decisions;
-mod error;
+pub mod error;
 mod key_store;
 mod live;
 mod open;
@@ -117,10 +117,13 @@ mod open_cases;
 mod packing;
 mod params;
 mod permalink;
+pub mod rounds;
 mod site;
 mod state;
 mod views;
 
+// `api`, `bundles` and `error` are public for the labelling round's pages (`rounds/`), a module
+// of their own that fetches bundles and files as the app does.
 // The permalink parser and the settings it fills, for the fuzz target that reads any query string
 // (`fuzz/bodies`); the app itself reaches them through its modules.
 pub use params::Settings;

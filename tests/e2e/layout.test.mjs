@@ -6,19 +6,37 @@
 // labels overlap: the drawn boxes of every plot's text are tested for intersection.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { missing, startServer, launchBrowser, buildDemoBundle, tempDir } from './lib/harness.mjs';
+import { join } from 'node:path';
+import { missing, startServer, launchBrowser, buildDemoBundle, tempDir, root } from './lib/harness.mjs';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const skip = missing() || false;
-let server, browser, page;
+let server, browser, page, labels;
 
 before(async () => {
   if (skip) return;
   const bundles = tempDir();
   buildDemoBundle(bundles);
+  // The labelling round's pages: a task pooled from the demo, and two labellers' files of it
+  // (one file graded differently by each, so that the adjudication page lists a dispute).
+  const demo = join(bundles, 'demo');
+  execFileSync(join(root, 'target/debug/routelens'), ['label-task', demo, '--questions', join(demo, 'questions.jsonl'),
+    '--pool', 'fts5@2', '--out', join(demo, 'task.json')], { stdio: 'ignore' });
+  const task = JSON.parse(readFileSync(join(demo, 'task.json'), 'utf8'));
+  const sha = createHash('sha256').update(readFileSync(join(demo, 'task.json'))).digest('hex');
+  const [q] = task.questions;
+  labels = ['ada', 'bo'].map((labeller, at) => {
+    const path = join(bundles, `${labeller}.jsonl`);
+    writeFileSync(path, [{ format: 'routelens-labels/1', task: sha, labeller, app: 'test' },
+      { question: q.id, path: q.candidates[0], grade: at * 2, note: `${labeller}'s note` }]
+      .map((line) => JSON.stringify(line)).join('\n'));
+    return path;
+  });
   server = await startServer({ bundles });
   browser = await launchBrowser();
   // axe is evaluated into the page by the test, which the app's Content-Security-Policy would
@@ -78,6 +96,18 @@ const VIEWS = [
   ['evaluate', '/?view=evaluate&bundle=demo&caps=2', async () => {
     await byTestId('evaluate-run').click();
     await byTestId('evaluate-result').waitFor({ timeout: 300000 });
+  }],
+  ['label', '/?view=label&task=/bundles/demo/task.json&labeller=ada', async () => {
+    await byTestId('task-summary').waitFor({ timeout: 60000 });
+    await byTestId('label-start').click();
+    await byTestId('file-view').waitFor({ timeout: 60000 });
+  }],
+  ['adjudicate', '/?view=adjudicate&task=/bundles/demo/task.json', async () => {
+    await byTestId('task-summary').waitFor({ timeout: 60000 });
+    await byTestId('labels-a').setInputFiles(labels[0]);
+    await byTestId('labels-b').setInputFiles(labels[1]);
+    await byTestId('dispute-show').click();
+    await byTestId('file-view').waitFor({ timeout: 60000 });
   }],
   ['rerank', '/?view=rerank&bundle=demo&q=serde_json-escape&pool=grep', async () => {
     await byTestId('rerank-run').click();

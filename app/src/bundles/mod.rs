@@ -6,5 +6,5 @@
 mod store;
 mod with_study;
 
-pub use store::{load_call, BundleStore};
+pub use store::{load_call, BundleFiles, BundleStore};
 pub use with_study::{fetch_bundle, FetchedBundle};

@@ -18,9 +18,13 @@ use crate::error::Result;
 
 /// A bundle's manifest and questions, as fetched.
 pub struct FetchedBundle {
+    /// The decoded manifest.
     pub manifest: Manifest,
+    /// The manifest's size in bytes.
     pub manifest_bytes: usize,
+    /// The manifest's SHA-256.
     pub manifest_sha256: String,
+    /// The bundle's question set (empty without one).
     pub questions: Vec<Question>,
     /// The open study's cases of this repository left out because they were cut at another
     /// commit than the bundle's or ranked under another file policy, one sentence each.

@@ -58,11 +58,13 @@ pub fn adjudication_report(
         .map(|((q, p), g)| Item {
             question: q.clone(),
             path: p.clone(),
-            a: set
-                .questions
-                .iter()
-                .find(|x| &x.id == q)
-                .map(|x| if x.gold.contains(p) { TOP_GRADE } else { 0 }),
+            a: set.questions.iter().find(|x| &x.id == q).map(|x| {
+                if x.gold.contains(p) {
+                    TOP_GRADE
+                } else {
+                    0
+                }
+            }),
             b: Some(*g),
         })
         .collect();

@@ -321,7 +321,10 @@ mod tests {
         };
         let text = task_lines_text(&written.header, &written.events).unwrap();
         assert_eq!(text.lines().count(), 2);
-        assert_eq!(parse_labels("x.jsonl", &text, &bytes, &task).unwrap(), written);
+        assert_eq!(
+            parse_labels("x.jsonl", &text, &bytes, &task).unwrap(),
+            written
+        );
     }
 
     #[test]

@@ -1,0 +1,5 @@
+//! Mounts the labelling round's page; everything else lives in the library.
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(routelens_rounds::Rounds);
+}
