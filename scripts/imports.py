@@ -9,7 +9,7 @@ inline or in files of their own) is left out: a unit test may build its fixture 
 a higher floor, as an integration test would, without the library itself depending on it.
 
 The rules, each printed with the files that break it:
-- every crate (engine, bundler, worker, app): no import circle between files;
+- every crate (engine, bundler, worker, app, rounds): no import circle between files;
 - engine: no import from a lower layer to a higher one. The layers are read from the `layers`
   block of ARCHITECTURE.md, bottom first, one floor a line: its number, then the top-level modules
   (a folder or a root file) on it. Modules of one floor may import each other (the circle rule
@@ -29,6 +29,7 @@ CRATES = {
     "bundler": "bundler/src",
     "worker": "worker/src",
     "app": "app/src",
+    "rounds": "rounds/src",
 }
 
 

@@ -85,7 +85,7 @@ step_lint() {
   python3 scripts/doc-links-test.py
   python3 scripts/doc-links.py
   # The app is compiled for wasm32 only (by Trunk, without the wrapper): check it apart.
-  RUSTC_WORKSPACE_WRAPPER='' cargo clippy --quiet -p routelens-app -p routelens-worker \
+  RUSTC_WORKSPACE_WRAPPER='' cargo clippy --quiet -p routelens-app -p routelens-worker -p routelens-rounds \
     --target wasm32-unknown-unknown -- -D warnings
 }
 

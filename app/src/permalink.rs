@@ -235,6 +235,7 @@ mod tests {
                 select_by: "mrr".into(),
                 depth: 50,
                 cluster: Clustering::Repo,
+                gold2: "https://example.org/adjudicated questions.jsonl?v=2&x".into(),
             },
             rerank: RerankParams {
                 pool: Route::Union,
@@ -559,6 +560,10 @@ mod tests {
             ("select", names(&["ndcg@10", "mrr", "nope"])),
             ("edepth", names(&["100", "50", "0", "x"])),
             ("ecluster", names(&["case", "project", "repo"])),
+            (
+                "gold2",
+                names(&["", "/bundles/demo/adjudicated.jsonl", "a b&c=d"]),
+            ),
             (
                 "pool",
                 with_bad(Route::ALL.iter().map(|r| r.name().to_string()).collect()),

@@ -9,12 +9,13 @@
 use std::io::Write;
 
 use routelens_engine::corpus::code_chunks::Chunker;
+use routelens_engine::evaluate::adjudication_report::{self, gold_agreement, SecondGold};
 use routelens_engine::evaluate::{
     counted, grid_tables, GridReport, GridRun, GridSettings, Retriever,
 };
 use routelens_engine::load::question_set::{parse_question_set, verify_corpus};
 use routelens_engine::scoring::unit_metrics::Clustering;
-use routelens_engine::{PairedComparison, Table};
+use routelens_engine::{BootstrapConfig, PairedComparison, Table};
 
 use routelens_engine::retrieval::chunk_search::ChunkRankings;
 use routelens_engine::retrieval::cross_encoder::model::ChunkTexts;
@@ -34,16 +35,9 @@ struct Printed<'r> {
     bundle: String,
     #[serde(flatten)]
     report: &'r GridReport,
-    /// The same grid against `--also-questions`' gold.
+    /// The same grid against `--also-questions`' gold, and how far the two golds agree.
     #[serde(skip_serializing_if = "Option::is_none")]
-    also: Option<Also<'r>>,
-}
-
-/// The grid against a second gold.
-#[derive(Debug, serde::Serialize)]
-struct Also<'r> {
-    questions: String,
-    report: &'r GridReport,
+    also: Option<&'r SecondGold>,
 }
 
 /// The engine's settings from the command line.
@@ -140,6 +134,7 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
         Some(path) => Some(same_questions(path, &set)?),
         None => None,
     };
+    let report_questions = set.questions.clone();
     let grid = GridRun::new(&name, set, settings.clone(), &available)?;
     let dense = grid.needs_retriever(Retriever::Dense) || grid.needs_retriever(Retriever::Hybrid);
     let mut chunkings = folder.open_chunkings(grid.chunkers())?;
@@ -179,8 +174,20 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
     // The same grid against a second gold (the adjudicated one), side by side.
     let also = match also {
         Some((file, set)) => {
+            let gold_agreement = gold_agreement(
+                &report_questions,
+                &set.questions,
+                BootstrapConfig {
+                    resamples: settings.resamples,
+                    seed: settings.seed,
+                },
+            )?;
             let grid = GridRun::new(&file, set, settings, &available)?;
-            Some((file, run(grid)?))
+            Some(SecondGold {
+                questions: file,
+                report: run(grid)?,
+                gold_agreement,
+            })
         }
         None => None,
     };
@@ -190,10 +197,7 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             let printed = Printed {
                 bundle: args.bundle.display().to_string(),
                 report: &report,
-                also: also.as_ref().map(|(questions, report)| Also {
-                    questions: questions.clone(),
-                    report,
-                }),
+                also: also.as_ref(),
             };
             serde_json::to_string_pretty(&printed).map_err(|e| Failure::Io {
                 context: "writing JSON".into(),
@@ -202,16 +206,22 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
         }
         Format::Table => {
             let mut text = table_text(&report, &tables[0]);
-            if let Some((file, other)) = &also {
-                text += &format!("\n== Against the gold of {file}\n\n");
-                text += &table_text(other, &grid_tables(other)[0]);
+            if let Some(also) = &also {
+                text += &format!("\n== Against the gold of {}\n\n", also.questions);
+                text += &table_text(&also.report, &grid_tables(&also.report)[0]);
+                text += &format!(
+                    "\nThe first gold against the second, over the files gold in either:\n"
+                );
+                for statistic in &also.gold_agreement.statistics {
+                    text += &format!("  {}\n", statistic.sentence);
+                }
             }
             text
         }
         Format::Csv => {
             let mut all = tables;
-            if let Some((_, other)) = &also {
-                all.extend(grid_tables(other));
+            if let Some(also) = &also {
+                all.extend(grid_tables(&also.report));
             }
             all.iter().map(Table::to_csv).collect::<Vec<_>>().join("\n")
         }
@@ -227,20 +237,8 @@ fn same_questions(
 ) -> Result<(String, routelens_engine::load::question_set::QuestionSet), Failure> {
     let file = path.display().to_string();
     let other = parse_question_set(&file, &read_text(path)?)?;
-    let differs = set
-        .questions
-        .iter()
-        .zip(&other.questions)
-        .find(|(a, b)| a.id != b.id || a.question != b.question)
-        .map(|(a, _)| a.id.clone());
-    if let Some(id) = differs.or_else(|| {
-        (set.questions.len() != other.questions.len()).then(|| "(the count)".to_string())
-    }) {
-        return Err(Failure::Usage(format!(
-            "--also-questions {file}: not the same questions as --questions (first difference: \
-             {id}); only the gold may differ"
-        )));
-    }
+    adjudication_report::same_questions(set, &other, &file)
+        .map_err(|e| Failure::Usage(format!("--also-questions {e}")))?;
     Ok((file, other))
 }
 

@@ -206,6 +206,11 @@ fn a_task_pooled_from_arms_and_runs_is_blind_and_agreement_reads_labels_of_it() 
     };
     let also = &scored["also"]["report"];
     assert_eq!(also["questions"], 6);
+    // How far the two golds agree: every file gold in either set is a pair, and the emptied
+    // question's file is one the second gold drops.
+    let golds = &scored["also"]["gold_agreement"];
+    assert_eq!(golds["confusion"][3][0], 1, "{golds}");
+    assert_eq!(golds["confusion"][0][3], 0, "{golds}");
     assert!(
         hit(also) < hit(&scored),
         "{} against {}",

@@ -297,6 +297,7 @@ fn the_new_calls_and_answers_survive_json() {
                 ..GridSettings::default()
             },
             reranker_model: None,
+            also_questions: Some("http://127.0.0.1/adjudicated.jsonl".into()),
         },
     };
     let back: Call = serde_json::from_str(&serde_json::to_string(&call).unwrap()).unwrap();
@@ -313,8 +314,29 @@ fn the_new_calls_and_answers_survive_json() {
         )
         .unwrap();
     while session.grid_step("b", &mut run).unwrap() != GridStep::Done {}
+    let report = run.report().unwrap();
+    let set =
+        routelens_engine::load::question_set::parse_question_set("q.jsonl", QUESTIONS).unwrap();
+    let gold_agreement = routelens_engine::evaluate::adjudication_report::gold_agreement(
+        &set.questions,
+        &set.questions,
+        routelens_engine::BootstrapConfig {
+            resamples: 20,
+            seed: 0,
+        },
+    )
+    .unwrap();
     let answer = AnswerBody::Evaluated {
-        report: Some(Box::new(run.report().unwrap())),
+        report: Some(Box::new(report.clone())),
+        also: Some(Box::new(routelens_engine::live::live_session::AlsoGold {
+            questions: "adjudicated.jsonl".into(),
+            report,
+            agreement: gold_agreement
+                .statistics
+                .iter()
+                .map(|s| s.sentence.clone())
+                .collect(),
+        })),
         done: 3,
         total: 3,
         ms: 1.5,

@@ -188,8 +188,31 @@ test('two labellers, blind and apart; agreement and adjudication equal the CLI',
   assert.equal(await cy.page.locator('[data-testid="adjudication-outcome"]').textContent(), said);
   assert.equal(qrels.text, readFileSync(join(work, 'cli.qrels'), 'utf8'));
   assert.equal(set.text, readFileSync(join(work, 'cli-questions.jsonl'), 'utf8'));
-  const scored = JSON.parse(run('evaluate', bundle, '--questions', set.path, '--format', 'json'));
-  assert.ok(scored.configurations.length > 0 && scored.metrics.length > 0, 'the new gold scores');
+  // The Evaluate view scores the grid against the old and the new gold side by side, as
+  // `routelens evaluate --also-questions` does, with how far the two golds agree.
+  cpSync(set.path, join(bundle, 'adjudicated.jsonl'));
+  const scored = JSON.parse(run('evaluate', bundle, '--questions', join(bundle, 'questions.jsonl'),
+    '--also-questions', join(bundle, 'adjudicated.jsonl'), '--chunker', 'structural', '--retriever', 'bm25',
+    '--resamples', '200', '--format', 'json'));
+  const page = cy.page;
+  await page.goto(`${server.url}/?view=evaluate&bundle=repo&chunkers=structural&retrievers=bm25&resamples=200`
+    + `&gold2=${encodeURIComponent('/bundles/repo/adjudicated.jsonl')}`);
+  await page.locator('[data-testid="evaluate-run"]').click();
+  await page.locator('[data-testid="evaluate-also"], [data-testid="evaluate-error"]').first().waitFor({ timeout: 120000 });
+  assert.equal(await page.locator('[data-testid="evaluate-error"]').count(), 0);
+  const fmt = (x) => x.toFixed(3);
+  const grids = [[page.locator('[data-testid="evaluate-grid"]').first(), scored],
+    [page.locator('[data-testid="evaluate-also"] [data-testid="evaluate-grid"]'), scored.also.report]];
+  assert.equal(await page.locator('[data-testid="evaluate-grid"]').count(), 2, 'two grids, side by side');
+  for (const [grid, report] of grids) {
+    for (const m of report.metrics) {
+      const cell = grid.locator(`tr[data-row="${m.arm}"] td[data-col="${m.metric}"]`);
+      assert.equal((await cell.textContent()).trim(), `${fmt(m.mean)} [${fmt(m.ci_low)}, ${fmt(m.ci_high)}]`,
+        `${report === scored ? 'old' : 'new'} gold: ${m.arm} ${m.metric}`);
+    }
+  }
+  assert.deepEqual(await page.locator('[data-testid="evaluate-gold-agreement"] li').allTextContents(),
+    scored.also.gold_agreement.statistics.map((s) => s.sentence));
   for (const { fetched } of [ada, bo, cy]) {
     assert.ok(fetched.some((u) => u.endsWith('routelens-rounds_bg.wasm')));
   }

@@ -4,13 +4,15 @@
 use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::delivery::context::ContextSettings;
 use routelens_engine::delivery::synthetic::pack_bench_corpus;
-use routelens_engine::evaluate::{GridSettings, GridStep};
+use routelens_engine::evaluate::adjudication_report::{gold_agreement, same_questions};
+use routelens_engine::evaluate::{GridReport, GridRun, GridSettings, GridStep};
 use routelens_engine::live::live_session::{
-    AnswerBody, BundleUrls, CallBody, CrossEncoderAt, LineJob, LiveSession,
+    AlsoGold, AnswerBody, BundleUrls, CallBody, CrossEncoderAt, LineJob, LiveSession,
 };
+use routelens_engine::load::question_set::parse_question_set;
 use routelens_engine::remote::rerank::settings::RerankSettings;
 use routelens_engine::retrieval::lexical::timing::{ArmTimes, TimingPlan};
-use routelens_engine::{Error, LexicalArm, Result as EngineResult};
+use routelens_engine::{BootstrapConfig, Error, LexicalArm, Result as EngineResult};
 
 use routelens_engine::retrieval::chunk_search::Retriever;
 
@@ -103,7 +105,17 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             questions,
             settings,
             reranker_model,
-        } => evaluate(p, &bundle, &questions, settings, reranker_model.as_ref()).await,
+            also_questions,
+        } => {
+            evaluate(
+                p,
+                &bundle,
+                (&questions, also_questions.as_deref()),
+                settings,
+                reranker_model.as_ref(),
+            )
+            .await
+        }
         CallBody::Rerank {
             bundle,
             query,
@@ -449,10 +461,12 @@ async fn rerank(
 
 /// The grid, a step at a time: progress (and a look for `cancel`) every 50 ms. Reranker rows
 /// with a model first load it, and the settings then name it (other files named are refused).
+/// With a second question set of the same questions, the same grid against its gold after, and
+/// how far the two golds agree.
 async fn evaluate(
     p: Progress,
     bundle: &str,
-    questions: &str,
+    (questions, also): (&str, Option<&str>),
     mut settings: GridSettings,
     model: Option<&CrossEncoderAt>,
 ) -> Result<AnswerBody, String> {
@@ -466,10 +480,73 @@ async fn evaluate(
         }
         settings.reranker_model = Some(loaded);
     }
-    p.say(format!("fetching the question set {questions}"));
-    let bytes = fetch(questions).await?;
-    let text = String::from_utf8(bytes).map_err(|_| format!("{questions}: not UTF-8 text"))?;
-    let mut run = session(|s| s.grid(bundle, questions, &text, settings))?;
+    let text = fetch_text(p, questions).await?;
+    let second = match also {
+        Some(url) => {
+            let other = fetch_text(p, url).await?;
+            let sets = (|| {
+                let first = parse_question_set(questions, &text)?;
+                let second = parse_question_set(url, &other)?;
+                same_questions(&first, &second, url)?;
+                let bootstrap = BootstrapConfig {
+                    resamples: settings.resamples,
+                    seed: settings.seed,
+                };
+                gold_agreement(&first.questions, &second.questions, bootstrap)
+            })();
+            Some((url, other, sets.map_err(|e| e.to_string())?))
+        }
+        None => None,
+    };
+    let run = session(|s| s.grid(bundle, questions, &text, settings.clone()))?;
+    let (report, done, total) = match run_grid(p, bundle, run, started, "").await? {
+        Ok(report) => report,
+        Err(cancelled) => return Ok(cancelled),
+    };
+    let also = match second {
+        Some((url, other, gold_agreement)) => {
+            let run = session(|s| s.grid(bundle, url, &other, settings))?;
+            let against = format!("against {url}: ");
+            match run_grid(p, bundle, run, started, &against).await? {
+                Ok((report, ..)) => Some(Box::new(AlsoGold {
+                    questions: url.to_string(),
+                    report,
+                    agreement: gold_agreement
+                        .statistics
+                        .into_iter()
+                        .map(|s| s.sentence)
+                        .collect(),
+                })),
+                Err(cancelled) => return Ok(cancelled),
+            }
+        }
+        None => None,
+    };
+    Ok(AnswerBody::Evaluated {
+        report: Some(Box::new(report)),
+        also,
+        done,
+        total,
+        ms: now_ms() - started,
+    })
+}
+
+/// A question set's text, fetched.
+async fn fetch_text(p: Progress, url: &str) -> Result<String, String> {
+    p.say(format!("fetching the question set {url}"));
+    let bytes = fetch(url).await?;
+    String::from_utf8(bytes).map_err(|_| format!("{url}: not UTF-8 text"))
+}
+
+/// Steps `run` to its report (with its steps done and in all), saying `label` before each
+/// progress line; cancelled, the answer that says how far it got.
+async fn run_grid(
+    p: Progress,
+    bundle: &str,
+    mut run: GridRun,
+    started: f64,
+    label: &str,
+) -> Result<Result<(GridReport, usize, usize), AnswerBody>, String> {
     let mut painted = f64::NEG_INFINITY;
     let mut done = 0;
     loop {
@@ -492,27 +569,23 @@ async fn evaluate(
             } else {
                 String::new()
             };
-            p.say(format!("step {d} of {total}: {next}{pairs}"));
+            p.say(format!("{label}step {d} of {total}: {next}{pairs}"));
             next_tick().await;
             if p.cancelled() {
-                return Ok(AnswerBody::Evaluated {
+                return Ok(Err(AnswerBody::Evaluated {
                     report: None,
+                    also: None,
                     done,
                     total,
                     ms: now_ms() - started,
-                });
+                }));
             }
             painted = now_ms();
         }
     }
     let total = run.total();
     let report = run.report().map_err(|e| e.to_string())?;
-    Ok(AnswerBody::Evaluated {
-        report: Some(Box::new(report)),
-        done: done.max(total),
-        total,
-        ms: now_ms() - started,
-    })
+    Ok(Ok((report, done.max(total), total)))
 }
 
 /// Five first packs (fresh memo) and twenty re-packs at a budget one token lower each time.

@@ -16,6 +16,7 @@ use routelens_engine::delivery::context::{ContextSettings, RecomputedLines};
 use routelens_engine::live::live_session::{AnswerBody, CallBody, LineJob};
 use routelens_engine::live::snapshot::BundleSnapshot;
 use routelens_engine::load::question_set::Question;
+use routelens_engine::stable_sort::Sorted;
 use routelens_engine::{Policy, MAX_K};
 
 use crate::api::BundleEntry;
@@ -126,7 +127,7 @@ pub async fn load_bundle(
         other => return Err(live::unexpected(&other)),
     };
     let ready = Rc::new(LoadedBundle {
-        paths: manifest.paths().into_iter().collect(),
+        paths: manifest.paths().into_iter().sorted_set(),
         commit: manifest.commit.clone(),
         policy: manifest.policy.clone(),
         entry,

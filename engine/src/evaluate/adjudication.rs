@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::load::labels::{parse_task_lines, LabelTask, Labels};
 use crate::load::question_set::Question;
+use crate::stable_sort::Sorted;
 
 /// The log's format name.
 pub const ADJUDICATION_FORMAT: &str = "routelens-adjudication/1";
@@ -132,7 +133,7 @@ pub fn adjudicate(task: &LabelTask, (a, b): (&Labels, &Labels), log: &Log) -> Re
         .decisions
         .iter()
         .map(|d| ((d.question.as_str(), d.path.as_str()), d.grade))
-        .collect();
+        .sorted_map();
     let mut grades = BTreeMap::new();
     let mut undecided = Vec::new();
     let mut count = 0;

@@ -12,6 +12,7 @@
 //!   milliseconds since the epoch). An edit is a new event; the last event per (question, path) is
 //!   the labeller's grade. Labels of another task are refused, naming both hashes.
 
+use crate::stable_sort::Sorted;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -115,7 +116,7 @@ impl Labels {
         self.events
             .iter()
             .map(|e| ((e.question.as_str(), e.path.as_str()), e.grade))
-            .collect()
+            .sorted_map()
     }
 }
 

@@ -11,6 +11,7 @@
 //! end_line}` spans, optional `base_commit` and `query_sha256`).
 
 use crate::stable_sort;
+use crate::stable_sort::Sorted;
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -280,7 +281,9 @@ pub fn load_trec(run_file: &str, run: &str, qrels_file: &str, qrels: &str) -> Re
                     };
                     Ok((case, ranked))
                 })
-                .collect::<Result<_>>()?;
+                .collect::<Result<Vec<_>>>()?
+                .into_iter()
+                .sorted_map();
             Ok((name, ordered, BTreeMap::new()))
         })
         .collect::<Result<Vec<ArmRows>>>()?;

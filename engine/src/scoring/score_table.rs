@@ -383,7 +383,7 @@ pub fn load_score_table(file: &str, text: &str, mapping: &Mapping) -> Result<Sco
             labels: label_at
                 .iter()
                 .map(|(name, at)| (name.clone(), cell(*at)))
-                .collect(),
+                .sorted_map(),
         });
     }
     if cases.is_empty() {

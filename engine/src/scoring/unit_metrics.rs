@@ -160,7 +160,7 @@ pub fn score_units(
     };
     let first = |k: usize| &units[..k.min(units.len())];
     let files_in =
-        |k: usize| -> BTreeSet<&str> { first(k).iter().map(|u| u.path.as_str()).collect() };
+        |k: usize| -> BTreeSet<&str> { first(k).iter().map(|u| u.path.as_str()).sorted_set() };
     let ratio = |found: usize, of: usize| {
         if of == 0 {
             0.0

@@ -14,7 +14,7 @@ use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::evaluate::{
     grid_tables, headline_table, metric_column, GridReport, GridSettings, HEADLINE_METRICS,
 };
-use routelens_engine::live::live_session::{AnswerBody, CallBody, CrossEncoderAt};
+use routelens_engine::live::live_session::{AlsoGold, AnswerBody, CallBody, CrossEncoderAt};
 use routelens_engine::retrieval::chunk_search::Retriever;
 use routelens_engine::retrieval::cross_encoder::RerankInput;
 use routelens_engine::scoring::unit_metrics::Clustering;
@@ -38,6 +38,7 @@ enum GridState {
     Running(String),
     Done {
         report: Box<GridReport>,
+        also: Option<Box<AlsoGold>>,
         ms: f64,
     },
     Cancelled {
@@ -84,7 +85,9 @@ pub fn EvaluateView() -> impl IntoView {
             chosen_cross_encoder(picked.get_untracked())
         };
         call.set_value(Call::default());
-        spawn_local(run_grid(app, (name, settings, model), state, call));
+        let gold2 = grid.gold2().get_untracked();
+        let also = (!gold2.is_empty()).then(|| site::absolute(&gold2));
+        spawn_local(run_grid(app, (name, settings, model, also), state, call));
     };
     let picker = move || {
         let chosen = s.shared().bundle().get_untracked().unwrap_or_default();
@@ -150,7 +153,7 @@ pub fn EvaluateView() -> impl IntoView {
                     if on {
                         chosen.push(retriever);
                     }
-                    chosen.sort();
+                    stable_sort::sort(chosen);
                 })
             };
             view! {
@@ -176,7 +179,7 @@ pub fn EvaluateView() -> impl IntoView {
                     if on {
                         chosen.push(retriever);
                     }
-                    chosen.sort();
+                    stable_sort::sort(chosen);
                 })
             };
             view! {
@@ -202,7 +205,7 @@ pub fn EvaluateView() -> impl IntoView {
                     if on {
                         chosen.push(input);
                     }
-                    chosen.sort();
+                    stable_sort::sort(chosen);
                 })
             };
             view! {
@@ -309,6 +312,15 @@ pub fn EvaluateView() -> impl IntoView {
                 />
             </div>
             <div class="controls">
+                <label class="control">
+                    "also score against the gold of (a question set's URL) "
+                    <input
+                        type="text"
+                        data-testid="evaluate-gold2"
+                        prop:value=move || grid.gold2().get()
+                        on:change=move |ev| grid.gold2().set(event_target_value(&ev).trim().to_string())
+                    />
+                </label>
                 <button
                     data-testid="evaluate-run"
                     disabled=move || matches!(state.get(), GridState::Running(_))
@@ -364,7 +376,7 @@ fn default_retrievers(manifest: &Manifest, chunkers: &[Chunker]) -> Vec<Retrieve
 /// reranker rows), then runs it there.
 async fn run_grid(
     app: AppState,
-    (name, settings, model): (String, GridSettings, Option<CrossEncoderAt>),
+    (name, settings, model, also): (String, GridSettings, Option<CrossEncoderAt>, Option<String>),
     state: RwSignal<GridState>,
     call: StoredValue<Call>,
 ) {
@@ -405,6 +417,7 @@ async fn run_grid(
             questions: site::absolute(&questions),
             settings,
             reranker_model: model,
+            also_questions: also,
         };
         let running = live::start(body, progress)?;
         call.update_value(|c| c.id = Some(running.id));
@@ -418,9 +431,10 @@ async fn run_grid(
     state.set(match answer {
         Ok(AnswerBody::Evaluated {
             report: Some(report),
+            also,
             ms,
             ..
-        }) => GridState::Done { report, ms },
+        }) => GridState::Done { report, also, ms },
         Ok(AnswerBody::Evaluated { done, total, .. }) => GridState::Cancelled { done, total },
         Ok(other) => GridState::Failed(live::unexpected(&other).to_string()),
         Err(err) => GridState::Failed(err.to_string()),
@@ -444,7 +458,11 @@ fn shown(state: GridState) -> AnyView {
             </p>
         }
         .into_any(),
-        GridState::Done { report, ms } => report_view(&report, ms).into_any(),
+        GridState::Done { report, also, ms } => view! {
+            {report_view(&report, ms)}
+            {also.map(|also| second_gold(&also, ms))}
+        }
+        .into_any(),
     }
 }
 
@@ -589,6 +607,24 @@ fn report_view(report: &GridReport, ms: f64) -> impl IntoView {
             <ul data-testid="evaluate-failures">{failure_sentences}</ul>
             {failures.map(|table| view! { <TableView table testid="evaluate-failure-table" /> })}
         </div>
+    }
+}
+
+/// The grid against the second gold (the same report as the first), and how far the two golds
+/// agree.
+fn second_gold(also: &AlsoGold, ms: f64) -> impl IntoView {
+    let sentences = also
+        .agreement
+        .iter()
+        .map(|s| view! { <li>{s.clone()}</li> })
+        .collect_view();
+    view! {
+        <section data-testid="evaluate-also">
+            <h3>{format!("Against the gold of {}", also.questions)}</h3>
+            {report_view(&also.report, ms)}
+            <h4>"The first gold against the second, over the files gold in either"</h4>
+            <ul data-testid="evaluate-gold-agreement">{sentences}</ul>
+        </section>
     }
 }
 

@@ -1,7 +1,8 @@
 //! The Evaluate view's grid settings, each written only when not the default (CodeAtlas's):
 //! `chunkers=structural,window`, `retrievers=bm25,hybrid`, `caps=1,2`, `capped=hybrid`,
 //! `rerankers=cross-encoder:text,cross-encoder:prefixed`, `rtop=30`, `eks=1,5,10`,
-//! `select=ndcg@10`, `edepth=100` and `ecluster=case|project`. The cross-encoder itself is the
+//! `select=ndcg@10`, `edepth=100`, `ecluster=case|project` and `gold2=URL` (a second question set
+//! of the same questions, the adjudicated gold: the grid scored against both, side by side). The cross-encoder itself is the
 //! shared `xmodel` and `xname`. Its bootstrap is the shared `resamples` and `seed`, its bundle the
 //! shared `bundle` (`crate::params`).
 
@@ -38,6 +39,8 @@ pub struct EvaluateParams {
     pub depth: usize,
     /// What intervals resample (default single questions, as CodeAtlas).
     pub cluster: Clustering,
+    /// A second gold's question set URL (default none).
+    pub gold2: String,
 }
 
 impl Default for EvaluateParams {
@@ -54,6 +57,7 @@ impl Default for EvaluateParams {
             select_by: engine.select_by,
             depth: engine.depth,
             cluster: engine.clustering,
+            gold2: String::new(),
         }
     }
 }
@@ -102,6 +106,7 @@ impl Params for EvaluateParams {
             "select",
             "edepth",
             "ecluster",
+            "gold2",
         ]
     }
 
@@ -147,6 +152,9 @@ impl Params for EvaluateParams {
                 }
                 .into(),
             ));
+        }
+        if !self.gold2.is_empty() {
+            pairs.push(("gold2", self.gold2.clone()));
         }
     }
 
@@ -215,6 +223,7 @@ impl Params for EvaluateParams {
                 "project" => set(&mut self.cluster, Ok(Clustering::Repo)),
                 _ => Claim::Refused("expected case or project".into()),
             },
+            "gold2" => set(&mut self.gold2, Ok(value.to_string())),
             _ => Claim::Unknown,
         }
     }

@@ -216,6 +216,10 @@ pub enum CallBody {
         /// The cross-encoder of the reranker rows (none: they are listed as needing one).
         #[serde(default)]
         reranker_model: Option<CrossEncoderAt>,
+        /// A second question set of the same questions (the adjudicated gold): the same grid
+        /// is scored against it too, side by side, with how far the two golds agree.
+        #[serde(default)]
+        also_questions: Option<String>,
     },
     /// Stops the running call `call` at its next step; it answers with what it has.
     Cancel {
@@ -340,6 +344,9 @@ pub enum AnswerBody {
     Evaluated {
         /// The grid's report.
         report: Option<Box<GridReport>>,
+        /// The same grid against the second gold, when one was given.
+        #[serde(default)]
+        also: Option<Box<AlsoGold>>,
         /// Steps done.
         done: usize,
         /// Steps in all.
@@ -381,6 +388,20 @@ impl AnswerBody {
     pub fn is_final(&self) -> bool {
         !matches!(self, AnswerBody::Progress { .. })
     }
+}
+
+/// [`CallBody::Evaluate`]'s grid against the second gold as it crosses: the report, and how far
+/// the two golds agree as sentences (the page shows them; the whole agreement report stays in the
+/// worker, which keeps its decoder out of the page's module).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AlsoGold {
+    /// The second question set's URL.
+    pub questions: String,
+    /// The grid against it.
+    pub report: GridReport,
+    /// Each agreement statistic's sentence, the first gold against the second
+    /// ([`crate::evaluate::adjudication_report::gold_agreement`]).
+    pub agreement: Vec<String>,
 }
 
 /// One arm's answer as it crosses: [`ArmRun`] with its error as a message.

@@ -14,7 +14,7 @@ pub mod messages;
 mod session;
 
 pub use messages::{
-    Answer, AnswerBody, BundleUrls, Call, CallBody, ChunkResult, CrossEncoderAt, LineJob,
+    AlsoGold, Answer, AnswerBody, BundleUrls, Call, CallBody, ChunkResult, CrossEncoderAt, LineJob,
     PackAnswer, PackedReport, WireRun,
 };
 #[cfg(feature = "lexical")]

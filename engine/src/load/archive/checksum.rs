@@ -1,6 +1,7 @@
 //! The archive's integrity check: the SHA-256 list in `paper/data/README.md`, and every supplied
 //! file checked against it.
 
+use crate::stable_sort::Sorted;
 use std::collections::BTreeMap;
 
 use super::{get, ArchiveBytes, ARCHIVE_FILES, README};
@@ -18,7 +19,7 @@ pub fn listed_checksums(readme: &str) -> BTreeMap<String, String> {
             (hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
                 .then(|| (name.to_string(), hash.to_ascii_lowercase()))
         })
-        .collect()
+        .sorted_map()
 }
 
 /// Checks every supplied file against the README's SHA-256 list.

@@ -195,7 +195,7 @@ fn arm_from_rows(
                     let number = value.as_f64().or_else(|| value.as_bool().map(f64::from))?;
                     Some((key.clone(), number))
                 })
-                .collect();
+                .sorted_map();
         }
     }
     Ok(arm)

@@ -1,5 +1,6 @@
 //! Matching a browser folder pick to the archive's files, so only those files are read.
 
+use crate::stable_sort::Sorted;
 use std::collections::BTreeMap;
 
 use super::ARCHIVE_FILES;
@@ -54,5 +55,5 @@ pub fn match_picked_files(relative: &[String]) -> Result<BTreeMap<&'static str, 
     Ok(best
         .into_iter()
         .map(|(path, (_, index))| (path, index))
-        .collect())
+        .sorted_map())
 }

@@ -17,8 +17,9 @@
 //! them, so a run file replays exactly; the key is the transport's and never in a request.
 
 use crate::stable_sort;
+use crate::stable_sort::Sorted;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map};
 
 use super::pools::Candidate;
 use super::reranker::{JudgeAccounting, Judging, Reranked, LEVELS};
@@ -75,16 +76,15 @@ pub fn instructions(key: &str) -> String {
 /// The request judging `batch`, whose first candidate is at pool position `first`.
 pub fn batch_request(query: &str, first: usize, batch: &[Candidate], model: &str) -> Request {
     let keys: Vec<String> = (first..first + batch.len()).map(candidate_key).collect();
-    let candidates: Map<String, Value> = keys
-        .iter()
-        .zip(batch)
-        .map(|(key, c)| {
-            (
-                key.clone(),
-                json!({"name": c.name, "file": c.file, "content": c.content}),
-            )
-        })
-        .collect();
+    // Extended, not collected: collecting sorts first, with a sort instance of its own
+    // (`crate::stable_sort`).
+    let mut candidates = Map::new();
+    candidates.extend(keys.iter().zip(batch).map(|(key, c)| {
+        (
+            key.clone(),
+            json!({"name": c.name, "file": c.file, "content": c.content}),
+        )
+    }));
     Request {
         state: json!({"query": query, "candidates": candidates}),
         model: model.to_string(),
@@ -99,7 +99,7 @@ pub fn batch_request(query: &str, first: usize, batch: &[Candidate], model: &str
                     },
                 )
             })
-            .collect(),
+            .sorted_map(),
     }
 }
 

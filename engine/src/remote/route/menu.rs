@@ -20,6 +20,7 @@ use std::ops::Range;
 use super::protocol::{option_key, Criteria, Question, Request, NONE_KEY, ROUTE_QUESTION};
 use super::settings::RouteSettings;
 use crate::corpus::bundle::DirTree;
+use crate::stable_sort::Sorted;
 use crate::terms::first_chars;
 
 /// One option of a menu: a child of the directory being routed.
@@ -163,7 +164,7 @@ pub fn choice_request(
             },
         )]
         .into_iter()
-        .collect(),
+        .sorted_map(),
     }
 }
 

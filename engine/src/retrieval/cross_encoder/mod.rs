@@ -10,6 +10,7 @@
 #[cfg(feature = "dense")]
 pub mod model;
 
+use crate::stable_sort::Sorted;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -85,7 +86,7 @@ impl CrossEncoderIdentity {
             sha256: files
                 .iter()
                 .map(|(file, bytes)| (file.to_string(), sha256_hex(bytes)))
-                .collect(),
+                .sorted_map(),
         }
     }
 
