@@ -209,9 +209,7 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
             if let Some(also) = &also {
                 text += &format!("\n== Against the gold of {}\n\n", also.questions);
                 text += &table_text(&also.report, &grid_tables(&also.report)[0]);
-                text += &format!(
-                    "\nThe first gold against the second, over the files gold in either:\n"
-                );
+                text += "\nThe first gold against the second, over the files gold in either:\n";
                 for statistic in &also.gold_agreement.statistics {
                     text += &format!("  {}\n", statistic.sentence);
                 }

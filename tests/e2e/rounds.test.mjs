@@ -121,9 +121,16 @@ test('two labellers, blind and apart; agreement and adjudication equal the CLI',
   assert.equal(adaLines.length, 1 + Number(total[2]) + 2, 'one event per grade, one per edit');
   assert.equal(adaLines.at(-1).note, 'only the setup, not the fix');
   assert.ok(adaLines.at(-1).unsure);
-  // Her work survives a reload, in her browser only.
+  // Her work survives a reload; another labeller in the same browser starts empty.
   await start(ada.page, 'ada', 1);
   assert.match(await ada.page.locator('[data-testid="label-progress"]').textContent(), new RegExp(`judged ${total[2]} /`));
+  await start(ada.page, 'dee', 2);
+  assert.match(await ada.page.locator('[data-testid="label-progress"]').textContent(), /^judged 0 \//);
+  // A labels file of another task is refused, naming both hashes.
+  await ada.page.locator('[data-testid="label-import"]').setInputFiles(
+    join(root, 'bundler/tests/fixtures/agreement/other-task.jsonl'));
+  const importError = await ada.page.locator('[data-testid="label-error"]').textContent();
+  assert.ok(importError.includes(adaLines[0].task) && /of task [0-9a-f]{64}/.test(importError), importError);
 
   const bo = await fresh();
   await start(bo.page, 'bo', 2);
