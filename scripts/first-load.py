@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks the first-load budget of a built app (issue 14): the wasm that `index.html` loads at
 start, gzipped at level 9, must be at most 1,000,000 bytes, and must not be the live worker
-(which the page starts on its first live call). Prints both modules' sizes. Also checks that every
-integrity hash in `index.html` matches the file it names.
+(which the page starts on its first live call) or the labelling round's module (which only its
+pages load). Prints the modules' sizes. Also checks that every integrity hash in `index.html`
+matches the file it names, and that the page's module holds one copy of the standard stable sort.
 
 Usage: python3 scripts/first-load.py [dist-folder]   (default: dist; exits 1 over budget)
 """
@@ -61,5 +62,56 @@ for href, digest in re.findall(r'href="\./([^"]+)"[^>]*?integrity="sha384-([^"]+
         problems.append(f"{html_path}: the integrity hash of {href} does not match the file")
 if total > BUDGET:
     problems.append(f"the first load is {total:,} bytes gzip of wasm, over the {BUDGET:,} budget")
+
+
+def function_names(wasm: bytes) -> list[str]:
+    """The function names of a module's `name` section (empty without one)."""
+    def leb(at: int) -> tuple[int, int]:
+        value, shift = 0, 0
+        while True:
+            byte = wasm[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                return value, at
+    names, at = [], 8
+    while at < len(wasm):
+        section = wasm[at]
+        size, at = leb(at + 1)
+        end = at + size
+        if section == 0:
+            length, inner = leb(at)
+            if wasm[inner:inner + length] == b"name":
+                inner += length
+                while inner < end:
+                    kind = wasm[inner]
+                    sub_size, inner = leb(inner + 1)
+                    if kind == 1:
+                        count, q = leb(inner)
+                        for _ in range(count):
+                            _, q = leb(q)
+                            length, q = leb(q)
+                            names.append(wasm[q:q + length].decode("utf-8", "replace"))
+                            q += length
+                    inner += sub_size
+        at = end
+    return names
+
+
+# The standard stable sort compiles one copy per element type and comparison, about 3.5 kB of
+# wasm each; engine/src/stable_sort.rs keeps one. Copies that creep back (a `collect()` into a
+# BTreeMap or BTreeSet, a `.sort()`) are named here, from the page's module as linked (with its
+# names; Trunk's copy in dist/ has them cut out).
+LINKED = pathlib.Path("target/wasm32-unknown-unknown/app-release/routelens-app.wasm")
+if LINKED.exists():
+    sorts = [n for n in function_names(LINKED.read_bytes()) if "driftsort_main" in n]
+    print(f"copies of the standard stable sort in {LINKED}: {len(sorts)}")
+    if len(sorts) > 1:
+        problems.append(
+            f"{len(sorts)} copies of the standard stable sort in the page's module, not 1: call "
+            "routelens_engine::stable_sort instead (docs/first-load.md says how to find them)")
+else:
+    print(f"copies of the standard stable sort: not counted, {LINKED} is absent (a release build makes it)")
 if problems:
     sys.exit("first-load: " + "; ".join(problems))
