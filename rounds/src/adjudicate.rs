@@ -154,6 +154,11 @@ pub fn AdjudicatePage() -> impl IntoView {
                 .unwrap_or_default()
         })
     });
+    let pane = Pane {
+        bundle: bundle.into(),
+        file,
+        terms,
+    };
     let log = Memo::new(move |_| {
         let opened = task.get()?;
         Some(Log {
@@ -286,13 +291,12 @@ pub fn AdjudicatePage() -> impl IntoView {
                             {list
                                 .iter()
                                 .cloned()
-                                .map(|d| dispute_row(d, both, decisions, focused, record))
+                                .map(|d| dispute_row(d, both, decisions, (focused, pane), record))
                                 .collect_view()}
                         </ol>
                     }
                 })
         }}
-        <FilePane bundle=bundle.into() path=file terms=terms />
         {move || {
             both.get()
                 .map(|_| {
@@ -398,12 +402,20 @@ fn flag(id: String, both: Option<(Arc<Labels>, Arc<Labels>)>) -> Option<impl Int
     })
 }
 
-/// One dispute: both grades and notes, the file, and the decision.
+/// The file pane's inputs: the bundle, the file shown and the question's terms.
+#[derive(Clone, Copy)]
+struct Pane {
+    bundle: Signal<Option<Rc<BundleFiles>>, LocalStorage>,
+    file: Signal<Option<String>>,
+    terms: Signal<Vec<String>>,
+}
+
+/// One dispute: both grades and notes, the decision, and its file under it once shown.
 fn dispute_row(
     d: Dispute,
     both: Memo<Option<(Arc<Labels>, Arc<Labels>)>>,
     decisions: RwSignal<Vec<Decision>>,
-    focused: RwSignal<Option<(String, String)>>,
+    (focused, pane): (RwSignal<Option<(String, String)>>, Pane),
     record: impl Fn(Decision) + Copy + 'static,
 ) -> impl IntoView {
     let names = both
@@ -429,6 +441,7 @@ fn dispute_row(
             .map_or(REASONS[0].0.to_string(), |l| l.reason),
     );
     let note = RwSignal::new(last.get_untracked().map(|l| l.note).unwrap_or_default());
+    let shown = (question.clone(), path.clone());
     let show = {
         let (q, p) = (question.clone(), path.clone());
         move |_| focused.set(Some((q.clone(), p.clone())))
@@ -517,6 +530,11 @@ fn dispute_row(
                     {move || if last.get().is_some() { "Record again" } else { "Record decision" }}
                 </button>
             </div>
+            {move || {
+                (focused.get().as_ref() == Some(&shown)).then(|| {
+                    view! { <FilePane bundle=pane.bundle path=pane.file terms=pane.terms /> }
+                })
+            }}
         </li>
     }
 }
