@@ -20,6 +20,9 @@ unstripped bytes); only the integrity attribute describes the bytes served.
 Hand-written: the wasm section layout (id, LEB128 size, payload) is all it needs, and no tool that
 rewrites wasm (binaryen, wasm-tools) is installed here.
 
+The labelling round's module (rounds/) goes through the same two steps; index.html does not link
+it (the app's main loads it), so it has no integrity hash.
+
 Usage (by Trunk): python3 scripts/shrink-app-wasm.py
 """
 import base64
@@ -37,6 +40,9 @@ FEATURES = ["--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enab
             "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue"]
 
 APP = "routelens-app-"
+# The labelling round's module (rounds/): shrunk the same way; index.html does not link it, so
+# there is no integrity hash to rewrite.
+ROUNDS = "routelens-rounds_bg.wasm"
 
 
 def leb128(data: bytes, at: int) -> tuple[int, int]:
@@ -88,6 +94,21 @@ def optimised(path: pathlib.Path) -> bytes:
     return data
 
 
+def shrunk(path: pathlib.Path, release: bool) -> bytes:
+    """Rewrites the module at `path` optimised (release builds) and without its name section;
+    says the sizes and returns the new bytes."""
+    before = path.read_bytes()
+    try:
+        after = without_names(optimised(path) if release else before, path.name)
+    except ValueError as error:
+        sys.exit(f"shrink-app-wasm: {error}")
+    tmp = path.with_suffix(".wasm.tmp")
+    tmp.write_bytes(after)
+    tmp.replace(path)
+    print(f"shrink-app-wasm: {path.name}: {len(before):,} -> {len(after):,} bytes")
+    return after
+
+
 def main() -> None:
     staging = pathlib.Path(os.environ.get("TRUNK_STAGING_DIR") or sys.exit(
         "shrink-app-wasm: run by trunk as a post_build hook (TRUNK_STAGING_DIR is not set)"))
@@ -97,21 +118,15 @@ def main() -> None:
     if not modules:
         sys.exit(f"shrink-app-wasm: no {APP}*_bg.wasm in {staging}")
     release = os.environ.get("TRUNK_PROFILE") == "release"
+    if (staging / ROUNDS).exists():
+        shrunk(staging / ROUNDS, release)
     for path in modules:
-        before = path.read_bytes()
-        try:
-            after = without_names(optimised(path) if release else before, path.name)
-        except ValueError as error:
-            sys.exit(f"shrink-app-wasm: {error}")
-        tmp = path.with_suffix(".wasm.tmp")
-        tmp.write_bytes(after)
-        tmp.replace(path)
+        after = shrunk(path, release)
         digest = "sha384-" + base64.b64encode(hashlib.sha384(after).digest()).decode()
         link = re.compile(r'(href="\./' + re.escape(path.name) + r'"[^>]*?integrity=")sha384-[^"]*(")')
         html, found = link.subn(lambda m: m.group(1) + digest + m.group(2), html)
         if found != 1:
             sys.exit(f"shrink-app-wasm: index.html has {found} integrity links to {path.name}, expected 1")
-        print(f"shrink-app-wasm: {path.name}: {len(before):,} -> {len(after):,} bytes")
     tmp = html_path.with_suffix(".html.tmp")
     tmp.write_text(html, encoding="utf-8")
     tmp.replace(html_path)
