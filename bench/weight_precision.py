@@ -92,11 +92,23 @@ def main() -> None:
     base = vectors["f32"][len(TEXTS):]
     for name in ("f16", "8-bit"):
         other = vectors[name][len(TEXTS):]
-        same = sum(
-            np.array_equal(np.argsort(-(rows @ a), kind="stable")[:10], np.argsort(-(rows @ b), kind="stable")[:10])
-            for a, b in zip(base, other))
+        same, changes = 0, []
+        for at, (a, b) in enumerate(zip(base, other)):
+            scores = rows @ a
+            top_a = np.argsort(-scores, kind="stable")[:10]
+            top_b = np.argsort(-(rows @ b), kind="stable")[:10]
+            if np.array_equal(top_a, top_b):
+                same += 1
+                continue
+            first = int(np.argmax(top_a != top_b))
+            # How close the f32 scores of the first place that differs and its successor are.
+            gap = abs(scores[top_a[first]] - scores[top_b[first]])
+            changes.append(f"question {at + 1}: from place {first + 1}, f32 score gap {gap:.2e}, "
+                           f"same set of 10: {set(top_a) == set(top_b)}")
         print(f"{name}: {same} of {len(base)} demo questions keep the same dense top 10 over "
               f"{rows.shape[0]:,} structural chunks")
+        for change in changes[:5]:
+            print(f"  {change}")
 
 
 main()
