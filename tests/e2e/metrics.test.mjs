@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { launchBrowser, missing, root, startServer, startStaticServer, tempDir } from './lib/harness.mjs';
+import { archive, launchBrowser, missing, root, startServer, startStaticServer, tempDir } from './lib/harness.mjs';
 import { StudyPage } from './lib/study-page.mjs';
 
 const skip = missing() ?? false;
@@ -53,7 +53,7 @@ test("the paper's study: Table 2's metric table and the paired forest plot", { s
   const study = await openPage(server.url, '?study=fastindex&view=table2');
   const table = await study.readTable('table-metrics');
   assert.deepEqual(table.headers.slice(0, 4), ['arm', 'label', 'file_recall@8', 'file_recall@16']);
-  const native = scored(join(root, '../shared/data/fastindex'), '--metric', 'file_recall@8', '--metric', 'mrr');
+  const native = scored(archive, '--metric', 'file_recall@8', '--metric', 'mrr');
   const tree = native.metrics.find((m) => m.arm === 'tree' && m.metric === 'file_recall@8');
   assert.ok(table.rows.tree['file_recall@8'].startsWith('0.465 ['), table.rows.tree['file_recall@8']);
   assert.equal(table.rows.tree['file_recall@8'], cellText(tree));
