@@ -112,6 +112,7 @@ mod decisions;
 pub mod error;
 mod key_store;
 mod live;
+pub mod marks;
 mod open;
 mod open_cases;
 mod packing;
@@ -122,7 +123,7 @@ mod site;
 mod state;
 mod views;
 
-// `api`, `bundles` and `error` are public for the labelling round's pages (`rounds/`), a module
+// `api`, `bundles`, `error` and `marks` are public for the labelling round's pages (`rounds/`), a module
 // of their own that fetches bundles and files as the app does.
 // The permalink parser and the settings it fills, for the fuzz target that reads any query string
 // (`fuzz/bodies`); the app itself reaches them through its modules.

@@ -28,7 +28,7 @@ use crate::file_pane::FilePane;
 use crate::journal;
 use crate::label::GRADES;
 use crate::query;
-use crate::task::{bundle_of, OpenTask, TaskPicker};
+use crate::task::{bundle_of, picked_file, OpenTask, TaskPicker};
 
 /// The reason codes an adjudicator picks from (the log keeps the code; the note says more).
 const REASONS: [(&str, &str); 6] = [
@@ -107,14 +107,7 @@ pub fn AdjudicatePage() -> impl IntoView {
             return decisions.set(Vec::new());
         }
         let key = journal::key("adjudication", &opened.sha256, &id);
-        match journal::load(&key)
-            .map_err(|e| e.to_string())
-            .and_then(|kept| match kept {
-                None => Ok(Vec::new()),
-                Some(text) => parse_log(&key, &text, &opened.bytes, &opened.task)
-                    .map(|log| log.decisions)
-                    .map_err(|e| format!("the decisions kept in this browser: {e}")),
-            }) {
+        match kept_decisions(&key, &opened) {
             Ok(kept) => decisions.set(kept),
             Err(e) => error.set(Some(e)),
         }
@@ -327,8 +320,7 @@ fn labels_picker(
     error: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let pick = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        let Some(file) = input.files().and_then(|l| l.item(0)) else {
+        let Some(file) = picked_file(&ev) else {
             return;
         };
         let Some(opened) = task.get_untracked() else {
@@ -604,8 +596,7 @@ fn pick_questions(
     into: RwSignal<Option<(String, String)>>,
     error: RwSignal<Option<String>>,
 ) {
-    let input: web_sys::HtmlInputElement = event_target(&ev);
-    let Some(file) = input.files().and_then(|l| l.item(0)) else {
+    let Some(file) = picked_file(&ev) else {
         return;
     };
     let Some(opened) = task.get_untracked() else {
@@ -649,6 +640,13 @@ fn export_log(log: Option<Log>, error: RwSignal<Option<String>>) {
     error.set(done.err().map(|e| e.to_string()));
 }
 
+/// The adjudicator's decisions kept in this browser under `key`.
+fn kept_decisions(key: &str, opened: &OpenTask) -> std::result::Result<Vec<Decision>, String> {
+    journal::kept(key, "the decisions", |text| {
+        parse_log(key, text, &opened.bytes, &opened.task).map(|log| log.decisions)
+    })
+}
+
 /// Continues from an exported log: refused when of another task; its decisions join those kept
 /// (the same decision once) under its adjudicator.
 fn import_log(
@@ -658,8 +656,7 @@ fn import_log(
     decisions: RwSignal<Vec<Decision>>,
     error: RwSignal<Option<String>>,
 ) {
-    let input: web_sys::HtmlInputElement = event_target(&ev);
-    let Some(file) = input.files().and_then(|l| l.item(0)) else {
+    let Some(file) = picked_file(&ev) else {
         return;
     };
     let Some(opened) = task.get_untracked() else {
@@ -675,25 +672,15 @@ fn import_log(
         };
         let id = log.header.adjudicator.clone();
         let key = journal::key("adjudication", &opened.sha256, &id);
-        let mut merged = match journal::load(&key) {
-            Ok(None) => Vec::new(),
-            Ok(Some(text)) => match parse_log(&key, &text, &opened.bytes, &opened.task) {
-                Ok(kept) => kept.decisions,
-                Err(e) => {
-                    return error.set(Some(format!("the decisions kept in this browser: {e}")))
-                }
-            },
+        let kept = match kept_decisions(&key, &opened) {
+            Ok(kept) => kept,
+            Err(e) => return error.set(Some(e)),
+        };
+        let merged = match journal::import(&key, &log.header, kept, log.decisions, |d| d.decided_at)
+        {
+            Ok(merged) => merged,
             Err(e) => return error.set(Some(e.to_string())),
         };
-        for d in log.decisions {
-            if !merged.contains(&d) {
-                merged.push(d);
-            }
-        }
-        merged.sort_by_key(|d| d.decided_at);
-        if let Err(e) = journal::save(&key, &log.header, &merged) {
-            return error.set(Some(e.to_string()));
-        }
         error.set(None);
         adjudicator.set(id);
         decisions.set(merged);

@@ -1,15 +1,13 @@
 //! A candidate file beside the question: its text fetched from the task's bundle and verified,
-//! its lines numbered, the question's terms (the lexical arms' term extraction) in `<mark>`.
+//! the question's terms (the lexical arms' term extraction) in `<mark>`.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use routelens_app::bundles::BundleFiles;
-use routelens_engine::terms::term_spans;
-
-use crate::task::file_text;
+use routelens_app::bundles::{file_text, BundleFiles};
+use routelens_app::marks::marked;
 
 /// Lines shown at most (a file longer than this says so).
 const MAX_LINES: usize = 2_000;
@@ -30,7 +28,9 @@ pub fn FilePane(
             return;
         }
         spawn_local(async move {
-            let text = file_text(&bundle, &path).await.map_err(|e| e.to_string());
+            let text = file_text(&bundle.entry, &bundle.manifest, &path)
+                .await
+                .map_err(|e| e.to_string());
             texts.update(|t| {
                 t.insert(path, text);
             });
@@ -51,16 +51,7 @@ pub fn FilePane(
 fn render(path: &str, text: &str, terms: &[String]) -> impl IntoView {
     let total = text.lines().count();
     let shown: String = text.split_inclusive('\n').take(MAX_LINES).collect();
-    let mut pieces = Vec::new();
-    let mut at = 0;
-    for (start, end) in term_spans(&shown, terms) {
-        if let (Some(before), Some(hit)) = (shown.get(at..start), shown.get(start..end)) {
-            pieces.push(before.to_string().into_any());
-            pieces.push(view! { <mark>{hit.to_string()}</mark> }.into_any());
-            at = end;
-        }
-    }
-    pieces.push(shown.get(at..).unwrap_or_default().to_string().into_any());
+    let pieces = marked(&shown, terms);
     view! {
         <div class="file-view" data-testid="file-view" data-path=path.to_string()>
             <h4>

@@ -19,6 +19,38 @@ pub fn load(key: &str) -> Result<Option<String>> {
         .map_err(|e| Error::Browser(format!("this browser's storage could not be read: {e:?}")))
 }
 
+/// The entries kept under `key`, read by `parse` (none kept: empty). A kept file that no longer
+/// reads is refused, saying it is `what` (`the work`, `the decisions`) kept in this browser.
+pub fn kept<E>(
+    key: &str,
+    what: &str,
+    parse: impl FnOnce(&str) -> routelens_engine::Result<Vec<E>>,
+) -> std::result::Result<Vec<E>, String> {
+    match load(key).map_err(|e| e.to_string())? {
+        None => Ok(Vec::new()),
+        Some(text) => parse(&text).map_err(|e| format!("{what} kept in this browser: {e}")),
+    }
+}
+
+/// Continues from an exported file: its `imported` entries join the `kept` ones (the same entry
+/// once), in the order `time` gives, and the whole is kept under `key` with `header`.
+pub fn import<H: Serialize, E: Serialize + PartialEq>(
+    key: &str,
+    header: &H,
+    mut kept: Vec<E>,
+    imported: Vec<E>,
+    time: impl Fn(&E) -> u64,
+) -> Result<Vec<E>> {
+    for entry in imported {
+        if !kept.contains(&entry) {
+            kept.push(entry);
+        }
+    }
+    routelens_engine::stable_sort::by_key(&mut kept, time);
+    save(key, header, &kept)?;
+    Ok(kept)
+}
+
 /// Keeps `header` and `entries` under `key`, replacing the kept text (which they extend).
 pub fn save<H: Serialize, E: Serialize>(key: &str, header: &H, entries: &[E]) -> Result<String> {
     let text = task_lines_text(header, entries)?;

@@ -21,7 +21,7 @@ use routelens_engine::terms::extract_terms;
 use crate::file_pane::FilePane;
 use crate::journal;
 use crate::query;
-use crate::task::{bundle_of, OpenTask, TaskPicker};
+use crate::task::{bundle_of, picked_file, OpenTask, TaskPicker};
 
 /// The grades, as the labeller reads them.
 pub const GRADES: [&str; 4] = [
@@ -165,14 +165,19 @@ impl Session {
             .with_value(|t| journal::key("labels", &t.sha256, &self.labeller.get_value()))
     }
 
+    /// The "unsure" and note of (question `id`, `path`): the draft's before a grade, else the
+    /// last event's.
+    fn annotation(self, id: &str, path: &str) -> (bool, String) {
+        self.drafts
+            .with(|d| d.get(&(id.to_string(), path.to_string())).cloned())
+            .or_else(|| self.last(id, path).map(|e| (e.unsure, e.note)))
+            .unwrap_or_default()
+    }
+
     /// Grades `row` of question `id`, keeping its "unsure" and note.
     fn grade(self, id: &str, row: &Row, grade: u8) {
         let key = (id.to_string(), row.path.clone());
-        let (unsure, note) = self
-            .drafts
-            .with_untracked(|d| d.get(&key).cloned())
-            .or_else(|| self.last(id, &row.path).map(|e| (e.unsure, e.note)))
-            .unwrap_or_default();
+        let (unsure, note) = self.annotation(id, &row.path);
         let shown_at = self
             .shown
             .with_value(|s| s.get(&key).copied())
@@ -277,13 +282,9 @@ pub fn LabelPage() -> impl IntoView {
         query::set("labeller", &id);
         query::set("slot", &at.to_string());
         let key = journal::key("labels", &opened.sha256, &id);
-        let events = match journal::load(&key) {
-            Ok(None) => Vec::new(),
-            Ok(Some(text)) => match parse_labels(&key, &text, &opened.bytes, &opened.task) {
-                Ok(kept) => kept.events,
-                Err(e) => return error.set(Some(format!("the work kept in this browser: {e}"))),
-            },
-            Err(e) => return error.set(Some(e.to_string())),
+        let events = match kept_labels(&key, &opened) {
+            Ok(events) => events,
+            Err(e) => return error.set(Some(e)),
         };
         error.set(None);
         session.set(Some(Session::new(opened, id, at - 1, events)));
@@ -386,8 +387,7 @@ fn import(
     labeller: RwSignal<String>,
     error: RwSignal<Option<String>>,
 ) {
-    let input: web_sys::HtmlInputElement = event_target(&ev);
-    let Some(file) = input.files().and_then(|l| l.item(0)) else {
+    let Some(file) = picked_file(&ev) else {
         return;
     };
     let Some(opened) = task.get_untracked() else {
@@ -403,23 +403,14 @@ fn import(
             Err(e) => return error.set(Some(e.to_string())),
         };
         let key = journal::key("labels", &opened.sha256, &read.header.labeller);
-        let mut events = match journal::load(&key) {
-            Ok(Some(kept)) => match parse_labels(&key, &kept, &opened.bytes, &opened.task) {
-                Ok(kept) => kept.events,
-                Err(e) => return error.set(Some(format!("the work kept in this browser: {e}"))),
-            },
-            Ok(None) => Vec::new(),
+        let kept = match kept_labels(&key, &opened) {
+            Ok(events) => events,
+            Err(e) => return error.set(Some(e)),
+        };
+        let events = match journal::import(&key, &read.header, kept, read.events, |e| e.judged_at) {
+            Ok(events) => events,
             Err(e) => return error.set(Some(e.to_string())),
         };
-        for event in read.events {
-            if !events.contains(&event) {
-                events.push(event);
-            }
-        }
-        events.sort_by_key(|e| e.judged_at);
-        if let Err(e) = journal::save(&key, &read.header, &events) {
-            return error.set(Some(e.to_string()));
-        }
         labeller.set(read.header.labeller.clone());
         query::set("labeller", &read.header.labeller);
         error.set(None);
@@ -435,6 +426,13 @@ fn import(
             events,
         )));
     });
+}
+
+/// The labeller's events kept in this browser under `key`.
+fn kept_labels(key: &str, opened: &OpenTask) -> Result<Vec<LabelEvent>, String> {
+    journal::kept(key, "the work", |text| {
+        parse_labels(key, text, &opened.bytes, &opened.task).map(|l| l.events)
+    })
 }
 
 /// The labeller's work: progress, the question, its files with their grades, the file in focus.
@@ -548,24 +546,13 @@ fn candidate(s: Session, id: String, at: usize, row: Row) -> impl IntoView {
         let (id, path) = (id.clone(), row.path.clone());
         Memo::new(move |_| s.last(&id, &path))
     };
-    let draft = {
-        let key = (id.clone(), row.path.clone());
-        move || s.drafts.with(|d| d.get(&key).cloned())
-    };
     let unsure = {
-        let draft = draft.clone();
-        move || {
-            draft()
-                .map(|d| d.0)
-                .or_else(|| last.get().map(|e| e.unsure))
-                .unwrap_or(false)
-        }
+        let (id, path) = (id.clone(), row.path.clone());
+        move || s.annotation(&id, &path).0
     };
-    let note = move || {
-        draft()
-            .map(|d| d.1)
-            .or_else(|| last.get().map(|e| e.note))
-            .unwrap_or_default()
+    let note = {
+        let (id, path) = (id.clone(), row.path.clone());
+        move || s.annotation(&id, &path).1
     };
     let grades = {
         let (id, row) = (id.clone(), row.clone());
@@ -638,31 +625,27 @@ fn AddMissed(
     bundle: Signal<Option<Rc<BundleFiles>>, LocalStorage>,
 ) -> impl IntoView {
     let filter = RwSignal::new(String::new());
-    let listed = {
-        let id = id.clone();
-        move || {
-            let needle = filter.get().to_lowercase();
-            if needle.len() < 2 {
-                return Vec::new();
-            }
-            let shown: Vec<String> = s
-                .question(s.at.get_untracked())
-                .map(|(_, _, rows)| rows.into_iter().map(|r| r.path).collect())
-                .unwrap_or_default();
-            let _ = &id;
-            bundle
-                .get()
-                .map(|b| {
-                    b.manifest
-                        .files
-                        .iter()
-                        .map(|f| f.path.clone())
-                        .filter(|p| p.to_lowercase().contains(&needle) && !shown.contains(p))
-                        .take(MAX_MATCHES)
-                        .collect()
-                })
-                .unwrap_or_default()
+    let listed = move || {
+        let needle = filter.get().to_lowercase();
+        if needle.len() < 2 {
+            return Vec::new();
         }
+        let shown: Vec<String> = s
+            .question(s.at.get_untracked())
+            .map(|(_, _, rows)| rows.into_iter().map(|r| r.path).collect())
+            .unwrap_or_default();
+        bundle
+            .get()
+            .map(|b| {
+                b.manifest
+                    .files
+                    .iter()
+                    .map(|f| f.path.clone())
+                    .filter(|p| p.to_lowercase().contains(&needle) && !shown.contains(p))
+                    .take(MAX_MATCHES)
+                    .collect()
+            })
+            .unwrap_or_default()
     };
     view! {
         <div class="controls" data-testid="label-add">
@@ -735,13 +718,7 @@ fn on_key(
         "p" | "ArrowLeft" => s.go(s.at.get_untracked().saturating_sub(1)),
         "u" => {
             if let Some(row) = rows.get(current) {
-                let last = s.last(&id, &row.path);
-                let draft = s
-                    .drafts
-                    .with_untracked(|d| d.get(&(id.clone(), row.path.clone())).cloned());
-                let (unsure, note) = draft
-                    .or_else(|| last.map(|e| (e.unsure, e.note)))
-                    .unwrap_or_default();
+                let (unsure, note) = s.annotation(&id, &row.path);
                 s.annotate(&id, row, !unsure, note);
             }
         }

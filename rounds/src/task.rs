@@ -1,7 +1,7 @@
 //! Opening a labelling task (`routelens-label-task/1`) by URL (`task=` in the page's URL) or as
 //! a picked file, and the bundle it was pooled from, found by its commit among the site's
 //! bundles (or named by `bundle=`). The bundle's question set is never fetched: a labeller's
-//! page holds no gold.
+//! page holds no gold. And the file a file input holds.
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -67,8 +67,7 @@ pub fn TaskPicker(
         open_url();
     }
     let pick = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        let Some(file) = input.files().and_then(|l| l.item(0)) else {
+        let Some(file) = picked_file(&ev) else {
             return;
         };
         query::set("task", "");
@@ -171,17 +170,8 @@ pub async fn bundle_of(task: &LabelTask, store: BundleStore) -> Result<Rc<Bundle
     )))
 }
 
-/// One file's text from `bundle`: its chunk fetched and verified against the manifest.
-pub async fn file_text(bundle: &BundleFiles, path: &str) -> Result<String> {
-    let m = &bundle.manifest;
-    let entry = m
-        .file(path)
-        .ok_or_else(|| Error::refused(format!("{path}: not in this bundle")))?;
-    let chunk = m
-        .chunks
-        .get(entry.chunk as usize)
-        .ok_or_else(|| Error::refused(format!("{path}: its chunk is not in the manifest")))?;
-    let bytes = api::fetch_required(&bundle.entry.url_of(&chunk.file)).await?;
-    let opened = m.open_chunk(entry.chunk as usize, &bytes)?;
-    Ok(m.file_text(&opened, path)?.to_string())
+/// The file a file input holds after a pick (none when the pick was cancelled).
+pub fn picked_file(ev: &leptos::ev::Event) -> Option<web_sys::File> {
+    let input: web_sys::HtmlInputElement = event_target(ev);
+    input.files().and_then(|list| list.item(0))
 }

@@ -3,8 +3,10 @@
 //! views. A bundle's index and texts are loaded once into the live worker ([`crate::live`]),
 //! which every view shares too, so switching views fetches nothing again.
 
+mod file_text;
 mod store;
 mod with_study;
 
+pub use file_text::file_text;
 pub use store::{load_call, BundleFiles, BundleStore};
 pub use with_study::{fetch_bundle, FetchedBundle};

@@ -4,15 +4,15 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use routelens_engine::score_ranking;
-use routelens_engine::terms::term_spans;
 
 use routelens_engine::retrieval::lexical::issue_run::fuse_runs;
 use routelens_engine::{Error as EngineError, MAX_K};
 
 use super::state::SearchState;
-use crate::api;
+use crate::bundles::file_text;
 use crate::components::GoldLegend;
 use crate::error::Error;
+use crate::marks::marked;
 
 /// Lines of a file shown at most (a larger file is cut, saying so).
 const MAX_VIEW_LINES: usize = 3000;
@@ -151,18 +151,7 @@ async fn file_from_chunk(s: SearchState, path: &str) -> Result<String, Error> {
         .open
         .get_untracked()
         .ok_or_else(|| Error::refused("no bundle is open"))?;
-    let m = &open.manifest;
-    let entry = m
-        .file(path)
-        .ok_or_else(|| Error::refused(format!("{path}: not in this bundle")))?;
-    let chunk = m
-        .chunks
-        .get(entry.chunk as usize)
-        .ok_or_else(|| Error::refused(format!("{path}: its chunk is not in the manifest")))?;
-    let url = open.entry.url_of(&chunk.file);
-    let bytes = api::fetch_required(&url).await?;
-    let opened = m.open_chunk(entry.chunk as usize, &bytes)?;
-    Ok(m.file_text(&opened, path)?.to_string())
+    file_text(&open.entry, &open.manifest, path).await
 }
 
 /// The open file, its lines with the matched terms in `<mark>`.
@@ -170,17 +159,7 @@ pub(super) fn file_view(s: SearchState) -> Option<impl IntoView> {
     let (path, text, terms) = s.file.get()?;
     let total = text.lines().count();
     let shown: String = text.split_inclusive('\n').take(MAX_VIEW_LINES).collect();
-    let spans = term_spans(&shown, &terms);
-    let mut pieces = Vec::new();
-    let mut at = 0;
-    for (start, end) in spans {
-        if let (Some(before), Some(hit)) = (shown.get(at..start), shown.get(start..end)) {
-            pieces.push(before.to_string().into_any());
-            pieces.push(view! { <mark>{hit.to_string()}</mark> }.into_any());
-            at = end;
-        }
-    }
-    pieces.push(shown.get(at..).unwrap_or_default().to_string().into_any());
+    let pieces = marked(&shown, &terms);
     Some(view! {
         <div class="file-view" data-testid="file-view" data-path=path.clone()>
             <h4>
