@@ -8,7 +8,9 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use routelens_engine::corpus::bundle::{BundleOptions, PendingBundle, StoredIndex, MANIFEST_FILE};
+use routelens_engine::retrieval::lexical::fts::split::{split_index, SplitFiles, SplitOptions};
 use routelens_engine::retrieval::lexical::fts::{build_index_blob_owned, IndexSpec};
+use routelens_engine::retrieval::lexical::{FtsIndex, LexicalIndex};
 use routelens_engine::{BundleInput, EncodedBundle, ExclusionReason, Policy};
 
 use crate::chunking::{build_chunkings, ChunkingOptions};
@@ -61,6 +63,10 @@ pub fn run(args: &BundleArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let read_ms = elapsed_ms(started);
     let options = BuildOptions {
         index: IndexSpec::of(args.tokenizer.into(), !args.no_positions),
+        split: (!args.no_split).then_some(SplitOptions {
+            pack_bytes: args.pack_bytes,
+            ..SplitOptions::default()
+        }),
         bundle: BundleOptions {
             compression_level: args.compression_level,
             ..BundleOptions::default()
@@ -103,14 +109,65 @@ pub struct Built {
 }
 
 /// How [`build`] indexes and packs.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct BuildOptions {
     /// The index's tokenizer and positions (default the paper's `unicode61`, with positions).
     pub index: IndexSpec,
+    /// How the index is split into packs (bundle format 5), or `None` for the whole blob
+    /// (`--no-split`).
+    pub split: Option<SplitOptions>,
     /// Chunk size and DEFLATE level.
     pub bundle: BundleOptions,
     /// The chunkings of code chunks and their budget (default all three at 254 tokens).
     pub chunking: ChunkingOptions,
+}
+
+impl Default for BuildOptions {
+    /// The paper's index, split into packs of the default size.
+    fn default() -> Self {
+        BuildOptions {
+            index: IndexSpec::default(),
+            split: Some(SplitOptions::default()),
+            bundle: BundleOptions::default(),
+            chunking: ChunkingOptions::default(),
+        }
+    }
+}
+
+/// The index as built, ready to add to the bundle.
+enum BuiltIndex {
+    Whole(StoredIndex),
+    Split(SplitFiles),
+}
+
+/// Builds the index blob and stores it whole or split.
+fn build_index(
+    texts: Vec<(String, String)>,
+    spec: IndexSpec,
+    split: Option<SplitOptions>,
+    compression_level: u8,
+) -> Result<BuiltIndex, routelens_engine::Error> {
+    let mut paths: Vec<String> = texts.iter().map(|(path, _)| path.clone()).collect();
+    paths.sort();
+    let blob = build_index_blob_owned(texts, spec)?;
+    match split {
+        None => Ok(BuiltIndex::Whole(StoredIndex::new(
+            &blob,
+            spec.index_format(),
+            compression_level,
+        ))),
+        Some(split) => {
+            let whole = FtsIndex::open("index", &blob, paths)?;
+            split_index(
+                &whole,
+                SplitOptions {
+                    compression_level,
+                    ..split
+                },
+            )
+            .map(BuiltIndex::Split)
+        }
+    }
 }
 
 /// Indexes and encodes a collection. The index is built and compressed on one thread while the
@@ -160,11 +217,13 @@ pub fn build(
                 // name by `PendingBundle::prepare`.
                 .filter_map(|file| Some((file.path, String::from_utf8(file.bytes).ok()?)))
                 .collect();
-            let indexed = build_index_blob_owned(texts, options.index).map(|blob| {
-                let format = options.index.index_format();
-                let stored = StoredIndex::new(&blob, format, options.bundle.compression_level);
-                (stored, elapsed_ms(started))
-            });
+            let indexed = build_index(
+                texts,
+                options.index,
+                options.split,
+                options.bundle.compression_level,
+            )
+            .map(|built| (built, elapsed_ms(started)));
             if let Some(Ok(pending)) = pending.get() {
                 while pending.compress_next() {}
             }
@@ -191,12 +250,15 @@ pub fn build(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
         )
     });
-    let (blob, index_ms) = indexed?;
-    let mut encoded = pending
+    let (built_index, index_ms) = indexed?;
+    let encoded = pending
         .into_inner()
         .expect("the encoder thread packs the bundle before it returns")?
-        .finish()?
-        .with_index(blob)?;
+        .finish()?;
+    let mut encoded = match built_index {
+        BuiltIndex::Whole(stored) => encoded.with_index(stored)?,
+        BuiltIndex::Split(split) => encoded.with_split_index(split.entry, split.files)?,
+    };
     let (mut chunk_ms, mut chunk_notes, mut embedding) = (0.0, Vec::new(), Vec::new());
     if !chunk_texts.is_empty() {
         let chunked = build_chunkings(
@@ -294,8 +356,11 @@ pub struct Summary {
     pub chunks: u64,
     /// Their total size.
     pub chunk_bytes: u64,
-    /// The index blob's size.
+    /// The index's size: the blob, or the split index's base file and every pack.
     pub index_bytes: u64,
+    /// The split index (bundle format 5), when the index is split.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<SplitSummary>,
     /// Each chunking: its chunker, chunks, and the sizes of its table and chunk index.
     pub chunkings: Vec<ChunkingSummary>,
     /// Files a structural chunker cut into windows (syntax errors), with why.
@@ -421,6 +486,75 @@ pub fn gold_report(manifest: &routelens_engine::Manifest, gold: &[String]) -> Ve
         .collect()
 }
 
+/// The split index's files: the base file always fetched, and the packs fetched by need.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct SplitSummary {
+    /// The base file's stored size.
+    pub base_bytes: u64,
+    /// Postings packs: how many, and their stored sizes' median and largest.
+    pub postings: PackSizes,
+    /// Positions packs (read for phrase terms only).
+    pub positions: PackSizes,
+}
+
+/// How many packs of a kind, and their stored sizes.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct PackSizes {
+    /// How many.
+    pub packs: usize,
+    /// Their total stored bytes.
+    pub bytes: u64,
+    /// The median pack's stored bytes.
+    pub median_bytes: u64,
+    /// The largest pack's stored bytes.
+    pub largest_bytes: u64,
+}
+
+impl SplitSummary {
+    /// From the base file's size and each pack's name and stored size.
+    pub fn of(base_bytes: u64, packs: &[(&str, u64)]) -> SplitSummary {
+        let sizes = |kind: &str| {
+            let mut sizes: Vec<u64> = packs
+                .iter()
+                .filter(|(name, _)| name.ends_with(kind))
+                .map(|&(_, bytes)| bytes)
+                .collect();
+            sizes.sort_unstable();
+            PackSizes {
+                packs: sizes.len(),
+                bytes: sizes.iter().sum(),
+                median_bytes: sizes.get(sizes.len() / 2).copied().unwrap_or(0),
+                largest_bytes: sizes.last().copied().unwrap_or(0),
+            }
+        };
+        SplitSummary {
+            base_bytes,
+            postings: sizes(".postings.deflate"),
+            positions: sizes(".positions.deflate"),
+        }
+    }
+
+    /// Every file's bytes.
+    fn total(&self) -> u64 {
+        self.base_bytes + self.postings.bytes + self.positions.bytes
+    }
+
+    fn line(&self) -> String {
+        let kind = |name: &str, sizes: &PackSizes| {
+            format!(
+                "{} {name} packs {} bytes (median {}, largest {})",
+                sizes.packs, sizes.bytes, sizes.median_bytes, sizes.largest_bytes
+            )
+        };
+        format!(
+            "split     base file {} bytes (fetched before the first search); {}; {}",
+            self.base_bytes,
+            kind("postings", &self.postings),
+            kind("positions", &self.positions)
+        )
+    }
+}
+
 impl Summary {
     /// The summary's sizes and counts from an encoded bundle.
     pub fn of(encoded: &EncodedBundle, target: &Path, skipped_special: u64) -> Summary {
@@ -447,6 +581,24 @@ impl Summary {
             chunkings: ChunkingSummary::of(manifest),
             ..Summary::default()
         }
+        .with_split(manifest.split_index.as_ref().map(|entry| {
+            let packs: Vec<(&str, u64)> = encoded
+                .files
+                .iter()
+                .map(|file| (file.name.as_str(), file.bytes.len() as u64))
+                .collect();
+            SplitSummary::of(entry.bytes, &packs)
+        }))
+    }
+
+    /// The summary with the split index's sizes counted in.
+    fn with_split(mut self, split: Option<SplitSummary>) -> Summary {
+        if let Some(split) = &split {
+            self.index_bytes = split.total();
+            self.bundle_bytes += split.total();
+        }
+        self.split = split;
+        self
     }
 
     /// Prints the summary as aligned lines or one JSON object.
@@ -514,6 +666,9 @@ impl Summary {
             self.chunk_bytes,
             self.index_bytes
         ));
+        if let Some(split) = &self.split {
+            lines.push(split.line());
+        }
         for c in &self.chunkings {
             // CodeNib's chunker cuts by lines, not tokens.
             let unit = if c.chunker == "codenib" {
@@ -601,7 +756,20 @@ impl Summary {
             chunkings: ChunkingSummary::of(manifest),
             ..Summary::default()
         }
+        .with_split(folder_split(folder))
     }
+}
+
+/// The split index's sizes of a bundle on disk (none when whole, or when its base file cannot
+/// be read: `search` names the problem then).
+fn folder_split(folder: &crate::folder::BundleFolder) -> Option<SplitSummary> {
+    let entry = folder.manifest.split_index.as_ref()?;
+    let LexicalIndex::Split(split) = folder.open_index_base().ok()? else {
+        return None;
+    };
+    let packs = split.all_packs();
+    let sizes: Vec<(&str, u64)> = packs.iter().map(|p| (p.file.as_str(), p.bytes)).collect();
+    Some(SplitSummary::of(entry.bytes, &sizes))
 }
 
 /// One value as pretty JSON and a newline.

@@ -9,6 +9,7 @@ use routelens_engine::corpus::policy::PolicyName;
 use routelens_engine::delivery::context::DEFAULT_CONTEXT_K;
 use routelens_engine::delivery::pack::DEFAULT_BUDGET_TOKENS;
 use routelens_engine::delivery::select::{DEFAULT_ANCHORS_PER_FILE, DEFAULT_RADIUS_LINES};
+use routelens_engine::retrieval::lexical::fts::split::DEFAULT_PACK_BYTES;
 use routelens_engine::retrieval::lexical::fts::Tokenizer;
 use routelens_engine::LexicalArm;
 
@@ -275,6 +276,17 @@ pub struct BundleArgs {
     /// several tokens (`empty_set`) then matches its tokens anywhere instead of as FTS5's phrase.
     #[arg(long)]
     pub no_positions: bool,
+
+    /// Keep the search index whole (one blob, bundle format 4) instead of splitting it into a
+    /// base file and packs fetched by need (format 5, the default).
+    #[arg(long)]
+    pub no_split: bool,
+
+    /// The stored size each index pack aims at, in bytes (a term's whole list stays in one
+    /// pack, so a pack may be larger).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_PACK_BYTES,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(64..))]
+    pub pack_bytes: usize,
 
     /// DEFLATE level of the chunks and the index (libdeflate's), 0 (store) to 12.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_COMPRESSION_LEVEL,

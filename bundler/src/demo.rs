@@ -27,8 +27,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use routelens_engine::corpus::bundle::FORMAT_VERSION;
+use routelens_engine::corpus::bundle::SPLIT_FORMAT_VERSION;
 use routelens_engine::load::question_set::parse_questions;
+use routelens_engine::retrieval::lexical::fts::split::SPLIT_FORMAT_PREFIX;
 use routelens_engine::retrieval::lexical::fts::INDEX_FORMAT;
 use routelens_engine::{sha256_hex, Policy};
 
@@ -335,7 +336,7 @@ fn up_to_date(
 ) -> Option<BundleFolder> {
     let folder = BundleFolder::open(out).ok()?;
     let manifest = &folder.manifest;
-    let same = manifest.format_version == FORMAT_VERSION
+    let same = manifest.format_version == SPLIT_FORMAT_VERSION
         && manifest.source == SOURCE
         && manifest.commit.is_none()
         && manifest.tool_version == tool_version()
@@ -343,9 +344,9 @@ fn up_to_date(
         && manifest.excluded == collection.excluded
         && manifest.excluded_files == collection.excluded_files
         && manifest
-            .index
+            .split_index
             .as_ref()
-            .is_some_and(|index| index.format == INDEX_FORMAT)
+            .is_some_and(|index| index.format == format!("{SPLIT_FORMAT_PREFIX}{INDEX_FORMAT}"))
         && manifest
             .chunkings
             .iter()

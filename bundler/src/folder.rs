@@ -25,7 +25,8 @@ use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
 use routelens_engine::retrieval::dense::pin::ModelPin;
 use routelens_engine::retrieval::lexical::chunk_index::ChunkIndex;
 use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
-use routelens_engine::retrieval::lexical::FtsIndex;
+use routelens_engine::retrieval::lexical::fts::split::PackFile;
+use routelens_engine::retrieval::lexical::LexicalIndex;
 use routelens_engine::{decode_manifest, BundleFile, Error, Manifest, TextCorpus};
 
 use crate::failure::Failure;
@@ -77,16 +78,57 @@ impl BundleFolder {
         })
     }
 
-    /// Reads, verifies and opens the index blob.
-    pub fn open_index(&self) -> Result<FtsIndex, Failure> {
-        let entry = self.manifest.index.as_ref().ok_or_else(|| {
+    /// Whether the bundle has a search index, whole or split.
+    pub fn has_index(&self) -> bool {
+        LexicalIndex::file_of(&self.manifest).is_some()
+    }
+
+    /// Reads, verifies and opens the search index: the blob, or a split index's base file with
+    /// every pack (each verified against the base file).
+    pub fn open_index(&self) -> Result<LexicalIndex, Failure> {
+        let mut index = self.open_index_base()?;
+        if let LexicalIndex::Split(split) = &index {
+            let packs = split.all_packs();
+            self.add_packs(&mut index, &packs)?;
+        }
+        Ok(index)
+    }
+
+    /// Reads, verifies and opens the index blob, or only a split index's base file (its packs
+    /// are added by [`BundleFolder::add_packs`] as a search needs them, as the page does).
+    pub fn open_index_base(&self) -> Result<LexicalIndex, Failure> {
+        let (file, _) = LexicalIndex::file_of(&self.manifest).ok_or_else(|| {
             self_error(
                 &self.dir,
                 Error::field(MANIFEST_FILE, "index", "this bundle has no search index"),
             )
         })?;
-        let blob = self.read(&entry.file)?;
-        FtsIndex::from_bundle(&self.manifest, &blob).map_err(|source| self_error(&self.dir, source))
+        let stored = self.read(file)?;
+        LexicalIndex::from_bundle(&self.manifest, &stored)
+            .map_err(|source| self_error(&self.dir, source))
+    }
+
+    /// Reads and adds these packs of a split index, each verified.
+    pub fn add_packs(&self, index: &mut LexicalIndex, packs: &[PackFile]) -> Result<(), Failure> {
+        for pack in packs {
+            let stored = self.read(&pack.file)?;
+            index
+                .add_pack(&pack.file, &stored)
+                .map_err(|source| self_error(&self.dir, source))?;
+        }
+        Ok(())
+    }
+
+    /// The index's files: the blob, or the base file and every pack.
+    pub fn index_files(&self) -> Result<Vec<String>, Failure> {
+        let Some((file, _)) = LexicalIndex::file_of(&self.manifest) else {
+            return Ok(Vec::new());
+        };
+        let mut files = vec![file.to_string()];
+        if let LexicalIndex::Split(split) = self.open_index_base()? {
+            files.extend(split.all_packs().into_iter().map(|pack| pack.file));
+        }
+        Ok(files)
     }
 
     /// Reads and verifies the table of `chunker`'s chunking.
@@ -219,11 +261,7 @@ impl BundleFolder {
             .chunks
             .iter()
             .all(|chunk| sized(&chunk.file, chunk.bytes))
-            && self
-                .manifest
-                .index
-                .as_ref()
-                .is_none_or(|index| sized(&index.file, index.bytes))
+            && LexicalIndex::file_of(&self.manifest).is_none_or(|(file, bytes)| sized(file, bytes))
             && self.manifest.chunkings.iter().all(|chunking| {
                 sized(&chunking.file, chunking.bytes)
                     && chunking

@@ -47,9 +47,8 @@ pub fn run(args: &ReplayStudyArgs, out: &mut dyn Write) -> Result<(), Failure> {
     }
     let tree = manifest.tree();
     let paths = manifest.paths();
-    let index = manifest
-        .index
-        .is_some()
+    let index = folder
+        .has_index()
         .then(|| folder.open_index())
         .transpose()?;
     let texts = folder.read_texts()?;

@@ -13,7 +13,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use routelens_engine::load::question_set::parse_questions;
-use routelens_engine::retrieval::lexical::{FtsIndex, Needs};
+use routelens_engine::retrieval::lexical::{LexicalIndex, Needs};
 use routelens_engine::{run_arm, ArmOutput, Cell, Error, LexicalArm, Sources, Table, TextCorpus};
 
 use crate::bundle::json_line;
@@ -41,6 +41,27 @@ pub struct ArmResult {
     pub results: Vec<Hit>,
     /// The arm's run time in milliseconds.
     pub query_ms: f64,
+    /// The bytes a page with nothing loaded fetches for this search alone: `manifest.json`, then
+    /// for the BM25 arms the index blob, or a split index's base file and the packs of the
+    /// query's terms, for the `rg` arms every chunk (see `fetched`).
+    pub fetched_bytes: u64,
+    /// The same bytes by kind of file.
+    pub fetched: Fetched,
+}
+
+/// What a search fetches, by kind of file, in stored bytes.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Fetched {
+    /// `manifest.json`.
+    pub manifest: u64,
+    /// The index blob, or the split index's base file.
+    pub index: u64,
+    /// The split index's packs the query's terms fall in (how many, and their bytes).
+    pub packs: usize,
+    /// Their bytes.
+    pub pack_bytes: u64,
+    /// The text chunks.
+    pub chunks: u64,
 }
 
 /// One ranked path.
@@ -75,8 +96,9 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<(), Failure> {
     };
     let folder = BundleFolder::open(&args.bundle)?;
     let paths = folder.manifest.paths();
-    let index: Option<FtsIndex> = if arms.iter().any(|arm| arm.needs() == Needs::Index) {
-        Some(folder.open_index()?)
+    // A split index opens with its base file; each question adds the packs its terms need.
+    let mut index: Option<LexicalIndex> = if arms.iter().any(|arm| arm.needs() == Needs::Index) {
+        Some(folder.open_index_base()?)
     } else {
         None
     };
@@ -85,18 +107,27 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<(), Failure> {
     } else {
         None
     };
-    let mut sources = Sources::new(&paths);
-    if let Some(texts) = &texts {
-        sources = sources.with_texts(texts);
-    }
-    if let Some(index) = &index {
-        sources = sources.with_index(index);
-    }
     let batch = args.query.queries.is_some();
     for (id, question) in &questions {
+        if let Some(index) = &mut index {
+            for &arm in &arms {
+                let missing = index.missing_packs(arm, question);
+                folder.add_packs(index, &missing)?;
+            }
+        }
+        let mut sources = Sources::new(&paths);
+        if let Some(texts) = &texts {
+            sources = sources.with_texts(texts);
+        }
+        if let Some(index) = &index {
+            sources = sources.with_index(index);
+        }
         let results = arms
             .iter()
-            .map(|&arm| run_one(arm, &sources, question, args.k, id.clone()))
+            .map(|&arm| {
+                let fetched = fetched(&folder, index.as_ref(), arm, question);
+                run_one(arm, &sources, question, args.k, id.clone(), fetched)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let text = match (args.format, batch) {
             (OutputFormat::Json, true) => results
@@ -141,12 +172,40 @@ pub fn queries(args: &SearchArgs) -> Result<Vec<(Option<String>, String)>, Failu
     ))
 }
 
+/// What a page with nothing loaded fetches to run `arm` on `question` (see
+/// [`ArmResult::fetched_bytes`]).
+fn fetched(
+    folder: &BundleFolder,
+    index: Option<&LexicalIndex>,
+    arm: LexicalArm,
+    question: &str,
+) -> Fetched {
+    let mut fetched = Fetched {
+        manifest: folder.manifest_bytes,
+        ..Fetched::default()
+    };
+    match arm.needs() {
+        Needs::Paths => {}
+        Needs::Texts => fetched.chunks = folder.manifest.chunks.iter().map(|c| c.bytes).sum(),
+        Needs::Index => {
+            fetched.index = LexicalIndex::file_of(&folder.manifest).map_or(0, |(_, bytes)| bytes);
+            if let Some(index) = index {
+                let packs = index.packs_for(arm, question);
+                fetched.packs = packs.len();
+                fetched.pack_bytes = packs.iter().map(|pack| pack.bytes).sum();
+            }
+        }
+    }
+    fetched
+}
+
 fn run_one(
     arm: LexicalArm,
     sources: &Sources,
     question: &str,
     k: usize,
     id: Option<String>,
+    fetched: Fetched,
 ) -> Result<ArmResult, Failure> {
     let started = Instant::now();
     let output: ArmOutput = run_arm(arm, sources, question, k)?;
@@ -162,6 +221,8 @@ fn run_one(
             .map(|(path, score)| Hit { path, score })
             .collect(),
         query_ms,
+        fetched_bytes: fetched.manifest + fetched.index + fetched.pack_bytes + fetched.chunks,
+        fetched,
     })
 }
 
@@ -183,7 +244,18 @@ fn table(result: &ArmResult) -> String {
             Cell::text(&hit.path),
         ]);
     }
+    let f = &result.fetched;
     let mut text = format!("terms: {}\n", result.terms.join(" "));
+    text += &format!(
+        "fetched: {} bytes from nothing loaded (manifest {}, index {}, {} pack{} {}, chunks {})\n",
+        result.fetched_bytes,
+        f.manifest,
+        f.index,
+        f.packs,
+        if f.packs == 1 { "" } else { "s" },
+        f.pack_bytes,
+        f.chunks
+    );
     if !result.feedback_terms.is_empty() {
         text += &format!("feedback terms: {}\n", result.feedback_terms.join(" "));
     }

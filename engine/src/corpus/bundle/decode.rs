@@ -252,6 +252,23 @@ impl Manifest {
             };
             check_named(&index.file, "index/", &index.sha256, suffix, "index")?;
         }
+        if let Some(split) = &self.split_index {
+            check_hex(&split.sha256, "split_index.sha256")?;
+            check_named(
+                &split.file,
+                "index/",
+                &split.sha256,
+                ".base.deflate",
+                "split_index",
+            )?;
+            if split.raw_bytes.is_none() {
+                return Err(Error::field(
+                    MANIFEST_FILE,
+                    "split_index.raw_bytes",
+                    "missing: the base file is stored compressed",
+                ));
+            }
+        }
         self.check_chunkings()?;
         self.check_vectors()
     }

@@ -11,6 +11,7 @@ use super::vectors::{encode_question_rows, encode_rows, Precision, VectorModel, 
 use super::{
     compress, plan_chunks, ChunkEntry, ExcludedFile, FileEntry, IndexEntry, Manifest, SourceFile,
     DEFAULT_CHUNK_TARGET_BYTES, DEFAULT_COMPRESSION_LEVEL, FORMAT_VERSION, MANIFEST_FILE,
+    SPLIT_FORMAT_VERSION,
 };
 use crate::checksum::sha256_hex;
 use crate::corpus::code_chunks::{BudgetCounter, Chunker, CodeChunk};
@@ -158,6 +159,7 @@ impl PendingBundle {
                 chunks: Vec::new(),
                 index: None,
                 chunkings: Vec::new(),
+                split_index: None,
                 question_vectors: None,
             },
             index,
@@ -293,6 +295,25 @@ impl EncodedBundle {
         }
         self.manifest.index = Some(index.entry);
         self.files.push(index.file);
+        self.rewrite_manifest()
+    }
+
+    /// The same bundle with its index split (bundle format 5): the whole index blob, if any, is
+    /// dropped, the split index's base file and packs added, and `manifest.json` rewritten.
+    pub fn with_split_index(
+        mut self,
+        entry: IndexEntry,
+        files: Vec<BundleFile>,
+    ) -> Result<EncodedBundle> {
+        if let Some(old) = self.manifest.index.take() {
+            self.files.retain(|file| file.name != old.file);
+        }
+        if let Some(old) = self.manifest.split_index.take() {
+            self.files.retain(|file| file.name != old.file);
+        }
+        self.manifest.format_version = SPLIT_FORMAT_VERSION;
+        self.manifest.split_index = Some(entry);
+        self.files.extend(files);
         self.rewrite_manifest()
     }
 

@@ -15,12 +15,17 @@
 //!                                `chunkings`)
 //! vectors/<sha256>.f16           a chunking's embedding vectors, and the question set's
 //!                                (format 4; see `vectors`)
+//! index/<sha256>.base.deflate    the split index's base file, and its packs
+//! index/<sha256>.postings.deflate (format 5, in place of the blob; see `lexical::fts::split`)
+//! index/<sha256>.positions.deflate
 //! ```
 //!
 //! Format 2 compresses the index (a tantivy index is bit-packed but its term dictionary is not:
 //! DEFLATE takes a third off), because the index is what the first search must fetch. Format 3
 //! adds the chunkings, format 4 their embedding vectors (the model that made them named, so
-//! another model's are refused). This build writes format 4 and reads all four.
+//! another model's are refused), format 5 the split index: a base file and packs fetched by
+//! need instead of the blob. This build writes format 5 (4 with `--no-split` or without an
+//! index) and reads all five.
 //!
 //! The directory tree is not a separate file: the manifest lists every path, sorted, and the
 //! files its policy kept out by content, and [`Manifest::tree`] derives the walks' tree from them. The app fetches `manifest.json` first,
@@ -62,11 +67,15 @@ pub use vectors::{Precision, QuestionVectors, VectorModel, VectorsEntry};
 
 use crate::corpus::policy::{ExclusionReason, Policy};
 
-/// The format version this build writes.
+/// The format version this build writes for a bundle whose index is whole (`--no-split`) or
+/// absent.
 pub const FORMAT_VERSION: u32 = 4;
 
+/// The format version of a bundle whose index is split (`split_index`).
+pub const SPLIT_FORMAT_VERSION: u32 = 5;
+
 /// The format versions this build reads.
-pub const READ_VERSIONS: [u32; 4] = [1, 2, 3, 4];
+pub const READ_VERSIONS: [u32; 5] = [1, 2, 3, 4, 5];
 
 /// The manifest's file name in the bundle folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -102,6 +111,10 @@ pub struct Manifest {
     /// The chunkings of code chunks, one per chunker (format 3; absent before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chunkings: Vec<ChunkingEntry>,
+    /// The split index's base file (format 5; see `lexical::fts::split`), which names its
+    /// packs: a bundle has it or the whole index blob (`index`), or neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split_index: Option<IndexEntry>,
     /// The question set's vectors (format 4, when the bundle was built with its questions
     /// embedded).
     #[serde(default, skip_serializing_if = "Option::is_none")]

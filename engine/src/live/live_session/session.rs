@@ -27,8 +27,9 @@ use crate::retrieval::dense::{
     pin::ModelPin,
 };
 use crate::retrieval::lexical::chunkings::OpenChunkings;
+use crate::retrieval::lexical::fts::split::PackFile;
 use crate::retrieval::lexical::issue_run::run_issue;
-use crate::retrieval::lexical::{run_arm, FtsIndex, LexicalArm, Sources, TextCorpus};
+use crate::retrieval::lexical::{run_arm, LexicalArm, LexicalIndex, Needs, Sources, TextCorpus};
 use crate::study::GoldSpan;
 
 /// The session: at most one bundle, one counter and one embedder.
@@ -51,7 +52,7 @@ struct LoadedBundle {
     name: String,
     manifest: Manifest,
     paths: Vec<String>,
-    index: Option<FtsIndex>,
+    index: Option<LexicalIndex>,
     texts: Option<Texts>,
     chunkings: OpenChunkings,
     /// Whether the question set's stored vectors are loaded.
@@ -142,11 +143,38 @@ impl LiveSession {
         self.counter.is_some()
     }
 
-    /// Loads bundle `name`'s index from the stored index file (verified against the manifest).
+    /// Loads bundle `name`'s index from the stored index file (verified against the manifest):
+    /// the blob, or a split index's base file (its packs come by [`LiveSession::add_pack`]).
     pub fn load_index(&mut self, name: &str, stored: &[u8]) -> Result<()> {
         let bundle = self.bundle_named_mut(name)?;
-        bundle.index = Some(FtsIndex::from_bundle(&bundle.manifest, stored)?);
+        bundle.index = Some(LexicalIndex::from_bundle(&bundle.manifest, stored)?);
         Ok(())
+    }
+
+    /// The packs of bundle `name`'s split index that `arms` need for `issue` and that are not
+    /// added yet, each once (none for a whole index or one not loaded).
+    pub fn missing_packs(&self, name: &str, arms: &[LexicalArm], issue: &str) -> Vec<PackFile> {
+        let Some(index) = self.bundle_named(name).ok().and_then(|b| b.index.as_ref()) else {
+            return Vec::new();
+        };
+        let mut packs: Vec<PackFile> = arms
+            .iter()
+            .filter(|arm| arm.needs() == Needs::Index)
+            .flat_map(|&arm| index.missing_packs(arm, issue))
+            .collect();
+        crate::stable_sort::by(&mut packs, |a: &PackFile, b| a.file.cmp(&b.file));
+        packs.dedup();
+        packs
+    }
+
+    /// Adds a fetched pack of bundle `name`'s split index, verified against its base file.
+    pub fn add_pack(&mut self, name: &str, file: &str, stored: &[u8]) -> Result<()> {
+        let bundle = self.bundle_named_mut(name)?;
+        let index = bundle.index.as_mut().ok_or_else(|| Error::Unavailable {
+            arm: "fts5".into(),
+            needs: format!("the index of bundle {name:?}, which is not loaded"),
+        })?;
+        index.add_pack(file, stored)
     }
 
     /// Checks chunk `at` of bundle `name` against its manifest (to name a bad chunk before the

@@ -36,7 +36,7 @@ use std::fmt;
 pub use basename::{basename, stem};
 pub use corpus::TextCorpus;
 #[cfg(feature = "lexical")]
-pub use fts::{FtsIndex, Scoring};
+pub use fts::{FtsIndex, LexicalIndex, Scoring};
 pub use rg::{rank_matches, rg, rg_feedback, rg_first500, FEEDBACK_TERMS, PATH_BOOST};
 
 use crate::error::{Error, Result};
@@ -196,7 +196,7 @@ pub struct Sources<'a> {
     paths: &'a [String],
     texts: Option<&'a TextCorpus>,
     #[cfg(feature = "lexical")]
-    index: Option<&'a FtsIndex>,
+    index: Option<&'a LexicalIndex>,
 }
 
 impl<'a> Sources<'a> {
@@ -214,9 +214,9 @@ impl<'a> Sources<'a> {
         self
     }
 
-    /// Adds the search index, for the BM25 arms.
+    /// Adds the search index, for the BM25 arms (a split one with the packs the query needs).
     #[cfg(feature = "lexical")]
-    pub fn with_index(mut self, index: &'a FtsIndex) -> Self {
+    pub fn with_index(mut self, index: &'a LexicalIndex) -> Self {
         self.index = Some(index);
         self
     }
@@ -277,11 +277,7 @@ fn run_index_arm(
     let Some(index) = sources.index else {
         return Ok(None);
     };
-    Ok(Some(match arm {
-        LexicalArm::Fts5 => index.fts5(issue, k)?,
-        LexicalArm::Fts5Full => index.fts5_full(issue, k)?,
-        _ => index.path_fts5(issue, k)?,
-    }))
+    index.run(arm, issue, k).map(Some)
 }
 
 #[cfg(not(feature = "lexical"))]

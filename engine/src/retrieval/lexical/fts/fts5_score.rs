@@ -5,6 +5,7 @@ use tantivy::postings::{Postings, SegmentPostings};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Score, TERMINATED};
 
+use super::fts5_rank::fts5_rank;
 use super::{index_error, FtsIndex, CONTENT_TOKENS, FILE_ID, INDEX_NAME, PATH_TOKENS};
 use crate::error::Result;
 
@@ -101,57 +102,13 @@ impl FtsIndex {
                 files.push((file_ids.first(doc).unwrap_or(u64::MAX), length as f64));
             }
         }
-        let n = self.paths.len() as f64;
         let total = self.path_tokens_total
             + if with_content {
                 self.content_tokens_total
             } else {
                 0.0
             };
-        // A row with a hit has at least one token, so the average is positive.
-        let avgdl = if n > 0.0 { total / n } else { 1.0 };
-        let mut hits = vec![0u64; width];
-        for row in freqs.chunks_exact(width.max(1)) {
-            for (hit, &freq) in hits.iter_mut().zip(row) {
-                *hit += u64::from(freq > 0.0);
-            }
-        }
-        let idf: Vec<f64> = hits
-            .iter()
-            .map(|&hit| {
-                let value = ((n - hit as f64 + 0.5) / (hit as f64 + 0.5)).ln();
-                if value <= 0.0 {
-                    1e-6
-                } else {
-                    value
-                }
-            })
-            .collect();
-        const K1: f64 = 1.2;
-        const B: f64 = 0.75;
-        let mut ranked: Vec<(f64, u64)> = files
-            .iter()
-            .zip(freqs.chunks_exact(width.max(1)))
-            .filter(|((file_id, _), _)| (*file_id as usize) < self.paths.len())
-            .map(|(&(file_id, length), row)| {
-                let norm = K1 * (1.0 - B + B * length / avgdl);
-                let score = row
-                    .iter()
-                    .zip(&idf)
-                    .map(|(&freq, &idf)| idf * (freq * (K1 + 1.0)) / (freq + norm))
-                    .sum();
-                (score, file_id)
-            })
-            .collect();
-        let best_first = |a: &(f64, u64), b: &(f64, u64)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-        if ranked.len() > k {
-            if k == 0 {
-                return Ok(Vec::new());
-            }
-            ranked.select_nth_unstable_by(k - 1, best_first);
-            ranked.truncate(k);
-        }
-        ranked.sort_unstable_by(best_first);
+        let ranked = fts5_rank(self.paths.len(), total, &files, &freqs, width, k);
         Ok(ranked
             .into_iter()
             .map(|(score, file_id)| (self.paths[file_id as usize].clone(), score))
