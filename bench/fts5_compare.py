@@ -90,8 +90,8 @@ def read_bundle(folder):
     with open(os.path.join(folder, "manifest.json"), "rb") as handle:
         manifest_bytes = handle.read()
     manifest = json.loads(manifest_bytes)
-    if manifest.get("format_version") not in (1, 2, 3, 4):
-        fail(f"{folder}: bundle format {manifest.get('format_version')}, this script reads 1 to 4")
+    if manifest.get("format_version") not in (1, 2, 3, 4, 5):
+        fail(f"{folder}: bundle format {manifest.get('format_version')}, this script reads 1 to 5")
     chunks = []
     for chunk in manifest["chunks"]:
         with open(os.path.join(folder, chunk["file"]), "rb") as handle:
@@ -108,6 +108,23 @@ def read_bundle(folder):
         if sha256(data) != entry["sha256"]:
             fail(f"{folder}: {entry['path']}: SHA-256 mismatch")
         files.append((entry["path"], data.decode("utf-8")))
+    paths = [path for path, _ in files]
+    assert len(set(paths)) == len(paths)
+    split = manifest.get("split_index")
+    if split:
+        # Format 5: a split index, whose base file routelens checks against these paths when it
+        # opens it; only its hash is checked here.
+        with open(os.path.join(folder, split["file"]), "rb") as handle:
+            stored = handle.read()
+        if sha256(stored) != split["sha256"]:
+            fail(f"{folder}/{split['file']}: SHA-256 mismatch")
+        sizes = {
+            "manifest": len(manifest_bytes),
+            "index": len(stored),
+            "chunks": sum(chunk["bytes"] for chunk in manifest["chunks"]),
+            "raw": sum(entry["bytes"] for entry in manifest["files"]),
+        }
+        return files, sizes
     index = manifest.get("index")
     if not index:
         fail(f"{folder}: the bundle has no index")
@@ -121,7 +138,6 @@ def read_bundle(folder):
         fail(f"{folder}/{index['file']}: not an index blob")
     (header_len,) = struct.unpack("<I", blob[8:12])
     header = json.loads(blob[12 : 12 + header_len])
-    paths = [path for path, _ in files]
     # The same file set on both sides: the index was built over exactly these paths.
     assert header["docs"] == len(paths), (header["docs"], len(paths))
     assert header["paths_sha256"] == sha256("\n".join(paths).encode()), "index paths differ"

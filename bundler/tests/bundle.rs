@@ -207,11 +207,21 @@ fn the_demo_is_rebuilt_only_when_its_sources_change() {
     let first = run();
     assert_eq!(first["bundle"]["up_to_date"], false);
     let out = temp.path().join("out/demo");
-    let index_file = manifest(&out)["index"]["file"].clone();
+    let index_file = manifest(&out)["split_index"]["file"].clone();
+    assert!(index_file.is_string(), "the demo's index is split");
+    let written = std::fs::metadata(out.join("manifest.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
     let second = run();
     assert_eq!(second["bundle"]["up_to_date"], true);
-    // Untouched: the index (whose bytes differ on every build) is the same file.
-    assert_eq!(manifest(&out)["index"]["file"], index_file);
+    // Untouched: the manifest was not rewritten, and names the same index.
+    let kept = std::fs::metadata(out.join("manifest.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(kept, written);
+    assert_eq!(manifest(&out)["split_index"]["file"], index_file);
     assert_eq!(
         std::fs::read_to_string(out.join("questions.jsonl")).unwrap(),
         std::fs::read_to_string(demo.join("questions.jsonl")).unwrap()
@@ -220,7 +230,7 @@ fn the_demo_is_rebuilt_only_when_its_sources_change() {
     std::fs::write(demo.join("repo/src/main.rs"), "fn main() {}\n").unwrap();
     let third = run();
     assert_eq!(third["bundle"]["up_to_date"], false);
-    assert_ne!(manifest(&out)["index"]["file"], index_file);
+    assert_ne!(manifest(&out)["split_index"]["file"], index_file);
     // So does --force; a changed question set alone is rewritten without a rebuild.
     std::fs::write(
         demo.join("questions.jsonl"),
@@ -241,8 +251,8 @@ fn the_demo_is_rebuilt_only_when_its_sources_change() {
 }
 
 /// The committed fixture bundle must be what the bundler makes of the fixture repository today
-/// (the vectors' bytes and the index blobs aside, the file index's and each chunking's: their bytes, and so their
-/// compressed sizes, differ on every build). When this fails after an intended
+/// (the vectors' bytes and each chunking's index blob aside: their bytes, and so their
+/// compressed sizes, differ on every build; the split file index is the same every build). When this fails after an intended
 /// change, regenerate it:
 ///
 /// ```text
@@ -503,8 +513,8 @@ fn the_code_tokenizer_is_a_bundle_option_the_search_follows() {
             fixtures,
         ));
         assert_eq!(
-            manifest(&bundle)["index"]["format"],
-            format!("tantivy-0.27/{tokenizer}+positions/3")
+            manifest(&bundle)["split_index"]["format"],
+            format!("split-1/tantivy-0.27/{tokenizer}+positions/3")
         );
         let results = search(&bundle)["results"].clone();
         found.push(

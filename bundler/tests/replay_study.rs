@@ -13,7 +13,7 @@ use routelens_engine::load::question_set::{parse_questions, Question};
 use routelens_engine::remote::route::{
     self, ManualClock, OfflineDecider, Recorder, RouteSettings, Strategy,
 };
-use routelens_engine::retrieval::lexical::FtsIndex;
+use routelens_engine::retrieval::lexical::LexicalIndex;
 use routelens_engine::{run_arm, LexicalArm, Sources, TextCorpus};
 
 const BUNDLE: &str = "tests/fixtures/repo.bundle";
@@ -32,8 +32,14 @@ fn export() -> LiveStudyExport {
     let chunks: Vec<Vec<u8>> = manifest.chunks.iter().map(|c| read(&c.file)).collect();
     let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
     let texts = TextCorpus::new(manifest.read_all(&chunks).unwrap());
-    let entry = manifest.index.as_ref().unwrap();
-    let index = FtsIndex::from_bundle(&manifest, &read(&entry.file)).unwrap();
+    let (file, _) = LexicalIndex::file_of(&manifest).unwrap();
+    let mut index = LexicalIndex::from_bundle(&manifest, &read(file)).unwrap();
+    // Every pack of the split index, as the CLI reads them.
+    if let LexicalIndex::Split(split) = &index {
+        for pack in split.all_packs() {
+            index.add_pack(&pack.file, &read(&pack.file)).unwrap();
+        }
+    }
     let paths = manifest.paths();
     let sources = Sources::new(&paths).with_texts(&texts).with_index(&index);
     let questions: Vec<Question> = parse_questions(

@@ -329,7 +329,7 @@ fn serves_bundles_and_lists_them() {
         stored.body,
         std::fs::read(Path::new("tests/fixtures/repo.bundle").join(chunk)).unwrap()
     );
-    let index = value["index"]["file"].as_str().unwrap();
+    let index = value["split_index"]["file"].as_str().unwrap();
     assert_eq!(get(port, &format!("/bundles/tiny/{index}")).status, 200);
     let questions = get(port, "/bundles/tiny/questions.jsonl");
     assert_eq!(questions.status, 200);

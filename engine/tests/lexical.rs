@@ -39,7 +39,7 @@ struct Loaded {
     paths: Vec<String>,
     texts: TextCorpus,
     #[cfg(feature = "lexical")]
-    index: routelens_engine::retrieval::lexical::FtsIndex,
+    index: routelens_engine::retrieval::lexical::LexicalIndex,
 }
 
 /// Bundles the corpus (with an index when the feature is on), then loads it back from bytes
@@ -90,7 +90,7 @@ fn load() -> Loaded {
         #[cfg(feature = "lexical")]
         index: {
             let entry = manifest.index.as_ref().unwrap();
-            routelens_engine::retrieval::lexical::FtsIndex::from_bundle(
+            routelens_engine::retrieval::lexical::LexicalIndex::from_bundle(
                 &manifest,
                 &folder[&entry.file],
             )
@@ -262,10 +262,14 @@ mod bm25 {
         build_index_blob, build_index_blob_with, FtsIndex, IndexSpec, Scoring, Tokenizer,
         INDEX_FORMAT,
     };
+    use routelens_engine::retrieval::lexical::LexicalIndex;
 
     /// Runs a BM25 arm with tantivy's own scoring.
     fn run_tantivy(loaded: &Loaded, arm: LexicalArm) -> ArmOutput {
-        let index = loaded.index.clone().with_scoring(Scoring::Tantivy);
+        let LexicalIndex::Whole(index) = &loaded.index else {
+            panic!("the test bundle's index is whole");
+        };
+        let index = LexicalIndex::Whole(index.clone().with_scoring(Scoring::Tantivy));
         let sources = Sources::new(&loaded.paths).with_index(&index);
         run_arm(arm, &sources, &issue(), 16).unwrap()
     }

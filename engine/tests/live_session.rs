@@ -121,6 +121,7 @@ fn the_sessions_arms_are_run_issues_arms() {
         paths.clone(),
     )
     .unwrap();
+    let index = routelens_engine::retrieval::lexical::LexicalIndex::Whole(index);
     let corpus = TextCorpus::new(FILES.iter().copied());
     let sources = Sources::new(&paths).with_index(&index).with_texts(&corpus);
     let direct = run_issue(&sources, ISSUE, 16, &fused, &mut clock());

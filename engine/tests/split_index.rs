@@ -20,9 +20,9 @@ use routelens_engine::corpus::bundle::{
 };
 use routelens_engine::corpus::policy::{Decision, Policy};
 use routelens_engine::load::question_set::parse_questions;
-use routelens_engine::retrieval::lexical::fts::split::{split_index, SplitOptions};
+use routelens_engine::retrieval::lexical::fts::split::{split_index, SplitIndex, SplitOptions};
 use routelens_engine::retrieval::lexical::fts::{
-    build_index_blob_with, IndexSpec, SplitIndex, Tokenizer, INDEX_FORMAT,
+    build_index_blob_with, IndexSpec, Tokenizer, INDEX_FORMAT,
 };
 use routelens_engine::retrieval::lexical::{ArmOutput, FtsIndex, LexicalArm};
 use routelens_engine::SourceFile;

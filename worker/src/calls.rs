@@ -12,6 +12,7 @@ use routelens_engine::live::live_session::{
 use routelens_engine::load::question_set::parse_question_set;
 use routelens_engine::remote::rerank::settings::RerankSettings;
 use routelens_engine::retrieval::lexical::timing::{ArmTimes, TimingPlan};
+use routelens_engine::retrieval::lexical::LexicalIndex;
 use routelens_engine::{BootstrapConfig, Error, LexicalArm, Result as EngineResult};
 
 use routelens_engine::retrieval::chunk_search::Retriever;
@@ -19,6 +20,7 @@ use routelens_engine::retrieval::chunk_search::Retriever;
 use crate::cross_encoder::load_cross_encoder;
 use crate::host::{fetch, fetch_metered, next_tick, now_ms, with_session, Progress};
 use crate::model::load_model;
+use crate::packs::{fetch_packs, remember};
 
 /// The session's work, its error as the message the page shows.
 fn session<T>(work: impl FnOnce(&mut LiveSession) -> EngineResult<T>) -> Result<T, String> {
@@ -54,8 +56,11 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             issue,
             k,
             fused,
-        } => session(|s| s.run_issue(&bundle, &issue, k, &fused, &mut now_ms))
-            .map(|runs| AnswerBody::Ran { runs }),
+        } => match fetch_packs(p, &bundle, std::slice::from_ref(&issue)).await {
+            Ok(()) => session(|s| s.run_issue(&bundle, &issue, k, &fused, &mut now_ms))
+                .map(|runs| AnswerBody::Ran { runs }),
+            Err(message) => Err(message),
+        },
         CallBody::RunIssues {
             bundle,
             issues,
@@ -186,6 +191,7 @@ async fn load(
         urls.url_of(file)
             .ok_or_else(|| format!("{bundle}: the picked folder has no {file}"))
     };
+    remember(bundle, urls);
     if !with_session(|s| s.manifest(bundle).is_some()) {
         p.say(format!("{bundle}: fetching manifest.json"));
         let manifest_bytes = fetch(&url_of("manifest.json")?).await?;
@@ -197,7 +203,7 @@ async fn load(
     let (index_entry, chunks, files, stored_bytes) = with_session(|s| {
         s.manifest(bundle).map(|m| {
             (
-                m.index.clone(),
+                LexicalIndex::file_of(m).map(|(file, bytes)| (file.to_string(), bytes)),
                 m.chunks
                     .iter()
                     .map(|c| (c.file.clone(), c.bytes))
@@ -210,13 +216,12 @@ async fn load(
     .ok_or_else(|| format!("{bundle}: the manifest did not stay loaded"))?;
     let total = chunks.len() + 1;
     if index && !with_session(|s| s.has_index(bundle)) {
-        let entry =
+        let (file, bytes) =
             index_entry.ok_or_else(|| format!("{bundle}: this bundle has no search index"))?;
         p.say(format!(
-            "loading 1/{total} files (the index, {} bytes)",
-            entry.bytes
+            "loading 1/{total} files (the index, {bytes} bytes)"
         ));
-        let blob = fetch(&url_of(&entry.file)?).await?;
+        let blob = fetch(&url_of(&file)?).await?;
         session(|s| s.load_index(bundle, &blob))?;
     }
     if texts && !with_session(|s| s.has_texts(bundle)) {
@@ -349,6 +354,7 @@ async fn run_issues(
     k: usize,
     fused: &[String],
 ) -> Result<AnswerBody, String> {
+    fetch_packs(p, bundle, issues).await?;
     let mut out = Vec::with_capacity(issues.len());
     let mut painted = f64::NEG_INFINITY;
     for (done, issue) in issues.iter().enumerate() {
@@ -406,6 +412,8 @@ async fn time(
     rounds: usize,
     k: usize,
 ) -> Result<AnswerBody, String> {
+    // Fetching is not timed: every question's packs come first.
+    fetch_packs(p, bundle, questions).await?;
     let plan = TimingPlan::new(&LexicalArm::ALL, questions.len(), rounds);
     let mut times = ArmTimes::default();
     let mut painted = now_ms();

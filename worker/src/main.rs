@@ -7,7 +7,8 @@
 //! Trunk builds it (`index.html`, `data-type="worker"`, with a loader shim); the page starts it
 //! on the first live call (`app/src/live.rs`). [`channel`] is the message loop, [`calls`] what
 //! each call does, [`host`] what both use of the worker's host, [`model`] the embedding model's
-//! files, [`cross_encoder`] the cross-encoder a reader brings. Natively this binary does nothing: it exists for wasm32.
+//! files, [`cross_encoder`] the cross-encoder a reader brings, [`packs`] a split index's packs, fetched
+//! as searches need them. Natively this binary does nothing: it exists for wasm32.
 //!
 //! [`LiveSession`]: routelens_engine::live::live_session::LiveSession
 
@@ -21,6 +22,8 @@ mod cross_encoder;
 mod host;
 #[cfg(target_arch = "wasm32")]
 mod model;
+#[cfg(target_arch = "wasm32")]
+mod packs;
 
 fn main() {
     #[cfg(target_arch = "wasm32")]

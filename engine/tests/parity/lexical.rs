@@ -76,6 +76,8 @@ fn fingerprint(arms: &[LexicalArm]) -> (String, String) {
         .unwrap()
     };
     #[cfg(feature = "lexical")]
+    let index = routelens_engine::retrieval::lexical::LexicalIndex::Whole(index);
+    #[cfg(feature = "lexical")]
     let sources = sources.with_index(&index);
     let mut lines = Vec::new();
     for issue in ISSUES {

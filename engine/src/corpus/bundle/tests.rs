@@ -261,9 +261,31 @@ fn refuses_malformed_manifests() {
         .to_string()
         .contains("invalid JSON"));
     let mut value = manifest_value();
-    value["format_version"] = 5.into();
+    value["format_version"] = 6.into();
     assert!(
-        decode_error(&value).contains("bundle format 5; this build reads formats [1, 2, 3, 4]"),
+        decode_error(&value).contains("bundle format 6; this build reads formats [1, 2, 3, 4, 5]"),
+        "{}",
+        decode_error(&value)
+    );
+    // A split index's base file must be named by its hash, and stored compressed.
+    let mut value = manifest_value();
+    let hash = "a".repeat(64);
+    value["split_index"] = serde_json::json!({
+        "file": format!("index/{hash}.tantivy.deflate"),
+        "sha256": hash,
+        "bytes": 1,
+        "raw_bytes": 1,
+        "format": "split-1/tantivy-0.27/unicode61+positions/3",
+    });
+    assert!(
+        decode_error(&value).contains("split_index.file"),
+        "{}",
+        decode_error(&value)
+    );
+    value["split_index"]["file"] = format!("index/{hash}.base.deflate").into();
+    value["split_index"]["raw_bytes"] = serde_json::Value::Null;
+    assert!(
+        decode_error(&value).contains("split_index.raw_bytes"),
         "{}",
         decode_error(&value)
     );

@@ -20,6 +20,8 @@
 
 mod basename;
 #[cfg(feature = "lexical")]
+mod bundle_index;
+#[cfg(feature = "lexical")]
 pub mod chunk_index;
 #[cfg(feature = "lexical")]
 pub mod chunkings;
@@ -34,9 +36,11 @@ use crate::stable_sort;
 use std::fmt;
 
 pub use basename::{basename, stem};
+#[cfg(feature = "lexical")]
+pub use bundle_index::LexicalIndex;
 pub use corpus::TextCorpus;
 #[cfg(feature = "lexical")]
-pub use fts::{FtsIndex, LexicalIndex, Scoring};
+pub use fts::{FtsIndex, Scoring};
 pub use rg::{rank_matches, rg, rg_feedback, rg_first500, FEEDBACK_TERMS, PATH_BOOST};
 
 use crate::error::{Error, Result};

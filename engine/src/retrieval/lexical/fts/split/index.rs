@@ -191,10 +191,12 @@ impl SplitIndex {
         let range = &packs.ranges[at];
         let actual = sha256_hex(stored);
         if actual != hex(&range.sha256) {
-            return Err(Error::ManifestHash {
+            return Err(Error::Index {
                 file: file.to_string(),
-                expected: hex(&range.sha256),
-                actual,
+                message: format!(
+                    "SHA-256 mismatch: the base file lists {}, the bytes hash to {actual}",
+                    hex(&range.sha256)
+                ),
             });
         }
         let raw = decompress(file, stored, range.raw_bytes as usize)?;

@@ -64,15 +64,18 @@ pub(super) fn key(column: u8, token: &str) -> Vec<u8> {
     key
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn put(out: &mut Vec<u8>, value: u64) {
     VInt(value).serialize_into_vec(out);
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     put(out, bytes.len() as u64);
     out.extend_from_slice(bytes);
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The base file's bytes.
 pub(super) fn encode_base(base: &Base) -> Vec<u8> {
     let mut out = BASE_MAGIC.to_vec();
@@ -95,6 +98,7 @@ pub(super) fn encode_base(base: &Base) -> Vec<u8> {
     out
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// A pack's bytes: its terms in key order, each with its list (positions only when `positions`).
 pub(super) fn encode_pack(terms: &[(Vec<u8>, Vec<Posting>)], positions: bool) -> Vec<u8> {
     let mut out = if positions {
@@ -109,6 +113,7 @@ pub(super) fn encode_pack(terms: &[(Vec<u8>, Vec<Posting>)], positions: bool) ->
     out
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// One term's key and list, appended to `out`: doc ids as gaps, positions as gaps.
 pub(super) fn encode_term(out: &mut Vec<u8>, key: &[u8], list: &[Posting], positions: bool) {
     put_bytes(out, key);

@@ -1,0 +1,97 @@
+//! A bundle's BM25 index as the arms see it: the whole blob or the split one, and for the
+//! split one the packs a query needs.
+
+use super::fts::split::{PackFile, SplitIndex};
+use super::fts::{FtsIndex, Tokenizer};
+use super::{ArmOutput, LexicalArm};
+use crate::corpus::bundle::Manifest;
+use crate::error::{Error, Result};
+
+/// A bundle's BM25 index, whole (the blob, `--no-split`) or split into packs fetched by need.
+#[derive(Debug, Clone)]
+pub enum LexicalIndex {
+    /// The whole index blob, opened with tantivy.
+    Whole(FtsIndex),
+    /// The split index's base file and the packs added so far.
+    Split(SplitIndex),
+}
+
+impl LexicalIndex {
+    /// The bundle's index from its stored bytes: the base file when the manifest lists a split
+    /// index, else the blob.
+    pub fn from_bundle(manifest: &Manifest, stored: &[u8]) -> Result<LexicalIndex> {
+        if manifest.split_index.is_some() {
+            SplitIndex::from_bundle(manifest, stored).map(LexicalIndex::Split)
+        } else {
+            FtsIndex::from_bundle(manifest, stored).map(LexicalIndex::Whole)
+        }
+    }
+
+    /// The file [`LexicalIndex::from_bundle`] reads, and its stored size.
+    pub fn file_of(manifest: &Manifest) -> Option<(&str, u64)> {
+        manifest
+            .split_index
+            .as_ref()
+            .or(manifest.index.as_ref())
+            .map(|entry| (entry.file.as_str(), entry.bytes))
+    }
+
+    /// The packs `arm` reads for `issue` (none for a whole index), loaded or not.
+    pub fn packs_for(&self, arm: LexicalArm, issue: &str) -> Vec<PackFile> {
+        match self {
+            LexicalIndex::Whole(_) => Vec::new(),
+            LexicalIndex::Split(index) => index.packs_for(arm, issue),
+        }
+    }
+
+    /// The packs `arm` reads for `issue` that are not added yet.
+    pub fn missing_packs(&self, arm: LexicalArm, issue: &str) -> Vec<PackFile> {
+        match self {
+            LexicalIndex::Whole(_) => Vec::new(),
+            LexicalIndex::Split(index) => index
+                .packs_for(arm, issue)
+                .into_iter()
+                .filter(|pack| !index.has_pack(&pack.file))
+                .collect(),
+        }
+    }
+
+    /// Adds a fetched pack (see [`SplitIndex::add_pack`]); a whole index has none.
+    pub fn add_pack(&mut self, file: &str, stored: &[u8]) -> Result<()> {
+        match self {
+            LexicalIndex::Whole(_) => Err(Error::Index {
+                file: file.to_string(),
+                message: "this bundle's index is not split".into(),
+            }),
+            LexicalIndex::Split(index) => index.add_pack(file, stored),
+        }
+    }
+
+    /// Runs a BM25 arm (`fts5`, `fts5-full` or `path-fts5`; any other as `fts5`); top `k`.
+    pub fn run(&self, arm: LexicalArm, issue: &str, k: usize) -> Result<ArmOutput> {
+        match (self, arm) {
+            (LexicalIndex::Whole(index), LexicalArm::Fts5Full) => index.fts5_full(issue, k),
+            (LexicalIndex::Whole(index), LexicalArm::PathFts5) => index.path_fts5(issue, k),
+            (LexicalIndex::Whole(index), _) => index.fts5(issue, k),
+            (LexicalIndex::Split(index), LexicalArm::Fts5Full) => index.fts5_full(issue, k),
+            (LexicalIndex::Split(index), LexicalArm::PathFts5) => index.path_fts5(issue, k),
+            (LexicalIndex::Split(index), _) => index.fts5(issue, k),
+        }
+    }
+
+    /// The tokenizer the index was built with.
+    pub fn tokenizer(&self) -> Tokenizer {
+        match self {
+            LexicalIndex::Whole(index) => index.tokenizer(),
+            LexicalIndex::Split(index) => index.tokenizer(),
+        }
+    }
+
+    /// Whether the index keeps positions.
+    pub fn has_positions(&self) -> bool {
+        match self {
+            LexicalIndex::Whole(index) => index.has_positions(),
+            LexicalIndex::Split(index) => index.has_positions(),
+        }
+    }
+}

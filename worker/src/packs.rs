@@ -1,0 +1,61 @@
+//! The split index's packs, fetched as searches need them: each query's packs not yet added,
+//! all at once, each verified against the base file as it is added.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use futures_util::future::join_all;
+use routelens_engine::live::live_session::BundleUrls;
+use routelens_engine::LexicalArm;
+
+use crate::host::{fetch, with_session, Progress};
+
+thread_local! {
+    /// Where each loaded bundle's files are, kept from its `load` call, since the packs are
+    /// fetched later, by the searches.
+    static URLS: RefCell<BTreeMap<String, BundleUrls>> = const { RefCell::new(BTreeMap::new()) };
+}
+
+/// Remembers where bundle `name`'s files are.
+pub fn remember(name: &str, urls: &BundleUrls) {
+    URLS.with(|all| all.borrow_mut().insert(name.to_string(), urls.clone()));
+}
+
+/// Fetches and adds the packs the BM25 arms need for `issues` over bundle `name` that are not
+/// added yet (nothing for a whole index). Progress names how many and their bytes.
+pub async fn fetch_packs(p: Progress, name: &str, issues: &[String]) -> Result<(), String> {
+    let mut missing = Vec::new();
+    with_session(|s| {
+        for issue in issues {
+            missing.extend(s.missing_packs(name, &LexicalArm::ALL, issue));
+        }
+    });
+    missing.sort();
+    missing.dedup();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let urls = URLS
+        .with(|all| all.borrow().get(name).cloned())
+        .ok_or_else(|| format!("{name}: where its files are was not kept"))?;
+    let total: u64 = missing.iter().map(|pack| pack.bytes).sum();
+    p.say(format!(
+        "fetching {} part{} of the search index for this query ({} kB)",
+        missing.len(),
+        if missing.len() == 1 { "" } else { "s" },
+        total.div_ceil(1000)
+    ));
+    let fetches = missing.iter().map(|pack| {
+        let url = urls.url_of(&pack.file);
+        async move {
+            let url =
+                url.ok_or_else(|| format!("{name}: the picked folder has no {}", pack.file))?;
+            fetch(&url).await
+        }
+    });
+    for (pack, bytes) in missing.iter().zip(join_all(fetches).await) {
+        let bytes = bytes?;
+        with_session(|s| s.add_pack(name, &pack.file, &bytes)).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
