@@ -50,7 +50,7 @@ pub struct ArmResult {
 }
 
 /// What a search fetches, by kind of file, in stored bytes.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Fetched {
     /// `manifest.json`.
     pub manifest: u64,
@@ -60,6 +60,9 @@ pub struct Fetched {
     pub packs: usize,
     /// Their bytes.
     pub pack_bytes: u64,
+    /// Their names in the bundle folder.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pack_files: Vec<String>,
     /// The text chunks.
     pub chunks: u64,
 }
@@ -193,6 +196,7 @@ fn fetched(
                 let packs = index.packs_for(arm, question);
                 fetched.packs = packs.len();
                 fetched.pack_bytes = packs.iter().map(|pack| pack.bytes).sum();
+                fetched.pack_files = packs.into_iter().map(|pack| pack.file).collect();
             }
         }
     }

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { missing, root, startServer, launchBrowser, buildDemoBundle, screenshot, tempDir } from './lib/harness.mjs';
 
@@ -19,14 +19,20 @@ before(async () => {
   if (skip) return;
   const bundles = tempDir();
   demo = buildDemoBundle(bundles);
-  // A copy whose file index blob (the manifest's `index`; index/ also holds the chunk indexes)
-  // no longer matches its manifest's SHA-256.
+  // A copy whose split index's base file (the manifest's `split_index`) no longer matches its
+  // manifest's SHA-256, and one whose every pack no longer matches the base file's.
+  const manifest = JSON.parse(readFileSync(join(demo, 'manifest.json'), 'utf8'));
+  const damage = (file) => {
+    const bytes = readFileSync(file);
+    bytes[bytes.length >> 1] ^= 0xff;
+    writeFileSync(file, bytes);
+  };
   cpSync(demo, join(bundles, 'broken'), { recursive: true });
-  const manifest = JSON.parse(readFileSync(join(bundles, 'broken/manifest.json'), 'utf8'));
-  const blob = join(bundles, 'broken', manifest.index.file);
-  const bytes = readFileSync(blob);
-  bytes[bytes.length >> 1] ^= 0xff;
-  writeFileSync(blob, bytes);
+  damage(join(bundles, 'broken', manifest.split_index.file));
+  cpSync(demo, join(bundles, 'broken-packs'), { recursive: true });
+  for (const name of readdirSync(join(bundles, 'broken-packs/index'))) {
+    if (/\.(postings|positions)\.deflate$/.test(name)) damage(join(bundles, 'broken-packs/index', name));
+  }
   server = await startServer({ bundles });
   browser = await launchBrowser();
   page = await browser.newPage();
@@ -218,6 +224,62 @@ test('a bundle whose index does not match its manifest is refused, naming the fi
   await byTestId('search-run').click();
   const error = byTestId('bundle-error');
   await error.waitFor();
-  assert.match(await error.textContent(), /index\/[0-9a-f]{64}\.tantivy/);
+  assert.match(await error.textContent(), /index\/[0-9a-f]{64}\.base\.deflate/);
   assert.equal(await page.locator('[data-testid="search-column"]').count(), 0);
+});
+
+test('a pack that does not match the base file is refused, naming the pack', { skip }, async () => {
+  await page.goto(`${server.url}/?view=search&bundle=broken-packs&q=${QUESTION}`);
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('manifest loaded'));
+  await byTestId('search-run').click();
+  const error = byTestId('bundle-error');
+  await error.waitFor();
+  assert.match(await error.textContent(), /index\/[0-9a-f]{64}\.(postings|positions)\.deflate: search index: SHA-256 mismatch/);
+});
+
+test('one search fetches of the index exactly what `routelens search` says it reads', { skip }, async () => {
+  // A fresh context: nothing cached. The worker's own Resource Timing entries are the bytes it
+  // fetched (encoded body sizes: the server sends the stored files as they are).
+  const context = await browser.newContext();
+  const fresh = await context.newPage();
+  await fresh.goto(`${server.url}/?view=search&bundle=demo&q=${QUESTION}`);
+  await fresh.waitForFunction(() =>
+    document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('manifest loaded'));
+  const question = await fresh.locator('[data-testid="search-query"]').inputValue();
+  await fresh.locator('[data-testid="search-run"]').click();
+  await fresh.waitForFunction((count) => {
+    const cols = [...document.querySelectorAll('[data-testid="search-column"]')];
+    return cols.length === count && cols.every((col) => col.querySelector('[data-testid="search-hit"]'));
+  }, ARMS.length, { timeout: 60000 });
+  const [worker] = fresh.workers();
+  assert.ok(worker, 'the live worker started');
+  const entries = await worker.evaluate(() => performance.getEntriesByType('resource')
+    .filter((e) => e.name.includes('/bundles/demo/'))
+    .map((e) => ({ file: e.name.split('/bundles/demo/')[1], bytes: e.encodedBodySize })));
+  await context.close();
+  const byFile = new Map(entries.map((e) => [e.file, e.bytes]));
+  assert.equal(byFile.size, entries.length, `each file fetched once: ${entries.map((e) => e.file)}`);
+  const native = JSON.parse(execFileSync(join(root, 'target/debug/routelens'),
+    ['search', demo, '--arm', 'all', '--query', question, '--format', 'json'], { encoding: 'utf8' }));
+  // What the CLI says the BM25 arms read: the base file and the union of their packs.
+  const bm25 = native.filter((r) => ['fts5', 'fts5-full', 'path-fts5'].includes(r.arm));
+  const packs = new Set(bm25.flatMap((r) => r.fetched.pack_files ?? []));
+  assert.ok(packs.size > 0, 'the question needs packs');
+  const fetchedIndex = [...byFile.keys()].filter((f) => f.startsWith('index/'));
+  const manifest = JSON.parse(readFileSync(join(demo, 'manifest.json'), 'utf8'));
+  assert.deepEqual(fetchedIndex.sort(), [manifest.split_index.file, ...packs].sort(),
+    'the worker fetched the base file and exactly the packs the CLI names');
+  const size = (f) => statSync(join(demo, f)).size;
+  const indexBytes = fetchedIndex.reduce((sum, f) => sum + byFile.get(f), 0);
+  assert.equal(indexBytes, bm25[0].fetched.index + [...packs].reduce((sum, f) => sum + size(f), 0),
+    'Resource Timing bytes of the index = the CLI\'s base file and packs');
+  for (const r of bm25) {
+    assert.equal(r.fetched.pack_bytes, r.fetched.pack_files.reduce((sum, f) => sum + size(f), 0), r.arm);
+    assert.equal(r.fetched_bytes, r.fetched.manifest + r.fetched.index + r.fetched.pack_bytes, r.arm);
+  }
+  const rg = native.find((r) => r.arm === 'rg');
+  const chunkBytes = [...byFile.keys()].filter((f) => f.startsWith('chunks/'))
+    .reduce((sum, f) => sum + byFile.get(f), 0);
+  assert.equal(chunkBytes, rg.fetched.chunks, 'every chunk, as the rg arms read them');
 });
