@@ -10,7 +10,7 @@ use std::time::Instant;
 use routelens_engine::corpus::bundle::{BundleOptions, PendingBundle, StoredIndex, MANIFEST_FILE};
 use routelens_engine::retrieval::lexical::fts::split::{split_index, SplitFiles, SplitOptions};
 use routelens_engine::retrieval::lexical::fts::{build_index_blob_owned, IndexSpec};
-use routelens_engine::retrieval::lexical::{FtsIndex, LexicalIndex};
+use routelens_engine::retrieval::lexical::FtsIndex;
 use routelens_engine::{BundleInput, EncodedBundle, ExclusionReason, Policy};
 
 use crate::chunking::{build_chunkings, ChunkingOptions};
@@ -495,13 +495,15 @@ pub struct SplitSummary {
     pub postings: PackSizes,
     /// Positions packs (read for phrase terms only).
     pub positions: PackSizes,
+    /// The pack tables' pages (a query reads its terms' pages, then their packs).
+    pub pages: PackSizes,
 }
 
 /// How many packs of a kind, and their stored sizes.
 #[derive(Debug, Default, serde::Serialize)]
 pub struct PackSizes {
     /// How many.
-    pub packs: usize,
+    pub count: usize,
     /// Their total stored bytes.
     pub bytes: u64,
     /// The median pack's stored bytes.
@@ -521,7 +523,7 @@ impl SplitSummary {
                 .collect();
             sizes.sort_unstable();
             PackSizes {
-                packs: sizes.len(),
+                count: sizes.len(),
                 bytes: sizes.iter().sum(),
                 median_bytes: sizes.get(sizes.len() / 2).copied().unwrap_or(0),
                 largest_bytes: sizes.last().copied().unwrap_or(0),
@@ -531,26 +533,28 @@ impl SplitSummary {
             base_bytes,
             postings: sizes(".postings.deflate"),
             positions: sizes(".positions.deflate"),
+            pages: sizes(".table.deflate"),
         }
     }
 
     /// Every file's bytes.
     fn total(&self) -> u64 {
-        self.base_bytes + self.postings.bytes + self.positions.bytes
+        self.base_bytes + self.postings.bytes + self.positions.bytes + self.pages.bytes
     }
 
     fn line(&self) -> String {
         let kind = |name: &str, sizes: &PackSizes| {
             format!(
-                "{} {name} packs {} bytes (median {}, largest {})",
-                sizes.packs, sizes.bytes, sizes.median_bytes, sizes.largest_bytes
+                "{} {name} {} bytes (median {}, largest {})",
+                sizes.count, sizes.bytes, sizes.median_bytes, sizes.largest_bytes
             )
         };
         format!(
-            "split     base file {} bytes (fetched before the first search); {}; {}",
+            "split     base file {} bytes (fetched before the first search); {}; {}; {}",
             self.base_bytes,
-            kind("postings", &self.postings),
-            kind("positions", &self.positions)
+            kind("postings packs", &self.postings),
+            kind("positions packs", &self.positions),
+            kind("table pages", &self.pages)
         )
     }
 }
@@ -764,10 +768,7 @@ impl Summary {
 /// be read: `search` names the problem then).
 fn folder_split(folder: &crate::folder::BundleFolder) -> Option<SplitSummary> {
     let entry = folder.manifest.split_index.as_ref()?;
-    let LexicalIndex::Split(split) = folder.open_index_base().ok()? else {
-        return None;
-    };
-    let packs = split.all_packs();
+    let packs = folder.index_files().ok()?;
     let sizes: Vec<(&str, u64)> = packs.iter().map(|p| (p.file.as_str(), p.bytes)).collect();
     Some(SplitSummary::of(entry.bytes, &sizes))
 }

@@ -87,15 +87,24 @@ impl BundleFolder {
     /// every pack (each verified against the base file).
     pub fn open_index(&self) -> Result<LexicalIndex, Failure> {
         let mut index = self.open_index_base()?;
-        if let LexicalIndex::Split(split) = &index {
-            let packs = split.all_packs();
-            self.add_packs(&mut index, &packs)?;
+        // Every page, then every pack the pages name.
+        while let LexicalIndex::Split(split) = &index {
+            let missing: Vec<PackFile> = split
+                .known_files()
+                .into_iter()
+                .filter(|(_, added)| !added)
+                .map(|(file, _)| file)
+                .collect();
+            if missing.is_empty() {
+                break;
+            }
+            self.add_files(&mut index, &missing)?;
         }
         Ok(index)
     }
 
     /// Reads, verifies and opens the index blob, or only a split index's base file (its packs
-    /// are added by [`BundleFolder::add_packs`] as a search needs them, as the page does).
+    /// are added by [`BundleFolder::add_files`] as a search needs them, as the page does).
     pub fn open_index_base(&self) -> Result<LexicalIndex, Failure> {
         let (file, _) = LexicalIndex::file_of(&self.manifest).ok_or_else(|| {
             self_error(
@@ -108,25 +117,29 @@ impl BundleFolder {
             .map_err(|source| self_error(&self.dir, source))
     }
 
-    /// Reads and adds these packs of a split index, each verified.
-    pub fn add_packs(&self, index: &mut LexicalIndex, packs: &[PackFile]) -> Result<(), Failure> {
-        for pack in packs {
+    /// Reads and adds these pages or packs of a split index, each verified.
+    pub fn add_files(&self, index: &mut LexicalIndex, files: &[PackFile]) -> Result<(), Failure> {
+        for pack in files {
             let stored = self.read(&pack.file)?;
             index
-                .add_pack(&pack.file, &stored)
+                .add_file(&pack.file, &stored)
                 .map_err(|source| self_error(&self.dir, source))?;
         }
         Ok(())
     }
 
-    /// The index's files: the blob, or the base file and every pack.
-    pub fn index_files(&self) -> Result<Vec<String>, Failure> {
-        let Some((file, _)) = LexicalIndex::file_of(&self.manifest) else {
+    /// The index's files: the blob, or the base file and every page and pack (all read and
+    /// verified).
+    pub fn index_files(&self) -> Result<Vec<PackFile>, Failure> {
+        let Some((file, bytes)) = LexicalIndex::file_of(&self.manifest) else {
             return Ok(Vec::new());
         };
-        let mut files = vec![file.to_string()];
-        if let LexicalIndex::Split(split) = self.open_index_base()? {
-            files.extend(split.all_packs().into_iter().map(|pack| pack.file));
+        let mut files = vec![PackFile {
+            file: file.to_string(),
+            bytes,
+        }];
+        if let LexicalIndex::Split(split) = self.open_index()? {
+            files.extend(split.known_files().into_iter().map(|(file, _)| file));
         }
         Ok(files)
     }

@@ -562,12 +562,10 @@ fn study_of(study: routelens_engine::Study) -> Checkable {
 fn read_bundle(dir: &Path) -> Result<(SiteBundle, Vec<BundleFile>), Failure> {
     let name = id_of(dir)?;
     let bundle = BundleFolder::open(dir)?;
-    if bundle.has_index() {
-        bundle.open_index()?;
-    }
     bundle.read_texts()?;
     let mut names = vec![MANIFEST_FILE.to_string()];
-    names.extend(bundle.index_files()?);
+    // Read and verified in full (every page and pack of a split index).
+    names.extend(bundle.index_files()?.into_iter().map(|f| f.file));
     names.extend(bundle.manifest.chunks.iter().map(|c| c.file.clone()));
     for chunking in &bundle.manifest.chunkings {
         let table = bundle.open_chunking(chunking.chunker)?;

@@ -42,8 +42,8 @@ pub struct ArmResult {
     /// The arm's run time in milliseconds.
     pub query_ms: f64,
     /// The bytes a page with nothing loaded fetches for this search alone: `manifest.json`, then
-    /// for the BM25 arms the index blob, or a split index's base file and the packs of the
-    /// query's terms, for the `rg` arms every chunk (see `fetched`).
+    /// for the BM25 arms the index blob, or a split index's base file and the parts of the
+    /// query's terms (table pages and packs), for the `rg` arms every chunk (see `fetched`).
     pub fetched_bytes: u64,
     /// The same bytes by kind of file.
     pub fetched: Fetched,
@@ -56,7 +56,7 @@ pub struct Fetched {
     pub manifest: u64,
     /// The index blob, or the split index's base file.
     pub index: u64,
-    /// The split index's packs the query's terms fall in (how many, and their bytes).
+    /// The split index's files the query's terms fall in, table pages and packs (how many).
     pub packs: usize,
     /// Their bytes.
     pub pack_bytes: u64,
@@ -114,8 +114,14 @@ pub fn run(args: &SearchArgs, out: &mut dyn Write) -> Result<(), Failure> {
     for (id, question) in &questions {
         if let Some(index) = &mut index {
             for &arm in &arms {
-                let missing = index.missing_packs(arm, question);
-                folder.add_packs(index, &missing)?;
+                // Pages, then the packs they name.
+                loop {
+                    let missing = index.missing_files(arm, question);
+                    if missing.is_empty() {
+                        break;
+                    }
+                    folder.add_files(index, &missing)?;
+                }
             }
         }
         let mut sources = Sources::new(&paths);
@@ -193,7 +199,7 @@ fn fetched(
         Needs::Index => {
             fetched.index = LexicalIndex::file_of(&folder.manifest).map_or(0, |(_, bytes)| bytes);
             if let Some(index) = index {
-                let packs = index.packs_for(arm, question);
+                let packs = index.files_for(arm, question);
                 fetched.packs = packs.len();
                 fetched.pack_bytes = packs.iter().map(|pack| pack.bytes).sum();
                 fetched.pack_files = packs.into_iter().map(|pack| pack.file).collect();
@@ -251,7 +257,7 @@ fn table(result: &ArmResult) -> String {
     let f = &result.fetched;
     let mut text = format!("terms: {}\n", result.terms.join(" "));
     text += &format!(
-        "fetched: {} bytes from nothing loaded (manifest {}, index {}, {} pack{} {}, chunks {})\n",
+        "fetched: {} bytes from nothing loaded (manifest {}, index {}, {} index part{} {}, chunks {})\n",
         result.fetched_bytes,
         f.manifest,
         f.index,

@@ -235,9 +235,8 @@ fn a_damaged_bundle_is_refused_before_anything_is_written() {
     assert_eq!(output.status.code(), Some(65), "{}", text(&output.stderr));
     let said = text(&output.stderr);
     assert!(said.contains("tampered.bundle/"), "{said}");
-    // The split index's pack is the first damaged file read: its hash is the base file's.
     assert!(
-        said.contains("SHA-256 mismatch: the base file lists"),
+        said.contains("SHA-256 mismatch: the manifest lists"),
         "{said}"
     );
     assert!(!site.exists(), "nothing written");

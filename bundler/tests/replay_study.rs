@@ -34,10 +34,19 @@ fn export() -> LiveStudyExport {
     let texts = TextCorpus::new(manifest.read_all(&chunks).unwrap());
     let (file, _) = LexicalIndex::file_of(&manifest).unwrap();
     let mut index = LexicalIndex::from_bundle(&manifest, &read(file)).unwrap();
-    // Every pack of the split index, as the CLI reads them.
-    if let LexicalIndex::Split(split) = &index {
-        for pack in split.all_packs() {
-            index.add_pack(&pack.file, &read(&pack.file)).unwrap();
+    // Every page and pack of the split index, as the CLI reads them.
+    while let LexicalIndex::Split(split) = &index {
+        let missing: Vec<String> = split
+            .known_files()
+            .into_iter()
+            .filter(|(_, added)| !added)
+            .map(|(file, _)| file.file)
+            .collect();
+        if missing.is_empty() {
+            break;
+        }
+        for file in missing {
+            index.add_file(&file, &read(&file)).unwrap();
         }
     }
     let paths = manifest.paths();

@@ -139,9 +139,9 @@ for (const fault of ['404', 'cut', 'truncate']) {
   });
 }
 
-test('a bundle whose index blob has one altered byte is refused naming it; the open study comes back whole', { skip }, async () => {
+test('a bundle whose index base file has one altered byte is refused naming it; the open study comes back whole', { skip }, async () => {
   const manifest = JSON.parse(readFileSync(join(demo, 'manifest.json'), 'utf8'));
-  const blob = manifest.index.file.split('/').pop();
+  const blob = manifest.split_index.file.split('/').pop();
   const { page, byTestId, fetched, close } = await withStudySetAside();
   await byTestId('bundle-url').fill(`${proxyUrl}/fault/alter/${blob}/bundles/demo/`);
   await byTestId('bundle-url-open').click();

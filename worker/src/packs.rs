@@ -1,11 +1,12 @@
-//! The split index's packs, fetched as searches need them: each query's packs not yet added,
-//! all at once, each verified against the base file as it is added.
+//! The split index's files, fetched as searches need them: each query's table pages not yet
+//! added, all at once, then the packs they name, each verified as it is added.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use futures_util::future::join_all;
 use routelens_engine::live::live_session::BundleUrls;
+use routelens_engine::retrieval::lexical::fts::split::PackFile;
 use routelens_engine::LexicalArm;
 
 use crate::host::{fetch, with_session, Progress};
@@ -21,20 +22,32 @@ pub fn remember(name: &str, urls: &BundleUrls) {
     URLS.with(|all| all.borrow_mut().insert(name.to_string(), urls.clone()));
 }
 
-/// Fetches and adds the packs the BM25 arms need for `issues` over bundle `name` that are not
-/// added yet (nothing for a whole index). Progress names how many and their bytes.
+/// Fetches and adds the split index's files the BM25 arms need for `issues` over bundle `name`
+/// that are not added yet (nothing for a whole index): pages, then packs, each round at once.
+/// Progress names how many and their bytes.
 pub async fn fetch_packs(p: Progress, name: &str, issues: &[String]) -> Result<(), String> {
-    let mut missing = Vec::new();
-    with_session(|s| {
-        for issue in issues {
-            missing.extend(s.missing_packs(name, &LexicalArm::ALL, issue));
+    // A term needs its page, then its pack: two rounds; a third finds nothing.
+    for _ in 0..3 {
+        let mut missing = Vec::new();
+        with_session(|s| {
+            for issue in issues {
+                missing.extend(s.missing_index_files(name, &LexicalArm::ALL, issue));
+            }
+        });
+        missing.sort();
+        missing.dedup();
+        if missing.is_empty() {
+            return Ok(());
         }
-    });
-    missing.sort();
-    missing.dedup();
-    if missing.is_empty() {
-        return Ok(());
+        fetch_round(p, name, &missing).await?;
     }
+    Err(format!(
+        "{name}: the search index still lacks parts after three rounds"
+    ))
+}
+
+/// Fetches `missing` at once and adds each.
+async fn fetch_round(p: Progress, name: &str, missing: &[PackFile]) -> Result<(), String> {
     let urls = URLS
         .with(|all| all.borrow().get(name).cloned())
         .ok_or_else(|| format!("{name}: where its files are was not kept"))?;
@@ -55,7 +68,7 @@ pub async fn fetch_packs(p: Progress, name: &str, issues: &[String]) -> Result<(
     });
     for (pack, bytes) in missing.iter().zip(join_all(fetches).await) {
         let bytes = bytes?;
-        with_session(|s| s.add_pack(name, &pack.file, &bytes)).map_err(|e| e.to_string())?;
+        with_session(|s| s.add_index_file(name, &pack.file, &bytes)).map_err(|e| e.to_string())?;
     }
     Ok(())
 }

@@ -144,37 +144,45 @@ impl LiveSession {
     }
 
     /// Loads bundle `name`'s index from the stored index file (verified against the manifest):
-    /// the blob, or a split index's base file (its packs come by [`LiveSession::add_pack`]).
+    /// the blob, or a split index's base file (its pages and packs come by
+    /// [`LiveSession::add_index_file`]).
     pub fn load_index(&mut self, name: &str, stored: &[u8]) -> Result<()> {
         let bundle = self.bundle_named_mut(name)?;
         bundle.index = Some(LexicalIndex::from_bundle(&bundle.manifest, stored)?);
         Ok(())
     }
 
-    /// The packs of bundle `name`'s split index that `arms` need for `issue` and that are not
-    /// added yet, each once (none for a whole index or one not loaded).
-    pub fn missing_packs(&self, name: &str, arms: &[LexicalArm], issue: &str) -> Vec<PackFile> {
+    /// The next round of bundle `name`'s split index files (table pages, then packs) that
+    /// `arms` need for `issue` and that are not added yet, each once (none for a whole index or
+    /// one not loaded): a caller fetches and adds them, then asks again until none are left.
+    pub fn missing_index_files(
+        &self,
+        name: &str,
+        arms: &[LexicalArm],
+        issue: &str,
+    ) -> Vec<PackFile> {
         let Some(index) = self.bundle_named(name).ok().and_then(|b| b.index.as_ref()) else {
             return Vec::new();
         };
         let mut packs: Vec<PackFile> = arms
             .iter()
             .filter(|arm| arm.needs() == Needs::Index)
-            .flat_map(|&arm| index.missing_packs(arm, issue))
+            .flat_map(|&arm| index.missing_files(arm, issue))
             .collect();
         crate::stable_sort::by(&mut packs, |a: &PackFile, b| a.file.cmp(&b.file));
         packs.dedup();
         packs
     }
 
-    /// Adds a fetched pack of bundle `name`'s split index, verified against its base file.
-    pub fn add_pack(&mut self, name: &str, file: &str, stored: &[u8]) -> Result<()> {
+    /// Adds a fetched page or pack of bundle `name`'s split index, verified against the hash
+    /// its parent lists.
+    pub fn add_index_file(&mut self, name: &str, file: &str, stored: &[u8]) -> Result<()> {
         let bundle = self.bundle_named_mut(name)?;
         let index = bundle.index.as_mut().ok_or_else(|| Error::Unavailable {
             arm: "fts5".into(),
             needs: format!("the index of bundle {name:?}, which is not loaded"),
         })?;
-        index.add_pack(file, stored)
+        index.add_file(file, stored)
     }
 
     /// Checks chunk `at` of bundle `name` against its manifest (to name a bad chunk before the

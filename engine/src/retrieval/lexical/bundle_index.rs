@@ -36,34 +36,32 @@ impl LexicalIndex {
             .map(|entry| (entry.file.as_str(), entry.bytes))
     }
 
-    /// The packs `arm` reads for `issue` (none for a whole index), loaded or not.
-    pub fn packs_for(&self, arm: LexicalArm, issue: &str) -> Vec<PackFile> {
+    /// The split index's files `arm` reads for `issue` as far as known (see
+    /// [`SplitIndex::files_for`]; none for a whole index), added or not.
+    pub fn files_for(&self, arm: LexicalArm, issue: &str) -> Vec<PackFile> {
         match self {
             LexicalIndex::Whole(_) => Vec::new(),
-            LexicalIndex::Split(index) => index.packs_for(arm, issue),
+            LexicalIndex::Split(index) => index.files_for(arm, issue),
         }
     }
 
-    /// The packs `arm` reads for `issue` that are not added yet.
-    pub fn missing_packs(&self, arm: LexicalArm, issue: &str) -> Vec<PackFile> {
+    /// The next round of files `arm` needs for `issue` that are not added yet (pages, then the
+    /// packs they name); empty once it can run.
+    pub fn missing_files(&self, arm: LexicalArm, issue: &str) -> Vec<PackFile> {
         match self {
             LexicalIndex::Whole(_) => Vec::new(),
-            LexicalIndex::Split(index) => index
-                .packs_for(arm, issue)
-                .into_iter()
-                .filter(|pack| !index.has_pack(&pack.file))
-                .collect(),
+            LexicalIndex::Split(index) => index.missing_files(arm, issue),
         }
     }
 
-    /// Adds a fetched pack (see [`SplitIndex::add_pack`]); a whole index has none.
-    pub fn add_pack(&mut self, file: &str, stored: &[u8]) -> Result<()> {
+    /// Adds a fetched page or pack (see [`SplitIndex::add_file`]); a whole index has none.
+    pub fn add_file(&mut self, file: &str, stored: &[u8]) -> Result<()> {
         match self {
             LexicalIndex::Whole(_) => Err(Error::Index {
                 file: file.to_string(),
                 message: "this bundle's index is not split".into(),
             }),
-            LexicalIndex::Split(index) => index.add_pack(file, stored),
+            LexicalIndex::Split(index) => index.add_file(file, stored),
         }
     }
 

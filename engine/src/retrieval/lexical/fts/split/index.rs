@@ -1,15 +1,17 @@
-//! An opened split index: the base file read, the packs added as they are fetched.
+//! An opened split index: the base file read, the table pages and packs added as they are
+//! fetched.
 
 use rustc_hash::FxHashMap;
 
-use super::layout::{decode_base, decode_pack, Base, PackRange, Posting};
+use super::layout::{decode_base, decode_pack, decode_page, Base, PackRange, Posting};
 use super::SPLIT_FORMAT_PREFIX;
 use crate::checksum::sha256_hex;
 use crate::corpus::bundle::{decompress, Manifest, MANIFEST_FILE};
 use crate::error::{Error, Result};
 use crate::retrieval::lexical::fts::{blob, IndexSpec, Tokenizer};
 
-/// One pack file, as a search asks for it: its name in the bundle and its stored size.
+/// One file of the split index (a table page or a pack), as a search asks for it: its name in
+/// the bundle and its stored size.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PackFile {
     /// The file's name relative to the bundle folder.
@@ -18,61 +20,143 @@ pub struct PackFile {
     pub bytes: u64,
 }
 
-/// One of the two pack tables and the terms of the packs added so far.
+/// Where a key's list is, as far as what is added tells.
+enum Located {
+    /// Before every key of the table: no file holds it.
+    Nowhere,
+    /// In page `page`, not added yet.
+    Page(usize),
+    /// In pack `pack` of page `page`.
+    Pack(usize, usize),
+}
+
+/// One of the two pack tables: its pages, the packs of the pages added, and the terms of the
+/// packs added.
 #[derive(Debug, Clone)]
 pub(super) struct Packs {
     positions: bool,
-    ranges: Vec<PackRange>,
-    loaded: Vec<bool>,
+    pages: Vec<PackRange>,
+    /// Per page, once added: its packs and whether each was added.
+    packs: Vec<Option<Vec<(PackRange, bool)>>>,
     terms: FxHashMap<Vec<u8>, Vec<Posting>>,
 }
 
 impl Packs {
-    fn new(ranges: Vec<PackRange>, positions: bool) -> Packs {
+    fn new(pages: Vec<PackRange>, positions: bool) -> Packs {
         Packs {
             positions,
-            loaded: vec![false; ranges.len()],
-            ranges,
+            packs: vec![None; pages.len()],
+            pages,
             terms: FxHashMap::default(),
         }
     }
 
-    /// The file name of pack `at`.
-    fn file(&self, at: usize) -> String {
-        let kind = if self.positions {
+    fn kind(&self) -> &'static str {
+        if self.positions {
             "positions"
         } else {
             "postings"
-        };
-        format!("index/{}.{kind}.deflate", hex(&self.ranges[at].sha256))
-    }
-
-    /// The pack that would hold `key`, if any could.
-    fn pack_of(&self, key: &[u8]) -> Option<usize> {
-        let after = self
-            .ranges
-            .partition_point(|range| range.first_key.as_slice() <= key);
-        after.checked_sub(1)
-    }
-
-    /// The list of `key`: `None` when no file holds it, an error when its pack was not added.
-    pub(super) fn list(&self, key: &[u8]) -> Result<Option<&[Posting]>> {
-        let Some(at) = self.pack_of(key) else {
-            return Ok(None);
-        };
-        if !self.loaded[at] {
-            return Err(Error::Index {
-                file: self.file(at),
-                message: "this pack was not fetched before the search that needs it".into(),
-            });
         }
-        Ok(self.terms.get(key).map(Vec::as_slice))
+    }
+
+    fn page_file(&self, page: usize) -> PackFile {
+        let range = &self.pages[page];
+        PackFile {
+            file: format!("index/{}.table.deflate", hex(&range.sha256)),
+            bytes: range.bytes,
+        }
+    }
+
+    fn pack_file(&self, range: &PackRange) -> PackFile {
+        PackFile {
+            file: format!("index/{}.{}.deflate", hex(&range.sha256), self.kind()),
+            bytes: range.bytes,
+        }
+    }
+
+    fn locate(&self, key: &[u8]) -> Located {
+        let after = self
+            .pages
+            .partition_point(|range| range.first_key.as_slice() <= key);
+        let Some(page) = after.checked_sub(1) else {
+            return Located::Nowhere;
+        };
+        match &self.packs[page] {
+            None => Located::Page(page),
+            // A page's first pack starts at the page's own first key (checked when added).
+            Some(packs) => Located::Pack(
+                page,
+                packs
+                    .partition_point(|(range, _)| range.first_key.as_slice() <= key)
+                    .saturating_sub(1),
+            ),
+        }
+    }
+
+    /// The files that reading `key` takes: its page, and once the page is added, its pack.
+    fn files_for(&self, key: &[u8], out: &mut Vec<PackFile>) {
+        match self.locate(key) {
+            Located::Nowhere => {}
+            Located::Page(page) => out.push(self.page_file(page)),
+            Located::Pack(page, at) => {
+                out.push(self.page_file(page));
+                if let Some(packs) = &self.packs[page] {
+                    out.push(self.pack_file(&packs[at].0));
+                }
+            }
+        }
+    }
+
+    /// The list of `key`: `None` when no file holds it, an error naming the page or pack not
+    /// added yet.
+    pub(super) fn list(&self, key: &[u8]) -> Result<Option<&[Posting]>> {
+        let missing = |file: PackFile| Error::Index {
+            file: file.file,
+            message: "this part of the index was not fetched before the search that needs it"
+                .into(),
+        };
+        match self.locate(key) {
+            Located::Nowhere => Ok(None),
+            Located::Page(page) => Err(missing(self.page_file(page))),
+            Located::Pack(page, at) => {
+                let (range, added) =
+                    &self.packs[page].as_ref().expect("located in an added page")[at];
+                if !added {
+                    return Err(missing(self.pack_file(range)));
+                }
+                Ok(self.terms.get(key).map(Vec::as_slice))
+            }
+        }
+    }
+
+    /// Every page, and every pack of the pages added.
+    fn known(&self, out: &mut Vec<(PackFile, bool)>) {
+        for page in 0..self.pages.len() {
+            out.push((self.page_file(page), self.packs[page].is_some()));
+            for (range, added) in self.packs[page].iter().flatten() {
+                out.push((self.pack_file(range), *added));
+            }
+        }
     }
 }
 
+/// What a file name of the split index is.
+#[derive(Debug, Clone, Copy)]
+enum Part {
+    Page {
+        positions: bool,
+        page: usize,
+    },
+    Pack {
+        positions: bool,
+        page: usize,
+        at: usize,
+    },
+}
+
 /// A split index opened from its base file: search it with [`SplitIndex::fts5`],
-/// [`SplitIndex::fts5_full`] and [`SplitIndex::path_fts5`] once the packs
-/// [`SplitIndex::packs_for`] names are added.
+/// [`SplitIndex::fts5_full`] and [`SplitIndex::path_fts5`] once the files
+/// [`SplitIndex::missing_files`] names are added (two rounds: pages, then packs).
 #[derive(Debug, Clone)]
 pub struct SplitIndex {
     pub(super) spec: IndexSpec,
@@ -82,8 +166,8 @@ pub struct SplitIndex {
     pub(super) totals: [f64; 2],
     pub(super) postings: Packs,
     pub(super) positions: Packs,
-    /// Pack file names to (table, position): which table a fetched file belongs to.
-    by_file: FxHashMap<String, (bool, usize)>,
+    /// Every page's and known pack's file name, and what it is.
+    by_file: FxHashMap<String, Part>,
 }
 
 impl SplitIndex {
@@ -156,9 +240,13 @@ impl SplitIndex {
         let postings = Packs::new(postings, false);
         let positions = Packs::new(positions, true);
         let mut by_file = FxHashMap::default();
-        for (table, packs) in [(false, &postings), (true, &positions)] {
-            for at in 0..packs.ranges.len() {
-                by_file.insert(packs.file(at), (table, at));
+        for packs in [&postings, &positions] {
+            for page in 0..packs.pages.len() {
+                let part = Part::Page {
+                    positions: packs.positions,
+                    page,
+                };
+                by_file.insert(packs.page_file(page).file, part);
             }
         }
         Ok(SplitIndex {
@@ -172,66 +260,120 @@ impl SplitIndex {
         })
     }
 
-    /// Adds a fetched pack after checking its bytes against the base file's hash; adding one
-    /// twice does nothing.
-    pub fn add_pack(&mut self, file: &str, stored: &[u8]) -> Result<()> {
-        let &(is_positions, at) = self.by_file.get(file).ok_or_else(|| Error::Index {
-            file: file.to_string(),
-            message: "the base file lists no such pack".into(),
-        })?;
-        let files = self.paths.len();
-        let packs = if is_positions {
+    fn table(&mut self, positions: bool) -> &mut Packs {
+        if positions {
             &mut self.positions
         } else {
             &mut self.postings
-        };
-        if packs.loaded[at] {
-            return Ok(());
         }
-        let range = &packs.ranges[at];
-        let actual = sha256_hex(stored);
-        if actual != hex(&range.sha256) {
-            return Err(Error::Index {
-                file: file.to_string(),
-                message: format!(
-                    "SHA-256 mismatch: the base file lists {}, the bytes hash to {actual}",
-                    hex(&range.sha256)
-                ),
-            });
+    }
+
+    /// Adds a fetched table page or pack after checking its bytes against the hash its parent
+    /// lists; adding one twice does nothing.
+    pub fn add_file(&mut self, file: &str, stored: &[u8]) -> Result<()> {
+        let part = *self.by_file.get(file).ok_or_else(|| Error::Index {
+            file: file.to_string(),
+            message: "the base file and the pages added list no such file".into(),
+        })?;
+        let files = self.paths.len();
+        match part {
+            Part::Page { positions, page } => {
+                let packs = self.table(positions);
+                if packs.packs[page].is_some() {
+                    return Ok(());
+                }
+                let raw = checked(file, &packs.pages[page], stored)?;
+                let until = packs.pages.get(page + 1).map(|next| next.first_key.clone());
+                let ranges =
+                    decode_page(file, &raw, (&packs.pages[page].first_key, until.as_deref()))?;
+                let named: Vec<(String, Part)> = ranges
+                    .iter()
+                    .enumerate()
+                    .map(|(at, range)| {
+                        let part = Part::Pack {
+                            positions,
+                            page,
+                            at,
+                        };
+                        (packs.pack_file(range).file, part)
+                    })
+                    .collect();
+                packs.packs[page] = Some(ranges.into_iter().map(|r| (r, false)).collect());
+                self.by_file.extend(named);
+            }
+            Part::Pack {
+                positions,
+                page,
+                at,
+            } => {
+                let packs = self.table(positions);
+                let Some(page_packs) = &packs.packs[page] else {
+                    return Err(Error::Index {
+                        file: file.to_string(),
+                        message: "a pack added before its table page".into(),
+                    });
+                };
+                let (range, added) = &page_packs[at];
+                if *added {
+                    return Ok(());
+                }
+                let raw = checked(file, range, stored)?;
+                let until = match page_packs.get(at + 1) {
+                    Some((next, _)) => Some(next.first_key.clone()),
+                    None => packs.pages.get(page + 1).map(|next| next.first_key.clone()),
+                };
+                let terms = decode_pack(
+                    file,
+                    &raw,
+                    positions,
+                    (&range.first_key, until.as_deref()),
+                    files,
+                )?;
+                packs.terms.extend(terms);
+                if let Some(page_packs) = &mut packs.packs[page] {
+                    page_packs[at].1 = true;
+                }
+            }
         }
-        let raw = decompress(file, stored, range.raw_bytes as usize)?;
-        let until = packs
-            .ranges
-            .get(at + 1)
-            .map(|next| next.first_key.as_slice());
-        let terms = decode_pack(file, &raw, is_positions, (&range.first_key, until), files)?;
-        packs.terms.extend(terms);
-        packs.loaded[at] = true;
         Ok(())
     }
 
-    /// Every pack the file list names (postings, then positions), for a bundle check.
-    pub fn all_packs(&self) -> Vec<PackFile> {
-        [&self.postings, &self.positions]
-            .into_iter()
-            .flat_map(|packs| {
-                (0..packs.ranges.len()).map(|at| PackFile {
-                    file: packs.file(at),
-                    bytes: packs.ranges[at].bytes,
-                })
-            })
-            .collect()
+    /// Every file known so far (every page, and the packs of the pages added) and whether it
+    /// is added: a caller adds the ones not added, then asks again, until all are.
+    pub fn known_files(&self) -> Vec<(PackFile, bool)> {
+        let mut out = Vec::new();
+        self.postings.known(&mut out);
+        self.positions.known(&mut out);
+        out
     }
 
-    /// Whether pack `file` was added.
-    pub fn has_pack(&self, file: &str) -> bool {
-        self.by_file.get(file).is_some_and(|&(is_positions, at)| {
-            if is_positions {
-                self.positions.loaded[at]
-            } else {
-                self.postings.loaded[at]
+    /// Whether `file` (a page or a pack) was added.
+    pub fn has_file(&self, file: &str) -> bool {
+        match self.by_file.get(file) {
+            Some(&Part::Page { positions, page }) => {
+                let packs = if positions {
+                    &self.positions
+                } else {
+                    &self.postings
+                };
+                packs.packs[page].is_some()
             }
-        })
+            Some(&Part::Pack {
+                positions,
+                page,
+                at,
+            }) => {
+                let packs = if positions {
+                    &self.positions
+                } else {
+                    &self.postings
+                };
+                packs.packs[page]
+                    .as_ref()
+                    .is_some_and(|page_packs| page_packs[at].1)
+            }
+            None => false,
+        }
     }
 
     /// The tokenizer the index was built with.
@@ -254,21 +396,33 @@ impl SplitIndex {
         self.paths.is_empty()
     }
 
-    /// The positions table's file name for `at` (for the search's list of needed packs).
-    pub(super) fn pack_file(&self, positions: bool, key: &[u8]) -> Option<PackFile> {
+    /// The files reading `key` of the postings or positions table takes, as far as known.
+    pub(super) fn files_of(&self, positions: bool, key: &[u8], out: &mut Vec<PackFile>) {
         let packs = if positions {
             &self.positions
         } else {
             &self.postings
         };
-        packs.pack_of(key).map(|at| PackFile {
-            file: packs.file(at),
-            bytes: packs.ranges[at].bytes,
-        })
+        packs.files_for(key, out);
     }
 }
 
+/// `stored` checked against `range`'s hash and decompressed.
+fn checked(file: &str, range: &PackRange, stored: &[u8]) -> Result<Vec<u8>> {
+    let actual = sha256_hex(stored);
+    if actual != hex(&range.sha256) {
+        return Err(Error::Index {
+            file: file.to_string(),
+            message: format!(
+                "SHA-256 mismatch: the index lists {}, the bytes hash to {actual}",
+                hex(&range.sha256)
+            ),
+        });
+    }
+    decompress(file, stored, range.raw_bytes as usize)
+}
+
 /// Lower-case hex of a hash.
-pub(super) fn hex(bytes: &[u8; 32]) -> String {
+fn hex(bytes: &[u8; 32]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }

@@ -1,4 +1,5 @@
-//! The split index's files as bytes: the base file and the packs (layouts in [`super`]).
+//! The split index's files as bytes: the base file, the table pages and the packs (layouts in
+//! [`super`]).
 //!
 //! Integers are tantivy's variable-length integers (`tantivy-common`'s `VInt`, already in the
 //! build with the index). Decoding checks every count against the bytes left and every key's
@@ -14,6 +15,8 @@ pub(super) const BASE_MAGIC: &[u8; 8] = b"RLSPLB01";
 pub(super) const POSTINGS_MAGIC: &[u8; 8] = b"RLSPLP01";
 /// A positions pack's first bytes.
 pub(super) const POSITIONS_MAGIC: &[u8; 8] = b"RLSPLQ01";
+/// A table page's first bytes.
+pub(super) const PAGE_MAGIC: &[u8; 8] = b"RLSPLT01";
 
 /// The base file's contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,16 +27,17 @@ pub(super) struct Base {
     pub paths_sha256: String,
     /// Per file, in file-id order: its path's and its content's token counts.
     pub lengths: Vec<[u64; 2]>,
-    /// The postings packs, in key order.
+    /// The pages of the postings packs' table, in key order.
     pub postings: Vec<PackRange>,
-    /// The positions packs, in key order (none without positions).
+    /// The pages of the positions packs' table, in key order (none without positions).
     pub positions: Vec<PackRange>,
 }
 
-/// One pack as the base file lists it.
+/// One file as the file above it lists it: a page of a pack table as the base file lists it,
+/// or a pack as its page does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct PackRange {
-    /// The pack's first key; it holds every key from here to the next pack's first.
+    /// Its first key; it covers every key from here to the next one's first.
     pub first_key: Vec<u8>,
     /// SHA-256 of its stored (compressed) bytes.
     pub sha256: [u8; 32],
@@ -86,16 +90,29 @@ pub(super) fn encode_base(base: &Base) -> Vec<u8> {
         put(&mut out, *path);
         put(&mut out, *content);
     }
-    for packs in [&base.postings, &base.positions] {
-        put(&mut out, packs.len() as u64);
-        for pack in packs {
-            put_bytes(&mut out, &pack.first_key);
-            out.extend_from_slice(&pack.sha256);
-            put(&mut out, pack.bytes);
-            put(&mut out, pack.raw_bytes);
-        }
+    for pages in [&base.postings, &base.positions] {
+        put_ranges(&mut out, pages);
     }
     out
+}
+
+/// A table page's bytes: the ranges of the packs it lists, in key order.
+#[cfg(not(target_arch = "wasm32"))]
+pub(super) fn encode_page(packs: &[PackRange]) -> Vec<u8> {
+    let mut out = PAGE_MAGIC.to_vec();
+    put_ranges(&mut out, packs);
+    out
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn put_ranges(out: &mut Vec<u8>, ranges: &[PackRange]) {
+    put(out, ranges.len() as u64);
+    for range in ranges {
+        put_bytes(out, &range.first_key);
+        out.extend_from_slice(&range.sha256);
+        put(out, range.bytes);
+        put(out, range.raw_bytes);
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -187,6 +204,30 @@ impl<'a> Reader<'a> {
         String::from_utf8(bytes.to_vec()).map_err(|_| broken(self.file, "a name is not UTF-8"))
     }
 
+    /// A list of ranges, each after the one before in key order.
+    fn ranges(&mut self) -> Result<Vec<PackRange>> {
+        let count = self.count()?;
+        let mut ranges: Vec<PackRange> = Vec::with_capacity(count);
+        for _ in 0..count {
+            let first_key = self.prefixed()?.to_vec();
+            if ranges
+                .last()
+                .is_some_and(|last| last.first_key >= first_key)
+            {
+                return Err(broken(self.file, "its ranges are out of key order"));
+            }
+            let mut sha256 = [0u8; 32];
+            sha256.copy_from_slice(self.bytes(32)?);
+            ranges.push(PackRange {
+                first_key,
+                sha256,
+                bytes: self.number()?,
+                raw_bytes: self.number()?,
+            });
+        }
+        Ok(ranges)
+    }
+
     fn end(self) -> Result<()> {
         if self.rest.is_empty() {
             Ok(())
@@ -216,29 +257,9 @@ pub(super) fn decode_base(file: &str, bytes: &[u8]) -> Result<Base> {
     for _ in 0..files {
         lengths.push([reader.number()?, reader.number()?]);
     }
-    let mut tables = [Vec::new(), Vec::new()];
-    for table in &mut tables {
-        let packs = reader.count()?;
-        for _ in 0..packs {
-            let first_key = reader.prefixed()?.to_vec();
-            if table
-                .last()
-                .is_some_and(|last: &PackRange| last.first_key >= first_key)
-            {
-                return Err(broken(file, "its packs are out of key order"));
-            }
-            let mut sha256 = [0u8; 32];
-            sha256.copy_from_slice(reader.bytes(32)?);
-            table.push(PackRange {
-                first_key,
-                sha256,
-                bytes: reader.number()?,
-                raw_bytes: reader.number()?,
-            });
-        }
-    }
+    let postings = reader.ranges()?;
+    let positions = reader.ranges()?;
     reader.end()?;
-    let [postings, positions] = tables;
     Ok(Base {
         format,
         paths_sha256,
@@ -246,6 +267,26 @@ pub(super) fn decode_base(file: &str, bytes: &[u8]) -> Result<Base> {
         postings,
         positions,
     })
+}
+
+/// Reads a table page: the ranges of its packs, the first starting at the page's own first key
+/// and every one before `until` (the next page's first key).
+pub(super) fn decode_page(
+    file: &str,
+    bytes: &[u8],
+    (from, until): (&[u8], Option<&[u8]>),
+) -> Result<Vec<PackRange>> {
+    let mut reader = Reader::new(file, bytes, PAGE_MAGIC)?;
+    let ranges = reader.ranges()?;
+    reader.end()?;
+    let starts = ranges.first().is_some_and(|first| first.first_key == from);
+    let inside = ranges
+        .last()
+        .is_some_and(|last| until.is_none_or(|until| last.first_key.as_slice() < until));
+    if !starts || !inside {
+        return Err(broken(file, "its packs do not cover the page's key range"));
+    }
+    Ok(ranges)
 }
 
 /// Reads a pack: its terms in key order, each from `from` up to (not including) `until`, every

@@ -6,8 +6,11 @@
 //! index/<sha256>.base.deflate       the base file, always fetched before the first search:
 //!                                   the index format, the paths' SHA-256, each file's path and
 //!                                   content token counts (FTS5's bm25 needs every row's length,
-//!                                   and N), and the two pack tables: each pack's first key,
-//!                                   the SHA-256 of its stored bytes, stored and raw sizes
+//!                                   and N), and the pages of the two pack tables: each page's
+//!                                   first key, the SHA-256 of its stored bytes, stored and raw
+//!                                   sizes
+//! index/<sha256>.table.deflate      a page of a pack table: the same of up to 128 packs
+//!                                   ([`PACKS_PER_PAGE`]), read when a query term falls in it
 //! index/<sha256>.postings.deflate   a postings pack: terms in key order, each with every file
 //!                                   holding it and its count there
 //! index/<sha256>.positions.deflate  a positions pack: the same lists with each occurrence's
@@ -16,8 +19,10 @@
 //! ```
 //!
 //! Every file is DEFLATE-compressed and named by the SHA-256 of its stored bytes; the manifest's
-//! `split_index` entry names the base file and its hash, the base file names each pack's, and
-//! [`SplitIndex::add_pack`] refuses a pack whose bytes do not hash to it. Range requests are not
+//! `split_index` entry names the base file and its hash, the base file each page's, a page each
+//! pack's, and [`SplitIndex::add_file`] refuses a page or pack whose bytes do not hash to it. A
+//! query term thus costs its page, then its pack: two rounds of fetches
+//! ([`SplitIndex::missing_files`] names the next round's). Range requests are not
 //! used: whole small files work on every static host.
 //!
 //! **Keys.** A term is its column's letter (`c` content, `p` path) and its token's bytes, so a
@@ -48,3 +53,8 @@ pub const SPLIT_FORMAT_PREFIX: &str = "split-1/";
 
 /// The pack size the bundler aims at by default, in stored (compressed) bytes.
 pub const DEFAULT_PACK_BYTES: usize = 4096;
+
+/// How many packs a table page lists: a page of 128 is about 6 kB raw, so a term costs about a
+/// page and a pack, while the base file lists one page per 128 packs (on a 50,000-file corpus
+/// the flat table of 16,844 packs made the base file 811 kB).
+pub const PACKS_PER_PAGE: usize = 128;

@@ -26,23 +26,32 @@ fn query(arm: LexicalArm, issue: &str) -> (Vec<String>, &'static [(u8, f64)]) {
 }
 
 impl SplitIndex {
-    /// The packs `arm` reads for `issue`, each once, sorted by name: for a one-token term its
-    /// postings pack in each column searched, for a phrase its tokens' positions packs. `arm`
-    /// is one of the BM25 arms (any other is read as `fts5`).
-    pub fn packs_for(&self, arm: LexicalArm, issue: &str) -> Vec<PackFile> {
+    /// The files `arm` reads for `issue` as far as the pages added tell, each once, sorted by
+    /// name: for a one-token term the postings table's page and pack in each column searched,
+    /// for a phrase its tokens' positions pages and packs. Once the pages named are added, the
+    /// list is complete. `arm` is one of the BM25 arms (any other is read as `fts5`).
+    pub fn files_for(&self, arm: LexicalArm, issue: &str) -> Vec<PackFile> {
         let (terms, columns) = query(arm, issue);
-        let mut packs = Vec::new();
+        let mut files = Vec::new();
         for phrase in query_phrases(self.spec, &terms) {
             let positions = phrase.len() > 1;
             for &(column, _) in columns {
                 for token in &phrase {
-                    packs.extend(self.pack_file(positions, &key(column, token)));
+                    self.files_of(positions, &key(column, token), &mut files);
                 }
             }
         }
-        stable_sort::by(&mut packs, |a: &PackFile, b| a.file.cmp(&b.file));
-        packs.dedup();
-        packs
+        stable_sort::by(&mut files, |a: &PackFile, b| a.file.cmp(&b.file));
+        files.dedup();
+        files
+    }
+
+    /// The files of [`SplitIndex::files_for`] not added yet: the next round to fetch (pages
+    /// first, then the packs they name); empty once the search can run.
+    pub fn missing_files(&self, arm: LexicalArm, issue: &str) -> Vec<PackFile> {
+        let mut files = self.files_for(arm, issue);
+        files.retain(|file| !self.has_file(&file.file));
+        files
     }
 
     /// `fts5`: path and content, terms of the first 500 characters; top `k`.
