@@ -362,3 +362,17 @@ pub fn permalink(data: &[u8]) {
     assert!(notices.is_empty(), "{written:?} read back with {notices:?}");
     assert_eq!(settings, again, "{query:?} → {written:?}");
 }
+
+/// The split index's files (bundle format 5): each part of the input is decoded as the base
+/// file, a table page or a pack by its first bytes (the reader's decoders behind its hash
+/// checks, which fuzzed bytes cannot pass), over a corpus of up to 64 files.
+pub fn split_index(data: &[u8]) {
+    for (at, part) in parts(data, 16).into_iter().enumerate() {
+        let file = format!("index/part-{at}.deflate");
+        if let Err(err) =
+            routelens_engine::retrieval::lexical::fts::split::decode_any(&file, part, 64)
+        {
+            names_a_file(&err, &[&file]);
+        }
+    }
+}

@@ -14,6 +14,7 @@ const TARGETS: &[(&str, Body)] = &[
     ("jsonl", routelens_fuzz_bodies::jsonl),
     ("score_table", routelens_fuzz_bodies::score_table),
     ("bundle", routelens_fuzz_bodies::bundle),
+    ("split_index", routelens_fuzz_bodies::split_index),
     ("run_file", routelens_fuzz_bodies::run_file),
     ("decision_reply", routelens_fuzz_bodies::decision_reply),
     ("pack_inputs", routelens_fuzz_bodies::pack_inputs),

@@ -44,7 +44,7 @@ mod search;
 mod write;
 
 pub use index::{PackFile, SplitIndex};
-pub use layout::Posting;
+pub use layout::{decode_any, Posting};
 #[cfg(not(target_arch = "wasm32"))]
 pub use write::{split_index, SplitFiles, SplitOptions};
 
