@@ -35,6 +35,9 @@ pub enum Command {
     Bundle(BundleArgs),
     /// Run a lexical arm (or all of them) over a bundle's files, or chunk BM25 over its chunks.
     Search(SearchArgs),
+    /// One bundle per case of the paper's study at its base commit, from a folder of clones,
+    /// each checked against the archive's file count; or (--plan) their commands.
+    Snapshots(SnapshotsArgs),
     /// Print the code chunks of a bundle's chunking, of one file or of all.
     Chunks(ChunksArgs),
     /// Evaluate chunk retrieval configurations on a question set, as CodeAtlas does.
@@ -218,6 +221,33 @@ fn arm_names() -> PossibleValuesParser {
     let mut names: Vec<&'static str> = LexicalArm::ALL.iter().map(|arm| arm.name()).collect();
     names.push(ALL_ARMS);
     PossibleValuesParser::new(names)
+}
+
+/// Options of `routelens snapshots` (see `snapshots.rs`).
+#[derive(Debug, Args)]
+pub struct SnapshotsArgs {
+    /// The paper's archive folder (its case ledger gives each case's repository and base
+    /// commit, its flat-paths results each snapshot's file count).
+    #[arg(value_name = "ARCHIVE_DIR")]
+    pub archive: PathBuf,
+
+    /// A folder of git clones, each named `owner+name` or `owner/name`; cases of other
+    /// repositories are skipped, saying so.
+    #[arg(long, value_name = "DIR")]
+    pub repos: PathBuf,
+
+    /// Where each case's bundle goes, as `<DIR>/<case id>`.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Only the cases of this repository (`owner/name`).
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+
+    /// Print one `routelens bundle` command per case instead of building, for a job array or GNU
+    /// parallel.
+    #[arg(long)]
+    pub plan: bool,
 }
 
 /// Options of `routelens bundle`.

@@ -63,6 +63,7 @@ mod score;
 mod score_table;
 mod search;
 mod serve;
+mod snapshots;
 mod sources;
 mod stub;
 mod transport;
@@ -101,6 +102,7 @@ fn run() -> ExitCode {
         Command::Check(args) => check::run(&args, &mut out),
         Command::Bundle(args) => bundle::run(&args, &mut out),
         Command::Search(args) => search::run(&args, &mut out),
+        Command::Snapshots(args) => snapshots::run(&args, &mut out),
         Command::Chunks(args) => chunk_query::chunks(&args, &mut out),
         Command::Evaluate(args) => evaluate::run(&args, &mut out),
         Command::Embed(args) => embed::run(&args, &mut out),
