@@ -115,6 +115,14 @@ impl Response {
         Response::bytes(status, "text/plain; charset=utf-8", body)
     }
 
+    /// A header's value (the name compared without case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(field, _)| field.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
     /// The response with one more header.
     pub fn with_header(mut self, name: &str, value: &str) -> Response {
         self.headers.push((name.into(), value.into()));

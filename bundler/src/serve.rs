@@ -326,7 +326,24 @@ fn respond(site: &Site, request: &Request) -> Response {
     if path == PROXY_PATH && request.method == "POST" {
         return site.proxy.forward(request);
     }
-    answer(site, &request.method, &request.url)
+    not_modified(answer(site, &request.method, &request.url), request)
+}
+
+/// A 304 with no body for a file the browser already holds (its `If-None-Match` is the file's
+/// `ETag`): the page and its worker both fetch `manifest.json`, and without a validator
+/// `no-cache` made the worker fetch a large snapshot's 3 MB manifest again.
+fn not_modified(response: Response, request: &Request) -> Response {
+    let tag = response.header("ETag").map(str::to_string);
+    match (tag, request.header("If-None-Match")) {
+        (Some(tag), Some(asked))
+            if response.status == 200 && asked.split(',').any(|t| t.trim() == tag) =>
+        {
+            Response::bytes(304, "text/plain", Vec::new())
+                .with_header("ETag", &tag)
+                .with_header("Cache-Control", REVALIDATE)
+        }
+        _ => response,
+    }
 }
 
 /// The response to one request.
@@ -539,15 +556,27 @@ fn file_cached(root: &Path, segments: &[String], cache_control: &str) -> Respons
     let Ok(file) = File::open(&real) else {
         return not_found();
     };
-    let Ok(length) = file.metadata().map(|m| m.len()) else {
+    let Ok(meta) = file.metadata() else {
         return not_found();
     };
+    let length = meta.len();
+    let mut headers = vec![
+        ("Content-Type".into(), mime_type(&real).into()),
+        ("Cache-Control".into(), cache_control.into()),
+    ];
+    if cache_control == REVALIDATE {
+        // Size and modification time, as static servers tag files: a rewritten file gets a new
+        // tag (bundles are written by renaming a whole new folder into place).
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |since| since.as_nanos());
+        headers.push(("ETag".into(), format!("\"{length}-{modified:x}\"")));
+    }
     Response {
         status: 200,
-        headers: vec![
-            ("Content-Type".into(), mime_type(&real).into()),
-            ("Cache-Control".into(), cache_control.into()),
-        ],
+        headers,
         body: Body::File(file, length),
     }
 }

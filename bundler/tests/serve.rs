@@ -84,13 +84,18 @@ impl Reply {
 }
 
 fn request(port: u16, method: &str, path: &str) -> Reply {
+    request_with(port, method, path, "")
+}
+
+/// A request with more header lines (each ending in `\r\n`).
+fn request_with(port: u16, method: &str, path: &str, headers: &str) -> Reply {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connects");
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Connection: close\r\n\r\n"
     )
     .unwrap();
     let mut raw = Vec::new();
@@ -318,6 +323,26 @@ fn serves_bundles_and_lists_them() {
         );
     }
     let value: serde_json::Value = serde_json::from_slice(&manifest.body).unwrap();
+    // A file that may change is revalidated: the same tag again answers 304 with no body, so
+    // the worker's fetch of a manifest the page already fetched costs no bytes; another tag, 200.
+    let tag = manifest.header("etag").expect("a validator").to_string();
+    let again = request_with(
+        port,
+        "GET",
+        "/bundles/tiny/manifest.json",
+        &format!("If-None-Match: {tag}\r\n"),
+    );
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+    assert_eq!(again.header("etag"), Some(tag.as_str()));
+    let other = request_with(
+        port,
+        "GET",
+        "/bundles/tiny/manifest.json",
+        "If-None-Match: \"0-0\"\r\n",
+    );
+    assert_eq!(other.status, 200);
+    assert_eq!(other.body, manifest.body);
     let chunk = value["chunks"][0]["file"].as_str().unwrap();
     let stored = get(port, &format!("/bundles/tiny/{chunk}"));
     assert_eq!(stored.status, 200);
