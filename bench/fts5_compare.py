@@ -110,38 +110,25 @@ def read_bundle(folder):
         files.append((entry["path"], data.decode("utf-8")))
     paths = [path for path, _ in files]
     assert len(set(paths)) == len(paths)
-    split = manifest.get("split_index")
-    if split:
-        # Format 5: a split index, whose base file routelens checks against these paths when it
-        # opens it; only its hash is checked here.
-        with open(os.path.join(folder, split["file"]), "rb") as handle:
-            stored = handle.read()
-        if sha256(stored) != split["sha256"]:
-            fail(f"{folder}/{split['file']}: SHA-256 mismatch")
-        sizes = {
-            "manifest": len(manifest_bytes),
-            "index": len(stored),
-            "chunks": sum(chunk["bytes"] for chunk in manifest["chunks"]),
-            "raw": sum(entry["bytes"] for entry in manifest["files"]),
-        }
-        return files, sizes
-    index = manifest.get("index")
+    # Format 5 names a split index's base file, which routelens checks against these paths when
+    # it opens it; a whole index blob's header is checked here.
+    index = manifest.get("split_index") or manifest.get("index")
     if not index:
         fail(f"{folder}: the bundle has no index")
     with open(os.path.join(folder, index["file"]), "rb") as handle:
         stored = handle.read()
     if sha256(stored) != index["sha256"]:
         fail(f"{folder}/{index['file']}: SHA-256 mismatch")
-    # Format 2 stores the blob DEFLATE-compressed and gives its raw size.
-    blob = stored if index.get("raw_bytes") is None else zlib.decompressobj(-15).decompress(stored)
-    if blob[:8] != b"RLTNTV01":
-        fail(f"{folder}/{index['file']}: not an index blob")
-    (header_len,) = struct.unpack("<I", blob[8:12])
-    header = json.loads(blob[12 : 12 + header_len])
-    # The same file set on both sides: the index was built over exactly these paths.
-    assert header["docs"] == len(paths), (header["docs"], len(paths))
-    assert header["paths_sha256"] == sha256("\n".join(paths).encode()), "index paths differ"
-    assert len(set(paths)) == len(paths)
+    if "split_index" not in manifest:
+        # Format 2 stores the blob DEFLATE-compressed and gives its raw size.
+        blob = stored if index.get("raw_bytes") is None else zlib.decompressobj(-15).decompress(stored)
+        if blob[:8] != b"RLTNTV01":
+            fail(f"{folder}/{index['file']}: not an index blob")
+        (header_len,) = struct.unpack("<I", blob[8:12])
+        header = json.loads(blob[12 : 12 + header_len])
+        # The same file set on both sides: the index was built over exactly these paths.
+        assert header["docs"] == len(paths), (header["docs"], len(paths))
+        assert header["paths_sha256"] == sha256("\n".join(paths).encode()), "index paths differ"
     sizes = {
         "manifest": len(manifest_bytes),
         "index": len(stored),

@@ -10,10 +10,12 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
 
 /// Lower-case hex SHA-256 of some bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    sha256(bytes)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    hex(&sha256(bytes))
+}
+
+/// Bytes as lower-case hex (a hash kept as bytes, named as text).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -141,7 +141,7 @@ impl Pair {
                 }
             }
             // Nothing else was added, and what was added is what the search reads.
-            let known_added: Vec<String> = split
+            let mut known_added: Vec<String> = split
                 .known_files()
                 .into_iter()
                 .filter(|(_, added)| *added)
@@ -149,7 +149,6 @@ impl Pair {
                 .collect();
             let mut names: Vec<String> = added.iter().map(|f| f.file.clone()).collect();
             names.sort();
-            let mut known_added = known_added;
             known_added.sort();
             assert_eq!(names, known_added);
             let reads: Vec<String> = split

@@ -28,14 +28,7 @@ pub fn remember(name: &str, urls: &BundleUrls) {
 pub async fn fetch_packs(p: Progress, name: &str, issues: &[String]) -> Result<(), String> {
     // A term needs its page, then its pack: two rounds; a third finds nothing.
     for _ in 0..3 {
-        let mut missing = Vec::new();
-        with_session(|s| {
-            for issue in issues {
-                missing.extend(s.missing_index_files(name, &LexicalArm::ALL, issue));
-            }
-        });
-        missing.sort();
-        missing.dedup();
+        let missing = with_session(|s| s.missing_index_files(name, &LexicalArm::ALL, issues));
         if missing.is_empty() {
             return Ok(());
         }

@@ -224,7 +224,7 @@ impl Manifest {
         let values = open_checked(entry, stored, 32 + 4 * dimension)?;
         let mut out = Vec::with_capacity(entry.count as usize);
         for row in values.chunks_exact(32 + 4 * dimension) {
-            let hash: String = row[..32].iter().map(|b| format!("{b:02x}")).collect();
+            let hash = crate::checksum::hex(&row[..32]);
             let vector = decode_rows(&row[32..], dimension, Precision::F32);
             finite(&entry.file, &vector, dimension)?;
             out.push((hash, vector));

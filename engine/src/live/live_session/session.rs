@@ -153,21 +153,24 @@ impl LiveSession {
     }
 
     /// The next round of bundle `name`'s split index files (table pages, then packs) that
-    /// `arms` need for `issue` and that are not added yet, each once (none for a whole index or
+    /// `arms` need for `issues` and that are not added yet, each once (none for a whole index or
     /// one not loaded): a caller fetches and adds them, then asks again until none are left.
     pub fn missing_index_files(
         &self,
         name: &str,
         arms: &[LexicalArm],
-        issue: &str,
+        issues: &[String],
     ) -> Vec<PackFile> {
         let Some(index) = self.bundle_named(name).ok().and_then(|b| b.index.as_ref()) else {
             return Vec::new();
         };
-        let mut packs: Vec<PackFile> = arms
+        let mut packs: Vec<PackFile> = issues
             .iter()
-            .filter(|arm| arm.needs() == Needs::Index)
-            .flat_map(|&arm| index.missing_files(arm, issue))
+            .flat_map(|issue| {
+                arms.iter()
+                    .filter(|arm| arm.needs() == Needs::Index)
+                    .flat_map(|&arm| index.missing_files(arm, issue))
+            })
             .collect();
         crate::stable_sort::by(&mut packs, |a: &PackFile, b| a.file.cmp(&b.file));
         packs.dedup();

@@ -2,7 +2,7 @@
 //! split one the packs a query needs.
 
 use super::fts::split::{PackFile, SplitIndex};
-use super::fts::{FtsIndex, Tokenizer};
+use super::fts::FtsIndex;
 use super::{ArmOutput, LexicalArm};
 use crate::corpus::bundle::Manifest;
 use crate::error::{Error, Result};
@@ -74,22 +74,6 @@ impl LexicalIndex {
             (LexicalIndex::Split(index), LexicalArm::Fts5Full) => index.fts5_full(issue, k),
             (LexicalIndex::Split(index), LexicalArm::PathFts5) => index.path_fts5(issue, k),
             (LexicalIndex::Split(index), _) => index.fts5(issue, k),
-        }
-    }
-
-    /// The tokenizer the index was built with.
-    pub fn tokenizer(&self) -> Tokenizer {
-        match self {
-            LexicalIndex::Whole(index) => index.tokenizer(),
-            LexicalIndex::Split(index) => index.tokenizer(),
-        }
-    }
-
-    /// Whether the index keeps positions.
-    pub fn has_positions(&self) -> bool {
-        match self {
-            LexicalIndex::Whole(index) => index.has_positions(),
-            LexicalIndex::Split(index) => index.has_positions(),
         }
     }
 }

@@ -5,10 +5,10 @@ use rustc_hash::FxHashMap;
 
 use super::layout::{decode_base, decode_pack, decode_page, Base, PackRange, Posting};
 use super::SPLIT_FORMAT_PREFIX;
-use crate::checksum::sha256_hex;
+use crate::checksum::{hex, sha256_hex};
 use crate::corpus::bundle::{decompress, Manifest, MANIFEST_FILE};
 use crate::error::{Error, Result};
-use crate::retrieval::lexical::fts::{blob, IndexSpec, Tokenizer};
+use crate::retrieval::lexical::fts::{blob, IndexSpec};
 
 /// One file of the split index (a table page or a pack), as a search asks for it: its name in
 /// the bundle and its stored size.
@@ -260,7 +260,15 @@ impl SplitIndex {
         })
     }
 
-    fn table(&mut self, positions: bool) -> &mut Packs {
+    fn table(&self, positions: bool) -> &Packs {
+        if positions {
+            &self.positions
+        } else {
+            &self.postings
+        }
+    }
+
+    fn table_mut(&mut self, positions: bool) -> &mut Packs {
         if positions {
             &mut self.positions
         } else {
@@ -278,7 +286,7 @@ impl SplitIndex {
         let files = self.paths.len();
         match part {
             Part::Page { positions, page } => {
-                let packs = self.table(positions);
+                let packs = self.table_mut(positions);
                 if packs.packs[page].is_some() {
                     return Ok(());
                 }
@@ -306,7 +314,7 @@ impl SplitIndex {
                 page,
                 at,
             } => {
-                let packs = self.table(positions);
+                let packs = self.table_mut(positions);
                 let Some(page_packs) = &packs.packs[page] else {
                     return Err(Error::Index {
                         file: file.to_string(),
@@ -350,60 +358,21 @@ impl SplitIndex {
     /// Whether `file` (a page or a pack) was added.
     pub fn has_file(&self, file: &str) -> bool {
         match self.by_file.get(file) {
-            Some(&Part::Page { positions, page }) => {
-                let packs = if positions {
-                    &self.positions
-                } else {
-                    &self.postings
-                };
-                packs.packs[page].is_some()
-            }
+            Some(&Part::Page { positions, page }) => self.table(positions).packs[page].is_some(),
             Some(&Part::Pack {
                 positions,
                 page,
                 at,
-            }) => {
-                let packs = if positions {
-                    &self.positions
-                } else {
-                    &self.postings
-                };
-                packs.packs[page]
-                    .as_ref()
-                    .is_some_and(|page_packs| page_packs[at].1)
-            }
+            }) => self.table(positions).packs[page]
+                .as_ref()
+                .is_some_and(|page_packs| page_packs[at].1),
             None => false,
         }
     }
 
-    /// The tokenizer the index was built with.
-    pub fn tokenizer(&self) -> Tokenizer {
-        self.spec.tokenizer
-    }
-
-    /// Whether the index keeps positions, so that a term of several tokens is a phrase.
-    pub fn has_positions(&self) -> bool {
-        self.spec.positions
-    }
-
-    /// The number of indexed files.
-    pub fn len(&self) -> usize {
-        self.paths.len()
-    }
-
-    /// Whether the index has no files.
-    pub fn is_empty(&self) -> bool {
-        self.paths.is_empty()
-    }
-
     /// The files reading `key` of the postings or positions table takes, as far as known.
     pub(super) fn files_of(&self, positions: bool, key: &[u8], out: &mut Vec<PackFile>) {
-        let packs = if positions {
-            &self.positions
-        } else {
-            &self.postings
-        };
-        packs.files_for(key, out);
+        self.table(positions).files_for(key, out);
     }
 }
 
@@ -420,9 +389,4 @@ fn checked(file: &str, range: &PackRange, stored: &[u8]) -> Result<Vec<u8>> {
         });
     }
     decompress(file, stored, range.raw_bytes as usize)
-}
-
-/// Lower-case hex of a hash.
-fn hex(bytes: &[u8; 32]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }

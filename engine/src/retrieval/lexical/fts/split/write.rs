@@ -11,7 +11,7 @@ use super::layout::{
     encode_base, encode_pack, encode_page, encode_term, key, Base, PackRange, Posting,
 };
 use super::{DEFAULT_PACK_BYTES, PACKS_PER_PAGE, SPLIT_FORMAT_PREFIX};
-use crate::checksum::sha256_hex;
+use crate::checksum::{hex, sha256, sha256_hex};
 use crate::corpus::bundle::{compress, BundleFile, IndexEntry, DEFAULT_COMPRESSION_LEVEL};
 use crate::error::Result;
 use crate::retrieval::lexical::fts::{blob, index_error, FtsIndex, INDEX_NAME};
@@ -111,15 +111,16 @@ pub fn split_index(index: &FtsIndex, options: SplitOptions) -> Result<SplitFiles
 /// Compresses a file of the split index and names it by its hash: `index/<sha256>.<kind>.deflate`.
 fn store(first_key: &[u8], raw: &[u8], kind: &str, level: u8) -> (PackRange, BundleFile) {
     let stored = compress(raw, level);
-    let sha256 = sha256_hex(&stored);
+    let sha256 = sha256(&stored);
+    let name = format!("index/{}.{kind}.deflate", hex(&sha256));
     let range = PackRange {
         first_key: first_key.to_vec(),
-        sha256: unhex(&sha256),
+        sha256,
         bytes: stored.len() as u64,
         raw_bytes: raw.len() as u64,
     };
     let file = BundleFile {
-        name: format!("index/{sha256}.{kind}.deflate"),
+        name,
         bytes: stored,
     };
     (range, file)
@@ -212,14 +213,4 @@ fn cut(terms: &Terms, positions: bool, target: usize) -> Vec<Range<usize>> {
         packs.push(start..terms.len());
     }
     packs
-}
-
-/// A hash's bytes from its lower-case hex.
-fn unhex(hex: &str) -> [u8; 32] {
-    let mut bytes = [0u8; 32];
-    for (byte, pair) in bytes.iter_mut().zip(hex.as_bytes().chunks_exact(2)) {
-        let digit = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
-        *byte = digit(pair[0]) << 4 | digit(pair[1]);
-    }
-    bytes
 }
