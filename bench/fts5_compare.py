@@ -85,13 +85,49 @@ def fail(message):
     sys.exit(f"fts5_compare: {message}")
 
 
+def leb128(data, at):
+    """An unsigned LEB128 integer at `at`: (value, next position)."""
+    value, shift = 0, 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, at
+
+
+def read_file_list(folder, entry):
+    """Format 6's file list (files/<sha256>.deflate): [(path, bytes, lines)], verified."""
+    with open(os.path.join(folder, entry["file"]), "rb") as handle:
+        stored = handle.read()
+    if sha256(stored) != entry["sha256"]:
+        fail(f"{folder}/{entry['file']}: SHA-256 mismatch")
+    raw = zlib.decompressobj(-15).decompress(stored)
+    if raw[:8] != b"RLFILES1":
+        fail(f"{folder}/{entry['file']}: not a file list")
+    count, at = leb128(raw, 8)
+    listed, path = [], b""
+    for _ in range(count):
+        shared, at = leb128(raw, at)
+        length, at = leb128(raw, at)
+        path = path[:shared] + raw[at : at + length]
+        at += length
+        size, at = leb128(raw, at)
+        lines, at = leb128(raw, at)
+        listed.append((path.decode("utf-8"), size, lines))
+    if count != entry["count"] or at != len(raw):
+        fail(f"{folder}/{entry['file']}: {count} files, the manifest says {entry['count']}")
+    return listed
+
+
 def read_bundle(folder):
     """Every file of the bundle as (path, text), in manifest order, verified."""
     with open(os.path.join(folder, "manifest.json"), "rb") as handle:
         manifest_bytes = handle.read()
     manifest = json.loads(manifest_bytes)
-    if manifest.get("format_version") not in (1, 2, 3, 4, 5):
-        fail(f"{folder}: bundle format {manifest.get('format_version')}, this script reads 1 to 5")
+    if manifest.get("format_version") not in (1, 2, 3, 4, 5, 6):
+        fail(f"{folder}: bundle format {manifest.get('format_version')}, this script reads 1 to 6")
     chunks = []
     for chunk in manifest["chunks"]:
         with open(os.path.join(folder, chunk["file"]), "rb") as handle:
@@ -102,8 +138,25 @@ def read_bundle(folder):
         if len(raw) != chunk["raw_bytes"]:
             fail(f"{folder}/{chunk['file']}: {len(raw)} bytes, the manifest says {chunk['raw_bytes']}")
         chunks.append(raw)
+    # Format 6 lists its files apart, each file's SHA-256 in its chunk's header, and their places
+    # follow from the chunks' file counts and the sizes.
+    if "file_list" in manifest:
+        entries, listed = [], iter(read_file_list(folder, manifest["file_list"]))
+        for at, chunk in enumerate(manifest["chunks"]):
+            raw = chunks[at]
+            if raw[:8] != b"RLCHUNK1" or struct.unpack("<I", raw[8:12])[0] != chunk["files"]:
+                fail(f"{folder}/{chunk['file']}: not a format-6 chunk of {chunk['files']} files")
+            offset = 12 + 32 * chunk["files"]
+            for slot in range(chunk["files"]):
+                path, size, _ = next(listed)
+                digest = raw[12 + 32 * slot : 44 + 32 * slot].hex()
+                entries.append({"path": path, "chunk": at, "offset": offset, "bytes": size,
+                                "sha256": digest})
+                offset += size
+    else:
+        entries = manifest["files"]
     files = []
-    for entry in manifest["files"]:
+    for entry in entries:
         data = chunks[entry["chunk"]][entry["offset"] : entry["offset"] + entry["bytes"]]
         if sha256(data) != entry["sha256"]:
             fail(f"{folder}: {entry['path']}: SHA-256 mismatch")
@@ -133,7 +186,7 @@ def read_bundle(folder):
         "manifest": len(manifest_bytes),
         "index": len(stored),
         "chunks": sum(chunk["bytes"] for chunk in manifest["chunks"]),
-        "raw": sum(entry["bytes"] for entry in manifest["files"]),
+        "raw": sum(entry["bytes"] for entry in entries),
     }
     return files, sizes
 

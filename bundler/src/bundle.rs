@@ -69,6 +69,7 @@ pub fn run(args: &BundleArgs, out: &mut dyn Write) -> Result<(), Failure> {
         }),
         bundle: BundleOptions {
             compression_level: args.compression_level,
+            list_files_apart: !args.no_split,
             ..BundleOptions::default()
         },
         chunking: ChunkingOptions {

@@ -307,8 +307,9 @@ pub struct BundleArgs {
     #[arg(long)]
     pub no_positions: bool,
 
-    /// Keep the search index whole (one blob, bundle format 4) instead of splitting it into a
-    /// base file and packs fetched by need (format 5, the default).
+    /// Write today's single-index layout for comparison (bundle format 4: one index blob, the
+    /// manifest listing every file) instead of format 6 (the default: a base file and packs
+    /// fetched by need, the file list apart, each file's hash in its chunk's header).
     #[arg(long)]
     pub no_split: bool,
 

@@ -27,7 +27,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use routelens_engine::corpus::bundle::SPLIT_FORMAT_VERSION;
+use routelens_engine::corpus::bundle::LISTED_FORMAT_VERSION;
 use routelens_engine::load::question_set::parse_questions;
 use routelens_engine::retrieval::lexical::fts::split::SPLIT_FORMAT_PREFIX;
 use routelens_engine::retrieval::lexical::fts::INDEX_FORMAT;
@@ -336,7 +336,7 @@ fn up_to_date(
 ) -> Option<BundleFolder> {
     let folder = BundleFolder::open(out).ok()?;
     let manifest = &folder.manifest;
-    let same = manifest.format_version == SPLIT_FORMAT_VERSION
+    let same = manifest.format_version == LISTED_FORMAT_VERSION
         && manifest.source == SOURCE
         && manifest.commit.is_none()
         && manifest.tool_version == tool_version()
@@ -385,12 +385,17 @@ fn up_to_date(
             .files
             .iter()
             .zip(&collection.files)
-            .all(|(entry, file)| {
-                entry.path == file.path
-                    && entry.bytes == file.bytes.len() as u64
-                    && entry.sha256 == sha256_hex(&file.bytes)
-            });
-    (same && folder.files_present()).then_some(folder)
+            .all(|(entry, file)| entry.path == file.path && entry.bytes == file.bytes.len() as u64);
+    // The hashes last: format 6 keeps them in the chunks, which are read for them.
+    let same = same
+        && folder.files_present()
+        && folder.file_hashes().is_ok_and(|hashes| {
+            collection
+                .files
+                .iter()
+                .all(|file| hashes.get(&file.path) == Some(&sha256_hex(&file.bytes)))
+        });
+    same.then_some(folder)
 }
 
 /// `$CARGO_HOME`, else `$HOME/.cargo`.

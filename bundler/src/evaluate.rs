@@ -96,7 +96,13 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let set = parse_question_set(&name, &read_text(&args.questions)?)?;
     let folder = BundleFolder::open(&args.bundle)?;
     if let Some(pinned) = &set.corpus {
-        verify_corpus(pinned, &folder.manifest, &args.bundle.display().to_string())?;
+        let hashes = folder.file_hashes()?;
+        verify_corpus(
+            pinned,
+            &folder.manifest,
+            &args.bundle.display().to_string(),
+            &mut |path| Ok(hashes.get(path).cloned().unwrap_or_default()),
+        )?;
     }
     let available: Vec<Chunker> = folder
         .manifest

@@ -21,13 +21,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use routelens_engine::corpus::bundle::MANIFEST_FILE;
+use routelens_engine::corpus::bundle::{decode_listed_manifest, file_list_of};
 use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
 use routelens_engine::retrieval::dense::pin::ModelPin;
 use routelens_engine::retrieval::lexical::chunk_index::ChunkIndex;
 use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
 use routelens_engine::retrieval::lexical::fts::split::PackFile;
 use routelens_engine::retrieval::lexical::LexicalIndex;
-use routelens_engine::{decode_manifest, BundleFile, Error, Manifest, TextCorpus};
+use routelens_engine::{BundleFile, Error, Manifest, TextCorpus};
 
 use crate::failure::Failure;
 
@@ -56,7 +57,14 @@ impl BundleFolder {
             });
         }
         let bytes = std::fs::read(&path).map_err(|err| Failure::read(&path, err))?;
-        let manifest = decode_manifest(&bytes).map_err(|source| self_error(dir, source))?;
+        // Format 6 lists its files apart, in a file the manifest names.
+        let listed = file_list_of(&bytes).map_err(|source| self_error(dir, source))?;
+        let list = match &listed {
+            Some(list) => Some(read_in(dir, &list.file)?),
+            None => None,
+        };
+        let manifest = decode_listed_manifest(&bytes, list.as_deref())
+            .map_err(|source| self_error(dir, source))?;
         Ok(BundleFolder {
             dir: dir.to_path_buf(),
             manifest,
@@ -64,18 +72,40 @@ impl BundleFolder {
         })
     }
 
+    /// Every file's SHA-256, in manifest order: the manifest's, or (format 6) from the headers
+    /// of the chunks, each chunk read and verified.
+    pub fn file_hashes(&self) -> Result<BTreeMap<String, String>, Failure> {
+        let manifest = &self.manifest;
+        let mut hashes = BTreeMap::new();
+        let mut opened = None;
+        for file in &manifest.files {
+            if let Some(sha256) = &file.sha256 {
+                hashes.insert(file.path.clone(), sha256.clone());
+                continue;
+            }
+            let at = file.chunk as usize;
+            let chunk = match &opened {
+                Some((index, chunk)) if *index == at => chunk,
+                _ => {
+                    let entry = &manifest.chunks[at];
+                    let stored = self.read(&entry.file)?;
+                    let chunk = manifest
+                        .open_chunk(at, &stored)
+                        .map_err(|source| self_error(&self.dir, source))?;
+                    &opened.insert((at, chunk)).1
+                }
+            };
+            let sha256 = manifest
+                .file_sha256(chunk, &file.path)
+                .map_err(|source| self_error(&self.dir, source))?;
+            hashes.insert(file.path.clone(), sha256);
+        }
+        Ok(hashes)
+    }
+
     /// Reads a file of the folder by its name in the manifest.
     pub fn read(&self, name: &str) -> Result<Vec<u8>, Failure> {
-        let path = self.dir.join(name);
-        std::fs::read(&path).map_err(|err| match err.kind() {
-            std::io::ErrorKind::NotFound => Failure::Bundle {
-                dir: self.dir.clone(),
-                source: Error::MissingFile {
-                    file: name.to_string(),
-                },
-            },
-            _ => Failure::read(&path, err),
-        })
+        read_in(&self.dir, name)
     }
 
     /// Whether the bundle has a search index, whole or split.
@@ -271,9 +301,14 @@ impl BundleFolder {
             std::fs::metadata(self.dir.join(name)).is_ok_and(|meta| meta.len() == bytes)
         };
         self.manifest
-            .chunks
-            .iter()
-            .all(|chunk| sized(&chunk.file, chunk.bytes))
+            .file_list
+            .as_ref()
+            .is_none_or(|list| sized(&list.file, list.bytes))
+            && self
+                .manifest
+                .chunks
+                .iter()
+                .all(|chunk| sized(&chunk.file, chunk.bytes))
             && LexicalIndex::file_of(&self.manifest).is_none_or(|(file, bytes)| sized(file, bytes))
             && self.manifest.chunkings.iter().all(|chunking| {
                 sized(&chunking.file, chunking.bytes)
@@ -283,6 +318,20 @@ impl BundleFolder {
                         .is_none_or(|index| sized(&index.file, index.bytes))
             })
     }
+}
+
+/// Reads file `name` of bundle folder `dir`; a missing one is named as the bundle's.
+fn read_in(dir: &Path, name: &str) -> Result<Vec<u8>, Failure> {
+    let path = dir.join(name);
+    std::fs::read(&path).map_err(|err| match err.kind() {
+        std::io::ErrorKind::NotFound => Failure::Bundle {
+            dir: dir.to_path_buf(),
+            source: Error::MissingFile {
+                file: name.to_string(),
+            },
+        },
+        _ => Failure::read(&path, err),
+    })
 }
 
 fn self_error(dir: &Path, source: Error) -> Failure {

@@ -27,7 +27,13 @@ pub fn run(args: &LabelTaskArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let set = parse_question_set(&name, &text)?;
     let folder = BundleFolder::open(&args.bundle)?;
     if let Some(pinned) = &set.corpus {
-        verify_corpus(pinned, &folder.manifest, &args.bundle.display().to_string())?;
+        let hashes = folder.file_hashes()?;
+        verify_corpus(
+            pinned,
+            &folder.manifest,
+            &args.bundle.display().to_string(),
+            &mut |path| Ok(hashes.get(path).cloned().unwrap_or_default()),
+        )?;
     }
     let mut arms = Vec::new();
     for value in &args.pools {

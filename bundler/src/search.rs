@@ -41,7 +41,8 @@ pub struct ArmResult {
     pub results: Vec<Hit>,
     /// The arm's run time in milliseconds.
     pub query_ms: f64,
-    /// The bytes a page with nothing loaded fetches for this search alone: `manifest.json`, then
+    /// The bytes a page with nothing loaded fetches for this search alone: `manifest.json` and
+    /// its file list (format 6), then
     /// for the BM25 arms the index blob, or a split index's base file and the parts of the
     /// query's terms (table pages and packs), for the `rg` arms every chunk (see `fetched`).
     pub fetched_bytes: u64,
@@ -54,6 +55,8 @@ pub struct ArmResult {
 pub struct Fetched {
     /// `manifest.json`.
     pub manifest: u64,
+    /// The file list (format 6; 0 before, where `manifest.json` lists the files).
+    pub file_list: u64,
     /// The index blob, or the split index's base file.
     pub index: u64,
     /// The split index's files the query's terms fall in, table pages and packs (how many).
@@ -191,6 +194,11 @@ fn fetched(
 ) -> Fetched {
     let mut fetched = Fetched {
         manifest: folder.manifest_bytes,
+        file_list: folder
+            .manifest
+            .file_list
+            .as_ref()
+            .map_or(0, |list| list.bytes),
         ..Fetched::default()
     };
     match arm.needs() {
@@ -231,7 +239,11 @@ fn run_one(
             .map(|(path, score)| Hit { path, score })
             .collect(),
         query_ms,
-        fetched_bytes: fetched.manifest + fetched.index + fetched.pack_bytes + fetched.chunks,
+        fetched_bytes: fetched.manifest
+            + fetched.file_list
+            + fetched.index
+            + fetched.pack_bytes
+            + fetched.chunks,
         fetched,
     })
 }
@@ -257,9 +269,10 @@ fn table(result: &ArmResult) -> String {
     let f = &result.fetched;
     let mut text = format!("terms: {}\n", result.terms.join(" "));
     text += &format!(
-        "fetched: {} bytes from nothing loaded (manifest {}, index {}, {} index part{} {}, chunks {})\n",
+        "fetched: {} bytes from nothing loaded (manifest {}, file list {}, index {}, {} index part{} {}, chunks {})\n",
         result.fetched_bytes,
         f.manifest,
+        f.file_list,
         f.index,
         f.packs,
         if f.packs == 1 { "" } else { "s" },

@@ -40,8 +40,18 @@ fn git(repo: &Path, args: &[&str]) {
     assert!(status.success(), "git {args:?}");
 }
 
+/// The manifest as a reader decodes it (format 6: with its file list), as JSON.
 fn manifest(bundle: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(bundle.join("manifest.json")).unwrap()).unwrap()
+    serde_json::to_value(decoded(bundle)).unwrap()
+}
+
+fn decoded(bundle: &Path) -> routelens_engine::Manifest {
+    use routelens_engine::corpus::bundle::{decode_listed_manifest, file_list_of};
+    let json = std::fs::read(bundle.join("manifest.json")).unwrap();
+    let list = file_list_of(&json)
+        .unwrap()
+        .map(|list| std::fs::read(bundle.join(list.file)).unwrap());
+    decode_listed_manifest(&json, list.as_deref()).unwrap()
 }
 
 fn paths(manifest: &serde_json::Value) -> Vec<String> {
@@ -374,8 +384,7 @@ fn the_demo_holds_every_gold_file() {
 /// re-read the file and fix the span in `bundler/demo/questions.jsonl`). Every question carries
 /// spans, so the set scores code-block recall.
 fn gold_lines_are_current(bundle: &Path) {
-    let manifest_bytes = std::fs::read(bundle.join("manifest.json")).unwrap();
-    let manifest = routelens_engine::decode_manifest(&manifest_bytes).unwrap();
+    let manifest = decoded(bundle);
     let chunks: Vec<Vec<u8>> = manifest
         .chunks
         .iter()

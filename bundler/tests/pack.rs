@@ -7,12 +7,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
+use routelens_engine::corpus::bundle::{decode_listed_manifest, file_list_of};
 use routelens_engine::delivery::context::{
     build_context, parse_gold, parse_ranking, ContextSettings,
 };
 use routelens_engine::delivery::pack::render_block;
 use routelens_engine::delivery::select::{select_file, QueryTerms, SelectConfig};
-use routelens_engine::{decode_manifest, Cl100k, TokenCounter};
+use routelens_engine::{Cl100k, TokenCounter};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
@@ -46,7 +47,11 @@ fn pack_json(extra: &[&str]) -> serde_json::Value {
 /// Every file of the fixture bundle, read and verified by the engine.
 fn bundle_texts() -> BTreeMap<String, String> {
     let dir = Path::new(FIXTURES).join("repo.bundle");
-    let manifest = decode_manifest(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let json = std::fs::read(dir.join("manifest.json")).unwrap();
+    let list = file_list_of(&json)
+        .unwrap()
+        .map(|list| std::fs::read(dir.join(list.file)).unwrap());
+    let manifest = decode_listed_manifest(&json, list.as_deref()).unwrap();
     let chunks: Vec<Vec<u8>> = manifest
         .chunks
         .iter()

@@ -125,10 +125,13 @@ fn offline_routes_toward_the_issue_and_prints_the_issue_json() {
     // The fixture has no more than 16 files: as in the paper, the tournament has nothing to ask
     // and ranks them in its SHA-256 order.
     assert_eq!(flat["calls"], 0);
-    let manifest: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(fixture_bundle().join("manifest.json")).unwrap(),
-    )
-    .unwrap();
+    let bundle = fixture_bundle();
+    let json = std::fs::read(bundle.join("manifest.json")).unwrap();
+    let list = routelens_engine::corpus::bundle::file_list_of(&json)
+        .unwrap()
+        .map(|list| std::fs::read(bundle.join(list.file)).unwrap());
+    let manifest =
+        routelens_engine::corpus::bundle::decode_listed_manifest(&json, list.as_deref()).unwrap();
     let mut ranked: Vec<&str> = flat["paths"]
         .as_array()
         .unwrap()
@@ -136,12 +139,7 @@ fn offline_routes_toward_the_issue_and_prints_the_issue_json() {
         .map(|p| p.as_str().unwrap())
         .collect();
     ranked.sort_unstable();
-    let listed: Vec<&str> = manifest["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let listed: Vec<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(ranked, listed);
 }
 

@@ -319,7 +319,9 @@ fn the_live_session_searches_its_vectors_as_the_engine_does() {
     let entry = &manifest.chunkings[0];
     let manifest_bytes = file(&case.bundle, "manifest.json");
     let mut session = LiveSession::new();
-    session.open("b", &manifest_bytes).unwrap();
+    session
+        .open("b", &manifest_bytes, case.bundle.file_list_bytes())
+        .unwrap();
     session
         .load_chunking(
             "b",

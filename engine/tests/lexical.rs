@@ -4,7 +4,7 @@
 //! SQLite FTS5 computes it and as tantivy does).
 
 use routelens_engine::corpus::bundle::{
-    decode_manifest, encode_bundle, BundleInput, BundleOptions,
+    decode_listed_manifest, encode_bundle, file_list_of, BundleInput, BundleOptions,
 };
 use routelens_engine::retrieval::lexical::{run_arm, ArmOutput, LexicalArm, Sources, TextCorpus};
 use routelens_engine::{Error, SourceFile};
@@ -76,7 +76,10 @@ fn load() -> Loaded {
         .into_iter()
         .map(|file| (file.name, file.bytes))
         .collect();
-    let manifest = decode_manifest(&folder["manifest.json"]).unwrap();
+    let list = file_list_of(&folder["manifest.json"])
+        .unwrap()
+        .map(|list| &folder[&list.file][..]);
+    let manifest = decode_listed_manifest(&folder["manifest.json"], list).unwrap();
     assert!(manifest.chunks.len() > 1, "the test wants several chunks");
     let chunks: Vec<&[u8]> = manifest
         .chunks

@@ -130,7 +130,13 @@ fn file(bundle: &EncodedBundle, name: &str) -> Vec<u8> {
 
 fn session(bundle: &EncodedBundle) -> LiveSession {
     let mut session = LiveSession::new();
-    session.open("b", &file(bundle, "manifest.json")).unwrap();
+    session
+        .open(
+            "b",
+            &file(bundle, "manifest.json"),
+            bundle.file_list_bytes(),
+        )
+        .unwrap();
     for entry in &bundle.manifest.chunkings {
         let index = entry.index.as_ref().unwrap();
         session
@@ -242,23 +248,48 @@ fn the_grid_stepped_in_the_session_is_the_grid_run_whole() {
 #[test]
 fn a_pinned_corpus_that_differs_is_refused_naming_the_file() {
     let bundle = bundle();
-    let session = session(&bundle);
+    let mut session = session(&bundle);
     let pinned = format!(
         "{QUESTIONS}{}\n",
         r#"{"corpus":[{"path":"api/limits.rs","lines":6,"sha256":"00"}]}"#
     );
+    // Format 6 keeps the files' hashes with their texts: the check needs them loaded.
+    assert!(session.pins_need_texts("b", "q.jsonl", &pinned));
+    assert!(!session.pins_need_texts("b", "q.jsonl", QUESTIONS));
     let message = session
         .grid("b", "q.jsonl", &pinned, GridSettings::default())
         .unwrap_err()
         .to_string();
-    assert!(message.contains("api/limits.rs"), "{message}");
+    assert!(
+        message.contains("texts") && message.contains("pins"),
+        "{message}"
+    );
+    let chunks: Vec<Vec<u8>> = bundle
+        .manifest
+        .chunks
+        .iter()
+        .map(|c| file(&bundle, &c.file))
+        .collect();
+    session.load_texts("b", &chunks).unwrap();
+    assert!(!session.pins_need_texts("b", "q.jsonl", &pinned));
+    let message = session
+        .grid("b", "q.jsonl", &pinned, GridSettings::default())
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("api/limits.rs differs"), "{message}");
 }
 
 #[test]
 fn a_chunking_not_loaded_or_damaged_is_named() {
     let bundle = bundle();
     let mut session = LiveSession::new();
-    session.open("b", &file(&bundle, "manifest.json")).unwrap();
+    session
+        .open(
+            "b",
+            &file(&bundle, "manifest.json"),
+            bundle.file_list_bytes(),
+        )
+        .unwrap();
     let message = session
         .chunk_search(
             "b",

@@ -85,7 +85,9 @@ fn loaded() -> LiveSession {
 fn loaded_from(bundle: &EncodedBundle) -> LiveSession {
     let (manifest, chunks, index) = parts(bundle);
     let mut session = LiveSession::new();
-    session.open("demo", &manifest).unwrap();
+    session
+        .open("demo", &manifest, bundle.file_list_bytes())
+        .unwrap();
     session.load_index("demo", &index).unwrap();
     for (at, chunk) in chunks.iter().enumerate() {
         session.check_chunk("demo", at, chunk).unwrap();
@@ -138,7 +140,9 @@ fn arms_whose_parts_are_not_loaded_fail_with_what_they_need() {
     let bundle = encoded("");
     let (manifest, _, index) = parts(&bundle);
     let mut session = LiveSession::new();
-    session.open("demo", &manifest).unwrap();
+    session
+        .open("demo", &manifest, bundle.file_list_bytes())
+        .unwrap();
     session.load_index("demo", &index).unwrap();
     assert!(session.has_index("demo") && !session.has_texts("demo"));
     let fused = vec!["fts5".to_string(), "rg".to_string()];
@@ -176,10 +180,15 @@ fn reopening_keeps_what_is_loaded_and_another_bundle_drops_it() {
     let bundle = encoded("");
     let mut session = loaded_from(&bundle);
     let (manifest, _, _) = parts(&bundle);
-    session.open("demo", &manifest).unwrap();
+    session
+        .open("demo", &manifest, bundle.file_list_bytes())
+        .unwrap();
     assert!(session.has_index("demo") && session.has_texts("demo"));
-    let (other, _, _) = parts(&encoded("-2"));
-    session.open("demo", &other).unwrap();
+    let second = encoded("-2");
+    let (other, _, _) = parts(&second);
+    session
+        .open("demo", &other, second.file_list_bytes())
+        .unwrap();
     assert!(!session.has_index("demo") && !session.has_texts("demo"));
 }
 
@@ -190,11 +199,16 @@ fn a_manifest_other_than_the_pages_is_refused() {
     let mut session = LiveSession::new();
     let checked = routelens_engine::sha256_hex(&manifest);
     session
-        .open_checked("demo", &manifest, Some(&checked))
+        .open_checked(
+            "demo",
+            (&manifest, bundle.file_list_bytes()),
+            Some(&checked),
+        )
         .unwrap();
-    let (other, _, _) = parts(&encoded("-2"));
+    let second = encoded("-2");
+    let (other, _, _) = parts(&second);
     let error = session
-        .open_checked("demo", &other, Some(&checked))
+        .open_checked("demo", (&other, second.file_list_bytes()), Some(&checked))
         .unwrap_err()
         .to_string();
     assert!(
@@ -212,7 +226,9 @@ fn a_damaged_chunk_is_named_before_the_rest() {
     let bundle = encoded("");
     let (manifest, mut chunks, _) = parts(&bundle);
     let mut session = LiveSession::new();
-    session.open("demo", &manifest).unwrap();
+    session
+        .open("demo", &manifest, bundle.file_list_bytes())
+        .unwrap();
     let at = chunks[1].len() / 2;
     chunks[1][at] ^= 0x55;
     let error = session
@@ -231,7 +247,9 @@ fn timed_calls_time_the_arm_and_name_a_failure() {
         .unwrap();
     assert_eq!(ms, 1.0);
     let mut bare = LiveSession::new();
-    bare.open("demo", &parts(&encoded("")).0).unwrap();
+    let bundle = encoded("");
+    bare.open("demo", &parts(&bundle).0, bundle.file_list_bytes())
+        .unwrap();
     let error = bare
         .time_call("demo", LexicalArm::Rg, ISSUE, 16, &mut clock())
         .unwrap_err()

@@ -16,7 +16,7 @@ use std::path::Path;
 use proptest::prelude::*;
 use proptest::test_runner::{RngAlgorithm, TestRng};
 use routelens_engine::corpus::bundle::{
-    decode_manifest, encode_bundle, BundleInput, BundleOptions,
+    decode_listed_manifest, encode_bundle, file_list_of, BundleInput, BundleOptions,
 };
 use routelens_engine::corpus::policy::{Decision, Policy};
 use routelens_engine::load::question_set::parse_questions;
@@ -70,14 +70,17 @@ fn pair(files: &[(String, String)], spec: IndexSpec, pack_bytes: usize) -> Pair 
         .unwrap()
         .with_split_index(split.entry.clone(), split.files)
         .unwrap();
-    assert_eq!(encoded.manifest.format_version, 5);
+    assert_eq!(encoded.manifest.format_version, 6);
     assert!(encoded.manifest.index.is_none(), "the blob is dropped");
     let folder: BTreeMap<String, Vec<u8>> = encoded
         .files
         .into_iter()
         .map(|file| (file.name, file.bytes))
         .collect();
-    let manifest = decode_manifest(&folder["manifest.json"]).unwrap();
+    let list = file_list_of(&folder["manifest.json"])
+        .unwrap()
+        .map(|list| &folder[&list.file][..]);
+    let manifest = decode_listed_manifest(&folder["manifest.json"], list).unwrap();
     let entry = manifest.split_index.clone().unwrap();
     let base = SplitIndex::from_bundle(&manifest, &folder[&entry.file]).unwrap();
     let packs = folder

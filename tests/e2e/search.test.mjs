@@ -276,8 +276,13 @@ test('one search fetches of the index exactly what `routelens search` says it re
     'Resource Timing bytes of the index = the CLI\'s base file and packs');
   for (const r of bm25) {
     assert.equal(r.fetched.pack_bytes, r.fetched.pack_files.reduce((sum, f) => sum + size(f), 0), r.arm);
-    assert.equal(r.fetched_bytes, r.fetched.manifest + r.fetched.index + r.fetched.pack_bytes, r.arm);
+    assert.equal(r.fetched_bytes,
+      r.fetched.manifest + r.fetched.file_list + r.fetched.index + r.fetched.pack_bytes, r.arm);
   }
+  // Format 6: the file list comes with the manifest, which no longer lists the files.
+  assert.ok(!('files' in manifest), 'manifest.json lists no files');
+  assert.equal(byFile.get(manifest.file_list.file), native[0].fetched.file_list,
+    'the worker fetched the file list the CLI counts');
   const rg = native.find((r) => r.arm === 'rg');
   const chunkBytes = [...byFile.keys()].filter((f) => f.startsWith('chunks/'))
     .reduce((sum, f) => sum + byFile.get(f), 0);

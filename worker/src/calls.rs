@@ -1,6 +1,7 @@
 //! What each call does: fetching (the worker's only I/O) and the session's work, with progress
 //! lines and, for long calls, a step loop that yields to hear `cancel`.
 
+use routelens_engine::corpus::bundle::file_list_of;
 use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::delivery::context::ContextSettings;
 use routelens_engine::delivery::synthetic::pack_bench_corpus;
@@ -20,7 +21,7 @@ use routelens_engine::retrieval::chunk_search::Retriever;
 use crate::cross_encoder::load_cross_encoder;
 use crate::host::{fetch, fetch_metered, next_tick, now_ms, with_session, Progress};
 use crate::model::load_model;
-use crate::packs::{fetch_packs, remember};
+use crate::packs::{fetch_packs, remember, urls_of};
 
 /// The session's work, its error as the message the page shows.
 fn session<T>(work: impl FnOnce(&mut LiveSession) -> EngineResult<T>) -> Result<T, String> {
@@ -195,9 +196,24 @@ async fn load(
     if !with_session(|s| s.manifest(bundle).is_some()) {
         p.say(format!("{bundle}: fetching manifest.json"));
         let manifest_bytes = fetch(&url_of("manifest.json")?).await?;
+        // Format 6 lists its files apart; the list is named (and hashed) by the manifest.
+        let list = file_list_of(&manifest_bytes)
+            .map_err(|error| format!("{bundle}: {error}"))?
+            .map(|list| list.file);
+        let list_bytes = match list {
+            Some(file) => {
+                p.say(format!("{bundle}: fetching the file list"));
+                Some(fetch(&url_of(&file)?).await?)
+            }
+            None => None,
+        };
         session(|s| {
-            s.open_checked(bundle, &manifest_bytes, manifest_sha256)
-                .map(|_| ())
+            s.open_checked(
+                bundle,
+                (&manifest_bytes, list_bytes.as_deref()),
+                manifest_sha256,
+            )
+            .map(|_| ())
         })?;
     }
     let (index_entry, chunks, files, stored_bytes) = with_session(|s| {
@@ -506,6 +522,16 @@ async fn evaluate(
         }
         None => None,
     };
+    // A pinned corpus is checked by the files' hashes, which format 6 keeps with the texts.
+    if with_session(|s| s.pins_need_texts(bundle, questions, &text)) {
+        let texts = Parts {
+            index: false,
+            texts: true,
+            chunkings: Vec::new(),
+            vectors: false,
+        };
+        load(p, bundle, &urls_of(bundle)?, None, texts).await?;
+    }
     let run = session(|s| s.grid(bundle, questions, &text, settings.clone()))?;
     let (report, done, total) = match run_grid(p, bundle, run, started, "").await? {
         Ok(report) => report,

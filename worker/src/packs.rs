@@ -22,6 +22,12 @@ pub fn remember(name: &str, urls: &BundleUrls) {
     URLS.with(|all| all.borrow_mut().insert(name.to_string(), urls.clone()));
 }
 
+/// Where bundle `name`'s files are, as its `load` call said.
+pub fn urls_of(name: &str) -> Result<BundleUrls, String> {
+    URLS.with(|all| all.borrow().get(name).cloned())
+        .ok_or_else(|| format!("{name}: where its files are was not kept"))
+}
+
 /// Fetches and adds the split index's files the BM25 arms need for `issues` over bundle `name`
 /// that are not added yet (nothing for a whole index): pages, then packs, each round at once.
 /// Progress names how many and their bytes.
@@ -41,9 +47,7 @@ pub async fn fetch_packs(p: Progress, name: &str, issues: &[String]) -> Result<(
 
 /// Fetches `missing` at once and adds each.
 async fn fetch_round(p: Progress, name: &str, missing: &[PackFile]) -> Result<(), String> {
-    let urls = URLS
-        .with(|all| all.borrow().get(name).cloned())
-        .ok_or_else(|| format!("{name}: where its files are was not kept"))?;
+    let urls = urls_of(name)?;
     let total: u64 = missing.iter().map(|pack| pack.bytes).sum();
     p.say(format!(
         "fetching {} part{} of the search index for this query ({} kB)",

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use routelens_engine::corpus::bundle::{decode_manifest, Manifest, MANIFEST_FILE};
+use routelens_engine::corpus::bundle::{
+    decode_listed_manifest, file_list_of, Manifest, MANIFEST_FILE,
+};
 use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::live::live_session::{AnswerBody, BundleUrls, CallBody};
 use routelens_engine::load::question_set::{parse_questions, Question};
@@ -124,7 +126,15 @@ impl BundleStore {
         }
         progress(format!("{}: fetching manifest.json", entry.name));
         let manifest_bytes = api::fetch_required(&entry.url_of(MANIFEST_FILE)).await?;
-        let manifest = decode_manifest(&manifest_bytes)?;
+        // Format 6 lists its files apart, in a file the manifest names and hashes.
+        let list = match file_list_of(&manifest_bytes)? {
+            Some(list) => {
+                progress(format!("{}: fetching the file list", entry.name));
+                Some(api::fetch_required(&entry.url_of(&list.file)).await?)
+            }
+            None => None,
+        };
+        let manifest = decode_listed_manifest(&manifest_bytes, list.as_deref())?;
         let questions = match &entry.questions {
             None => Vec::new(),
             Some(url) => {

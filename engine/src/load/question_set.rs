@@ -121,8 +121,14 @@ pub fn parse_question_set(file: &str, text: &str) -> Result<QuestionSet> {
 }
 
 /// Refuses a bundle whose files differ from the pinned corpus, naming the first file (in path
-/// order) that is missing from the bundle, extra in it, or changed (lines or SHA-256).
-pub fn verify_corpus(pinned: &[PinnedFile], manifest: &Manifest, bundle: &str) -> Result<()> {
+/// order) that is missing from the bundle, extra in it, or changed (lines or SHA-256). A file's
+/// SHA-256 is the manifest's, or (format 6, which keeps it in the chunk headers) `sha256_of`'s.
+pub fn verify_corpus(
+    pinned: &[PinnedFile],
+    manifest: &Manifest,
+    bundle: &str,
+    sha256_of: &mut dyn FnMut(&str) -> Result<String>,
+) -> Result<()> {
     let pins: BTreeMap<&str, &PinnedFile> =
         pinned.iter().map(|p| (p.path.as_str(), p)).sorted_map();
     let files: BTreeMap<&str, _> = manifest
@@ -135,7 +141,14 @@ pub fn verify_corpus(pinned: &[PinnedFile], manifest: &Manifest, bundle: &str) -
         let why = match (pins.get(path), files.get(path)) {
             (Some(_), None) => "is pinned by the question set but missing from the bundle",
             (None, Some(_)) => "is in the bundle but not in the question set's corpus",
-            (Some(pin), Some(file)) if pin.sha256 != file.sha256 || pin.lines != file.lines => {
+            (Some(pin), Some(file)) => {
+                let sha256 = match &file.sha256 {
+                    Some(sha256) => sha256.clone(),
+                    None => sha256_of(path)?,
+                };
+                if pin.sha256 == sha256 && pin.lines == file.lines {
+                    continue;
+                }
                 "differs from the question set's pin (lines or SHA-256)"
             }
             _ => continue,
@@ -260,23 +273,47 @@ mod tests {
                 .collect(),
             ..BundleInput::default()
         };
-        let manifest = encode_bundle(input, BundleOptions::default())
-            .unwrap()
-            .manifest;
+        let text_sha = crate::checksum::sha256_hex(b"x\ny\n");
         let pin = |path: &str, lines: u64| PinnedFile {
             path: path.into(),
             lines,
-            sha256: manifest.files[0].sha256.clone(),
+            sha256: text_sha.clone(),
         };
-        verify_corpus(&[pin("a.rs", 2), pin("b.rs", 2)], &manifest, "demo").unwrap();
-        let said = |pins: &[PinnedFile]| {
-            verify_corpus(pins, &manifest, "demo")
-                .unwrap_err()
-                .to_string()
+        // Format 4 lists each file's hash; format 6 leaves it to the texts (`sha256_of`).
+        let whole = BundleOptions {
+            list_files_apart: false,
+            ..BundleOptions::default()
         };
-        assert!(said(&[pin("a.rs", 2)]).contains("b.rs is in the bundle but not in"));
-        assert!(said(&[pin("a.rs", 2), pin("b.rs", 2), pin("c.rs", 1)]).contains("c.rs is pinned"));
-        assert!(said(&[pin("a.rs", 3), pin("b.rs", 2)]).contains("a.rs differs"));
+        for options in [whole, BundleOptions::default()] {
+            let manifest = encode_bundle(input.clone(), options).unwrap().manifest;
+            let apart = manifest.file_list.is_some();
+            let mut asked = Vec::new();
+            let mut texts = |path: &str| {
+                asked.push(path.to_string());
+                Ok(text_sha.clone())
+            };
+            verify_corpus(
+                &[pin("a.rs", 2), pin("b.rs", 2)],
+                &manifest,
+                "demo",
+                &mut texts,
+            )
+            .unwrap();
+            assert_eq!(asked.len(), if apart { 2 } else { 0 });
+            let said = |pins: &[PinnedFile]| {
+                verify_corpus(pins, &manifest, "demo", &mut |_| Ok(text_sha.clone()))
+                    .unwrap_err()
+                    .to_string()
+            };
+            assert!(said(&[pin("a.rs", 2)]).contains("b.rs is in the bundle but not in"));
+            assert!(
+                said(&[pin("a.rs", 2), pin("b.rs", 2), pin("c.rs", 1)]).contains("c.rs is pinned")
+            );
+            assert!(said(&[pin("a.rs", 3), pin("b.rs", 2)]).contains("a.rs differs"));
+            let mut other = pin("b.rs", 2);
+            other.sha256 = "0".repeat(64);
+            assert!(said(&[pin("a.rs", 2), other]).contains("b.rs differs"));
+        }
     }
 
     #[test]

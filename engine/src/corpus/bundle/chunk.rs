@@ -6,7 +6,13 @@
 //! `max(target, largest file)` bytes before compression. Neighbouring paths share a chunk, which
 //! suits both compression (similar files) and fetching (a directory's files arrive together).
 //!
-//! A chunk's uncompressed bytes are its files' bytes concatenated in path order; the stored
+//! Format 6 cuts by content instead ([`plan_chunks_by_content`]): whether a chunk ends after a
+//! file depends on that file alone (its path and size), so a snapshot of the same repository at
+//! another commit, where most files are unchanged, cuts most chunks at the same files and
+//! stores them as the same bytes under the same names.
+//!
+//! A chunk's uncompressed bytes are its files' bytes concatenated in path order (format 6: after
+//! a header with each file's SHA-256, see `listing`); the stored
 //! chunk is that, compressed as raw DEFLATE (RFC 1951, no zlib or gzip header): written by
 //! libdeflate (native), read by `miniz_oxide` (pure Rust, so also in the browser).
 
@@ -51,6 +57,42 @@ pub fn plan_chunks(sizes: &[usize], target_bytes: usize) -> Vec<Placement> {
         used += size;
     }
     placements
+}
+
+/// Assigns each file (given by its path and size, in path order) to a chunk, cutting by
+/// content: after a file, the chunk ends with probability `size / target` (at least one), drawn
+/// from the path's SHA-256, so each byte ends a chunk with chance `1 / target` and chunks average
+/// about `target` bytes whatever the files' sizes. A chunk is never cut below a quarter of the
+/// target, and a file that would take it past four times the target starts a new one (as
+/// [`plan_chunks`], a file is never split).
+///
+/// Content-defined chunking usually rolls a hash over the bytes; here the unit is the file,
+/// since a file is never split and its text is read whole, so a hash of its path decides.
+pub fn plan_chunks_by_content(files: &[(&str, usize)], target_bytes: usize) -> Vec<Placement> {
+    let target = target_bytes.max(1);
+    let mut placements = Vec::with_capacity(files.len());
+    let (mut chunk, mut used, mut closed) = (0usize, 0usize, false);
+    for &(path, size) in files {
+        if closed || (used > 0 && used.saturating_add(size) > target.saturating_mul(4)) {
+            chunk += 1;
+            used = 0;
+        }
+        placements.push(Placement {
+            chunk,
+            offset: used,
+        });
+        used += size;
+        closed = used >= target / 4 && ends_chunk(path, size, target);
+    }
+    placements
+}
+
+/// Whether a chunk ends after the file at `path` of `size` bytes: the path's hash, as a
+/// fraction of 2^64, below `size / target`.
+fn ends_chunk(path: &str, size: usize, target: usize) -> bool {
+    let digest = crate::checksum::sha256(path.as_bytes());
+    let draw = u64::from_le_bytes(digest[..8].try_into().unwrap_or_default());
+    (draw as f64 / 2f64.powi(64)) < size as f64 / target as f64
 }
 
 /// Compresses a chunk's bytes as raw DEFLATE at `level` (0–[`MAX_COMPRESSION_LEVEL`]; higher is
@@ -106,6 +148,54 @@ mod tests {
         assert!(plan_chunks(&[], 10).is_empty());
         // Empty files join the current chunk.
         assert_eq!(plan_chunks(&[0, 0], 10), [at(0, 0), at(0, 0)]);
+    }
+
+    #[test]
+    fn cuts_by_content_so_an_edit_moves_only_its_own_chunk() {
+        let files: Vec<(String, usize)> = (0..2000)
+            .map(|i| (format!("src/m{i:04}.rs"), 500 + (i * 7919) % 9000))
+            .collect();
+        fn view(files: &[(String, usize)]) -> Vec<(&str, usize)> {
+            files.iter().map(|(p, s)| (p.as_str(), *s)).collect()
+        }
+        let target = 64 * 1024;
+        let plan = plan_chunks_by_content(&view(&files), target);
+        let chunks = plan.last().unwrap().chunk + 1;
+        let total: usize = files.iter().map(|f| f.1).sum();
+        // About `target` bytes a chunk on average, and within the bounds.
+        let mean = total / chunks;
+        assert!(mean > target / 2 && mean < target * 2, "mean {mean}");
+        let mut sizes = vec![0usize; chunks];
+        for ((_, size), at) in files.iter().zip(&plan) {
+            sizes[at.chunk] += size;
+        }
+        assert!(sizes.iter().all(|&s| s <= 4 * target));
+        // A file inserted early, and one grown, leave the cuts after them where they were.
+        let mut edited = files.clone();
+        edited.insert(10, ("src/m0009b.rs".into(), 3000));
+        edited[1500].1 += 100;
+        let again = plan_chunks_by_content(&view(&edited), target);
+        let groups = |files: &[(String, usize)], plan: &[Placement]| {
+            let mut out: Vec<Vec<(String, usize)>> = Vec::new();
+            for (file, at) in files.iter().zip(plan) {
+                if out.len() <= at.chunk {
+                    out.push(Vec::new());
+                }
+                out[at.chunk].push(file.clone());
+            }
+            out
+        };
+        let (before, after) = (groups(&files, &plan), groups(&edited, &again));
+        let kept = after.iter().filter(|g| before.contains(g)).count();
+        assert!(kept + 4 >= before.len(), "{kept} of {} kept", before.len());
+        // The offsets run within each chunk.
+        assert_eq!(
+            plan[0],
+            Placement {
+                chunk: 0,
+                offset: 0
+            }
+        );
     }
 
     #[test]

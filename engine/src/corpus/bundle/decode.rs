@@ -1,18 +1,52 @@
 //! Reading a bundle: `manifest.json` parsed and checked, and every chunk, file and index verified
 //! against it as it is opened.
 
+use super::listing::{decode_header, decode_list, header_len};
 use super::{
-    decompress, DirTree, FileEntry, IndexEntry, Listed, Manifest, MANIFEST_FILE, READ_VERSIONS,
+    decompress, DirTree, FileEntry, FileListEntry, IndexEntry, Listed, Manifest,
+    LISTED_FORMAT_VERSION, MANIFEST_FILE, READ_VERSIONS,
 };
 use crate::checksum::sha256_hex;
 use crate::corpus::policy::is_clean_path;
 use crate::error::{Error, Result};
 
-/// Parses and checks `manifest.json`: the format version first (so a newer bundle says so
-/// rather than failing on a new field), then the fields, then that the paths are clean, sorted
-/// and unique, that every hash is 64 hex digits, every hashed file is named by its hash, and
-/// every file lies inside its chunk.
+/// Parses and checks `manifest.json` of a bundle that lists its files there (formats 1 to 5):
+/// the format version first (so a newer bundle says so rather than failing on a new field), then
+/// the fields, then that the paths are clean, sorted and unique, that every hash is 64 hex
+/// digits, every hashed file is named by its hash, and every file lies inside its chunk. A
+/// format-6 manifest is refused, naming its file list: read it with
+/// [`decode_listed_manifest`], so that no reader goes on with a bundle of no files.
 pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
+    decode_listed_manifest(bytes, None)
+}
+
+/// The file list a bundle's `manifest.json` names (format 6), which [`decode_listed_manifest`]
+/// then needs; none for formats 1 to 5. The manifest is checked as a whole.
+pub fn file_list_of(bytes: &[u8]) -> Result<Option<FileListEntry>> {
+    Ok(decode_bare(bytes)?.file_list)
+}
+
+/// [`decode_manifest`] for any format: a format-6 manifest with the stored bytes of the file
+/// list it names (see [`file_list_of`]), verified against its hash and count, each file placed in
+/// its chunk and checked as a manifest's own list is.
+pub fn decode_listed_manifest(bytes: &[u8], file_list: Option<&[u8]>) -> Result<Manifest> {
+    let manifest = decode_bare(bytes)?;
+    match (&manifest.file_list, file_list) {
+        (None, _) => Ok(manifest),
+        (Some(_), Some(stored)) => manifest.with_file_list(stored),
+        (Some(list), None) => Err(Error::field(
+            MANIFEST_FILE,
+            "file_list",
+            format!(
+                "format {} lists its files in {}, which was not read with it",
+                manifest.format_version, list.file
+            ),
+        )),
+    }
+}
+
+/// The manifest's own JSON, checked, without a format-6 file list.
+fn decode_bare(bytes: &[u8]) -> Result<Manifest> {
     let file = MANIFEST_FILE;
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|error| Error::Parse {
         file: file.to_string(),
@@ -44,11 +78,13 @@ pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
     Ok(manifest)
 }
 
-/// A chunk's verified, decompressed bytes.
+/// A chunk's verified, decompressed bytes (format 6: header included).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chunk {
     index: usize,
     raw: Vec<u8>,
+    /// Where its header's hashes lie in `raw` (format 6).
+    hashes: Option<std::ops::Range<usize>>,
 }
 
 impl Chunk {
@@ -106,11 +142,15 @@ impl Manifest {
         self.files.iter().map(|entry| entry.bytes).sum()
     }
 
-    /// The size of the bundle folder: the given manifest size plus every chunk and the index.
+    /// The size of the bundle folder as the manifest knows it: the given manifest size plus the
+    /// file list, every chunk, the index (of a split index, the base file: its packs are listed
+    /// in it) and the chunkings.
     pub fn stored_bytes(&self, manifest_bytes: u64) -> u64 {
         manifest_bytes
+            + self.file_list.as_ref().map_or(0, |list| list.bytes)
             + self.chunks.iter().map(|chunk| chunk.bytes).sum::<u64>()
             + self.index.as_ref().map_or(0, |index| index.bytes)
+            + self.split_index.as_ref().map_or(0, |index| index.bytes)
             + self
                 .chunkings
                 .iter()
@@ -129,14 +169,59 @@ impl Manifest {
         })?;
         verify_hash(&entry.file, &entry.sha256, stored)?;
         let raw = decompress(&entry.file, stored, entry.raw_bytes as usize)?;
-        Ok(Chunk { index, raw })
+        let hashes = match entry.files {
+            Some(count) => {
+                let count = count as usize;
+                decode_header(&entry.file, &raw, count)?;
+                Some(header_len(0)..header_len(count))
+            }
+            None => None,
+        };
+        Ok(Chunk { index, raw, hashes })
+    }
+
+    /// The SHA-256 of `path`: the manifest's, or (format 6) its chunk header's, from the chunk.
+    pub fn file_sha256(&self, chunk: &Chunk, path: &str) -> Result<String> {
+        let (at, entry) = self.file_at(path)?;
+        if let Some(sha256) = &entry.sha256 {
+            return Ok(sha256.clone());
+        }
+        let misplaced = || {
+            Error::field(
+                path,
+                "chunk",
+                format!("stored in chunk {}, not chunk {}", entry.chunk, chunk.index),
+            )
+        };
+        if entry.chunk as usize != chunk.index {
+            return Err(misplaced());
+        }
+        let first = self
+            .files
+            .partition_point(|file| (file.chunk as usize) < chunk.index);
+        let hashes = chunk
+            .hashes
+            .clone()
+            .ok_or_else(|| Error::field(path, "sha256", "listed nowhere"))?;
+        let start = hashes.start + 32 * (at - first);
+        chunk
+            .raw
+            .get(start..start + 32)
+            .filter(|_| start < hashes.end)
+            .map(crate::checksum::hex)
+            .ok_or_else(misplaced)
+    }
+
+    fn file_at(&self, path: &str) -> Result<(usize, &FileEntry)> {
+        self.files
+            .binary_search_by(|entry| entry.path.as_str().cmp(path))
+            .map(|at| (at, &self.files[at]))
+            .map_err(|_| Error::field(MANIFEST_FILE, "files", format!("no file {path:?}")))
     }
 
     /// The text of `path` from its (already opened) chunk, after checking its SHA-256.
     pub fn file_text<'c>(&self, chunk: &'c Chunk, path: &str) -> Result<&'c str> {
-        let entry = self
-            .file(path)
-            .ok_or_else(|| Error::field(MANIFEST_FILE, "files", format!("no file {path:?}")))?;
+        let (_, entry) = self.file_at(path)?;
         if entry.chunk as usize != chunk.index {
             return Err(Error::field(
                 path,
@@ -151,7 +236,7 @@ impl Manifest {
             .raw
             .get(start..start + entry.bytes as usize)
             .ok_or_else(|| Error::field(path, "offset", "outside its chunk"))?;
-        verify_hash(path, &entry.sha256, bytes)?;
+        verify_hash(path, &self.file_sha256(chunk, path)?, bytes)?;
         std::str::from_utf8(bytes).map_err(|error| Error::Parse {
             file: path.to_string(),
             message: format!("not UTF-8: {error}"),
@@ -200,48 +285,107 @@ impl Manifest {
         Ok((entry, blob))
     }
 
+    /// The manifest with its files, from the stored bytes of the file list it names.
+    fn with_file_list(mut self, stored: &[u8]) -> Result<Manifest> {
+        let Some(entry) = self.file_list.clone() else {
+            return Ok(self);
+        };
+        verify_hash(&entry.file, &entry.sha256, stored)?;
+        let raw = decompress(&entry.file, stored, entry.raw_bytes as usize)?;
+        let listed = decode_list(&entry.file, &raw)?;
+        if listed.len() as u64 != entry.count {
+            return Err(Error::field(
+                MANIFEST_FILE,
+                "file_list.count",
+                format!(
+                    "{}, but {} lists {} files",
+                    entry.count,
+                    entry.file,
+                    listed.len()
+                ),
+            ));
+        }
+        let mut listed = listed.into_iter();
+        let mut files = Vec::with_capacity(entry.count as usize);
+        for (at, chunk) in self.chunks.iter().enumerate() {
+            let count = chunk.files.unwrap_or_default() as usize;
+            let mut offset = header_len(count) as u64;
+            for file in listed.by_ref().take(count) {
+                files.push(FileEntry {
+                    path: file.path,
+                    bytes: file.bytes,
+                    lines: file.lines,
+                    sha256: None,
+                    chunk: at as u32,
+                    offset,
+                });
+                offset = offset.saturating_add(file.bytes);
+            }
+            if offset != chunk.raw_bytes {
+                return Err(Error::field(
+                    MANIFEST_FILE,
+                    format!("chunks[{at}].raw_bytes"),
+                    format!(
+                        "{}, but its header and files take {offset}",
+                        chunk.raw_bytes
+                    ),
+                ));
+            }
+        }
+        self.files = files;
+        self.check_files(&entry.file)?;
+        Ok(self)
+    }
+
     fn check(&self) -> Result<()> {
-        let file = MANIFEST_FILE;
-        for (index, entry) in self.files.iter().enumerate() {
-            let field = |name: &str| format!("files[{index}].{name}");
-            if !is_clean_path(&entry.path) {
+        let listed_apart = self.format_version >= LISTED_FORMAT_VERSION;
+        match (&self.file_list, listed_apart) {
+            (Some(list), true) => {
+                check_hex(&list.sha256, "file_list.sha256")?;
+                check_named(&list.file, "files/", &list.sha256, ".deflate", "file_list")?;
+                if !self.files.is_empty() {
+                    return Err(Error::field(
+                        MANIFEST_FILE,
+                        "files",
+                        "format 6 lists its files apart (file_list), not here",
+                    ));
+                }
+                let counted: u64 = self
+                    .chunks
+                    .iter()
+                    .map(|chunk| u64::from(chunk.files.unwrap_or_default()))
+                    .sum();
+                if counted != list.count {
+                    return Err(Error::field(
+                        MANIFEST_FILE,
+                        "file_list.count",
+                        format!("{}, but the chunks hold {counted} files", list.count),
+                    ));
+                }
+            }
+            (None, true) => {
+                return Err(Error::field(MANIFEST_FILE, "file_list", "missing"));
+            }
+            (Some(_), false) => {
                 return Err(Error::field(
-                    file,
-                    field("path"),
-                    format!("{:?} is not a clean relative path", entry.path),
+                    MANIFEST_FILE,
+                    "file_list",
+                    format!("format {} lists its files itself", self.format_version),
                 ));
             }
-            if index > 0 && self.files[index - 1].path >= entry.path {
-                return Err(Error::field(
-                    file,
-                    field("path"),
-                    format!("{:?} is out of order or repeated", entry.path),
-                ));
-            }
-            check_hex(&entry.sha256, &field("sha256"))?;
-            let chunk = self.chunks.get(entry.chunk as usize).ok_or_else(|| {
-                Error::field(
-                    file,
-                    field("chunk"),
-                    format!("chunk {} does not exist", entry.chunk),
-                )
-            })?;
-            if entry
-                .offset
-                .checked_add(entry.bytes)
-                .is_none_or(|end| end > chunk.raw_bytes)
-            {
-                return Err(Error::field(
-                    file,
-                    field("offset"),
-                    format!("the file does not fit in chunk {}", entry.chunk),
-                ));
-            }
+            (None, false) => self.check_files(MANIFEST_FILE)?,
         }
         for (index, chunk) in self.chunks.iter().enumerate() {
             let field = format!("chunks[{index}]");
             check_hex(&chunk.sha256, &format!("{field}.sha256"))?;
             check_named(&chunk.file, "chunks/", &chunk.sha256, ".deflate", &field)?;
+            if chunk.files.is_some() != listed_apart {
+                return Err(Error::field(
+                    MANIFEST_FILE,
+                    format!("{field}.files"),
+                    "given in format 6 (and only there)",
+                ));
+            }
         }
         if let Some(index) = &self.index {
             check_hex(&index.sha256, "index.sha256")?;
@@ -271,6 +415,56 @@ impl Manifest {
         }
         self.check_chunkings()?;
         self.check_vectors()
+    }
+}
+
+impl Manifest {
+    /// Every file's path clean, sorted and unique, its hash (where listed) hex, and its bytes
+    /// inside its chunk; errors name `file`, the manifest or the file list.
+    fn check_files(&self, file: &str) -> Result<()> {
+        for (index, entry) in self.files.iter().enumerate() {
+            let field = |name: &str| format!("files[{index}].{name}");
+            if !is_clean_path(&entry.path) {
+                return Err(Error::field(
+                    file,
+                    field("path"),
+                    format!("{:?} is not a clean relative path", entry.path),
+                ));
+            }
+            if index > 0 && self.files[index - 1].path >= entry.path {
+                return Err(Error::field(
+                    file,
+                    field("path"),
+                    format!("{:?} is out of order or repeated", entry.path),
+                ));
+            }
+            match &entry.sha256 {
+                Some(sha256) => check_hex(sha256, &field("sha256"))?,
+                None if self.file_list.is_none() => {
+                    return Err(Error::field(file, field("sha256"), "missing"))
+                }
+                None => {}
+            }
+            let chunk = self.chunks.get(entry.chunk as usize).ok_or_else(|| {
+                Error::field(
+                    file,
+                    field("chunk"),
+                    format!("chunk {} does not exist", entry.chunk),
+                )
+            })?;
+            if entry
+                .offset
+                .checked_add(entry.bytes)
+                .is_none_or(|end| end > chunk.raw_bytes)
+            {
+                return Err(Error::field(
+                    file,
+                    field("offset"),
+                    format!("the file does not fit in chunk {}", entry.chunk),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

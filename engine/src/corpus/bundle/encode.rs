@@ -7,10 +7,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use super::chunkings::{ChunkingEntry, Columns};
+use super::listing::{encode_header, encode_list, header_len, Listed};
 use super::vectors::{encode_question_rows, encode_rows, Precision, VectorModel, VectorsEntry};
 use super::{
-    compress, plan_chunks, ChunkEntry, ExcludedFile, FileEntry, IndexEntry, Manifest, SourceFile,
-    DEFAULT_CHUNK_TARGET_BYTES, DEFAULT_COMPRESSION_LEVEL, FORMAT_VERSION, MANIFEST_FILE,
+    compress, plan_chunks, plan_chunks_by_content, ChunkEntry, ExcludedFile, FileEntry,
+    FileListEntry, IndexEntry, Manifest, SourceFile, DEFAULT_CHUNK_TARGET_BYTES,
+    DEFAULT_COMPRESSION_LEVEL, FORMAT_VERSION, LISTED_FORMAT_VERSION, MANIFEST_FILE,
     SPLIT_FORMAT_VERSION,
 };
 use crate::checksum::sha256_hex;
@@ -46,6 +48,9 @@ pub struct BundleOptions {
     pub chunk_target_bytes: usize,
     /// DEFLATE level 0–12 (default [`DEFAULT_COMPRESSION_LEVEL`], 1).
     pub compression_level: u8,
+    /// Format 6 (the default): the file list apart, hashes in chunk headers, chunks cut by
+    /// content. False writes format 4's layout, the manifest listing every file.
+    pub list_files_apart: bool,
 }
 
 impl Default for BundleOptions {
@@ -53,6 +58,7 @@ impl Default for BundleOptions {
         BundleOptions {
             chunk_target_bytes: DEFAULT_CHUNK_TARGET_BYTES,
             compression_level: DEFAULT_COMPRESSION_LEVEL,
+            list_files_apart: true,
         }
     }
 }
@@ -92,6 +98,10 @@ pub struct PendingBundle {
     index: Option<(Vec<u8>, String)>,
     compression_level: u8,
     raw_chunks: Vec<Vec<u8>>,
+    /// Each chunk's file count, for format 6's chunk entries.
+    chunk_files: Vec<Option<u32>>,
+    /// The file list's bytes, for format 6.
+    file_list: Option<Vec<u8>>,
     /// The first chunk nobody has claimed.
     next: AtomicUsize,
     compressed: Mutex<Vec<Option<(ChunkEntry, BundleFile)>>>,
@@ -130,25 +140,70 @@ impl PendingBundle {
                 ));
             }
         }
-        let sizes: Vec<usize> = files.iter().map(|file| file.bytes.len()).collect();
-        let placements = plan_chunks(&sizes, options.chunk_target_bytes.max(1));
+        let apart = options.list_files_apart;
+        let target = options.chunk_target_bytes.max(1);
+        let placements = if apart {
+            let named: Vec<(&str, usize)> = files
+                .iter()
+                .map(|file| (file.path.as_str(), file.bytes.len()))
+                .collect();
+            plan_chunks_by_content(&named, target)
+        } else {
+            let sizes: Vec<usize> = files.iter().map(|file| file.bytes.len()).collect();
+            plan_chunks(&sizes, target)
+        };
         let chunk_count = placements.last().map_or(0, |last| last.chunk + 1);
+        let mut counts = vec![0usize; chunk_count];
+        for placement in &placements {
+            counts[placement.chunk] += 1;
+        }
+        let hashes: Vec<[u8; 32]> = files
+            .iter()
+            .map(|file| crate::checksum::sha256(&file.bytes))
+            .collect();
         let mut raw_chunks: Vec<Vec<u8>> = vec![Vec::new(); chunk_count];
+        if apart {
+            let mut first = 0;
+            for (chunk, &count) in raw_chunks.iter_mut().zip(&counts) {
+                *chunk = encode_header(&hashes[first..first + count]);
+                first += count;
+            }
+        }
         let mut entries = Vec::with_capacity(files.len());
-        for (file, placement) in files.iter().zip(&placements) {
+        for ((file, placement), hash) in files.iter().zip(&placements).zip(&hashes) {
             raw_chunks[placement.chunk].extend_from_slice(&file.bytes);
+            let header = if apart {
+                header_len(counts[placement.chunk])
+            } else {
+                0
+            };
             entries.push(FileEntry {
                 path: file.path.clone(),
                 bytes: file.bytes.len() as u64,
                 lines: count_lines(&file.bytes),
-                sha256: sha256_hex(&file.bytes),
+                sha256: (!apart).then(|| crate::checksum::hex(hash)),
                 chunk: placement.chunk as u32,
-                offset: placement.offset as u64,
+                offset: (header + placement.offset) as u64,
             });
         }
+        let file_list = apart.then(|| {
+            let listed: Vec<Listed> = entries
+                .iter()
+                .map(|entry| Listed {
+                    path: entry.path.clone(),
+                    bytes: entry.bytes,
+                    lines: entry.lines,
+                })
+                .collect();
+            encode_list(&listed)
+        });
         Ok(PendingBundle {
             manifest: Manifest {
-                format_version: FORMAT_VERSION,
+                format_version: if apart {
+                    LISTED_FORMAT_VERSION
+                } else {
+                    FORMAT_VERSION
+                },
                 source,
                 commit,
                 tool_version,
@@ -156,6 +211,7 @@ impl PendingBundle {
                 excluded,
                 excluded_files,
                 files: entries,
+                file_list: None,
                 chunks: Vec::new(),
                 index: None,
                 chunkings: Vec::new(),
@@ -165,6 +221,11 @@ impl PendingBundle {
             index,
             compression_level: options.compression_level,
             compressed: Mutex::new(vec![None; chunk_count]),
+            chunk_files: counts
+                .iter()
+                .map(|&count| apart.then_some(count as u32))
+                .collect(),
+            file_list,
             raw_chunks,
             next: AtomicUsize::new(0),
         })
@@ -191,17 +252,36 @@ impl PendingBundle {
             index,
             compression_level,
             raw_chunks,
+            chunk_files,
+            file_list,
             compressed,
             ..
         } = self;
         let compressed = compressed
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        let mut out = Vec::with_capacity(raw_chunks.len() + 2);
-        for (raw, chunk) in raw_chunks.iter().zip(compressed) {
+        let mut out = Vec::with_capacity(raw_chunks.len() + 3);
+        if let Some(raw) = file_list {
+            let stored = compress(&raw, compression_level);
+            let sha256 = sha256_hex(&stored);
+            let name = format!("files/{sha256}.deflate");
+            manifest.file_list = Some(FileListEntry {
+                file: name.clone(),
+                sha256,
+                bytes: stored.len() as u64,
+                raw_bytes: raw.len() as u64,
+                count: manifest.files.len() as u64,
+            });
+            out.push(BundleFile {
+                name,
+                bytes: stored,
+            });
+        }
+        for ((raw, chunk), files) in raw_chunks.iter().zip(compressed).zip(chunk_files) {
             // Every claimed chunk is stored before its claimer returns, and `self` is owned here,
             // so none is missing; one would be compressed now rather than lost.
-            let (entry, file) = chunk.unwrap_or_else(|| compress_chunk(raw, compression_level));
+            let (mut entry, file) = chunk.unwrap_or_else(|| compress_chunk(raw, compression_level));
+            entry.files = files;
             manifest.chunks.push(entry);
             out.push(file);
         }
@@ -235,6 +315,7 @@ fn compress_chunk(raw: &[u8], level: u8) -> (ChunkEntry, BundleFile) {
             sha256,
             bytes: stored.len() as u64,
             raw_bytes: raw.len() as u64,
+            files: None,
         },
         BundleFile {
             name: file,
@@ -243,9 +324,17 @@ fn compress_chunk(raw: &[u8], level: u8) -> (ChunkEntry, BundleFile) {
     )
 }
 
-/// `manifest.json`'s bytes: the manifest as compact JSON and a newline.
+/// `manifest.json`'s bytes: the manifest as compact JSON and a newline; format 6 without its
+/// files (they are in the file list).
 fn manifest_json(manifest: &Manifest) -> Result<Vec<u8>> {
-    let mut json = serde_json::to_vec(manifest).map_err(|error| Error::Parse {
+    let written = match manifest.file_list {
+        Some(_) => &Manifest {
+            files: Vec::new(),
+            ..manifest.clone()
+        },
+        None => manifest,
+    };
+    let mut json = serde_json::to_vec(written).map_err(|error| Error::Parse {
         file: MANIFEST_FILE.to_string(),
         message: error.to_string(),
     })?;
@@ -285,6 +374,31 @@ impl StoredIndex {
 }
 
 impl EncodedBundle {
+    /// The bytes of the bundle's file `name`, if it has one.
+    pub fn file(&self, name: &str) -> Option<&[u8]> {
+        self.files
+            .iter()
+            .find(|file| file.name == name)
+            .map(|file| file.bytes.as_slice())
+    }
+
+    /// The stored file list's bytes (format 6).
+    pub fn file_list_bytes(&self) -> Option<&[u8]> {
+        self.manifest
+            .file_list
+            .as_ref()
+            .and_then(|list| self.file(&list.file))
+    }
+
+    /// The manifest as a reader gets it: `manifest.json` decoded, with its file list (format
+    /// 6), both from the bundle's bytes.
+    pub fn read_back(&self) -> Result<Manifest> {
+        let json = self.file(MANIFEST_FILE).ok_or_else(|| Error::MissingFile {
+            file: MANIFEST_FILE.to_string(),
+        })?;
+        super::decode_listed_manifest(json, self.file_list_bytes())
+    }
+
     /// The same bundle with this index (replacing any it had): the manifest's `index` entry names
     /// it and `manifest.json` is rewritten. The result equals passing the blob to
     /// [`encode_bundle`] in [`BundleInput::index`]; this lets a caller build and compress the
@@ -311,7 +425,7 @@ impl EncodedBundle {
         if let Some(old) = self.manifest.split_index.take() {
             self.files.retain(|file| file.name != old.file);
         }
-        self.manifest.format_version = SPLIT_FORMAT_VERSION;
+        self.manifest.format_version = self.manifest.format_version.max(SPLIT_FORMAT_VERSION);
         self.manifest.split_index = Some(entry);
         self.files.extend(files);
         self.rewrite_manifest()

@@ -25,9 +25,17 @@ fn input(files: &[(&str, &str)]) -> BundleInput {
     }
 }
 
+/// Small chunks, in format 4's layout (the manifest lists the files; most tests below read it).
 fn small_chunks() -> BundleOptions {
     BundleOptions {
         chunk_target_bytes: 16,
+        ..format_4()
+    }
+}
+
+fn format_4() -> BundleOptions {
+    BundleOptions {
+        list_files_apart: false,
         ..BundleOptions::default()
     }
 }
@@ -97,7 +105,7 @@ fn one_chunk_serves_one_file() {
 
 #[test]
 fn refuses_tampered_chunks_and_files_naming_them() {
-    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let encoded = encode_bundle(input(FILES), format_4()).unwrap();
     let manifest = &encoded.manifest;
     assert_eq!(manifest.chunks.len(), 1);
     let mut stored = encoded.files[1].bytes.clone();
@@ -107,7 +115,7 @@ fn refuses_tampered_chunks_and_files_naming_them() {
     assert!(error.to_string().contains("SHA-256 mismatch"), "{error}");
     // A manifest whose file hash is wrong: the chunk passes, the file is refused by name.
     let mut altered = manifest.clone();
-    altered.files[2].sha256 = "0".repeat(64);
+    altered.files[2].sha256 = Some("0".repeat(64));
     let chunk = altered.open_chunk(0, &encoded.files[1].bytes).unwrap();
     let error = altered.file_text(&chunk, "src/lib.rs").unwrap_err();
     assert!(
@@ -124,7 +132,7 @@ fn index_blob_is_compressed_hashed_named_and_verified() {
     let mut bundle = input(FILES);
     let blob = b"blob ".repeat(40);
     bundle.index = Some((blob.clone(), "test/1".into()));
-    let encoded = encode_bundle(bundle, BundleOptions::default()).unwrap();
+    let encoded = encode_bundle(bundle, format_4()).unwrap();
     let manifest = decode_manifest(&encoded.files[0].bytes).unwrap();
     let entry = manifest.index.clone().unwrap();
     let stored = &encoded.files.last().unwrap().bytes;
@@ -225,10 +233,10 @@ fn chunks_compressed_by_several_threads_give_the_same_bundle() {
 #[test]
 fn refuses_bad_inputs() {
     let twice = input(&[("a", "x"), ("a", "y")]);
-    let error = encode_bundle(twice, BundleOptions::default()).unwrap_err();
+    let error = encode_bundle(twice, format_4()).unwrap_err();
     assert!(error.to_string().contains("listed twice"), "{error}");
     let hidden = input(&[(".env", "x")]);
-    let error = encode_bundle(hidden, BundleOptions::default()).unwrap_err();
+    let error = encode_bundle(hidden, format_4()).unwrap_err();
     assert!(
         error.to_string().starts_with(".env: field policy"),
         "{error}"
@@ -240,7 +248,7 @@ fn refuses_bad_inputs() {
         }],
         ..BundleInput::default()
     };
-    assert!(encode_bundle(binary, BundleOptions::default()).is_err());
+    assert!(encode_bundle(binary, format_4()).is_err());
 }
 
 fn manifest_value() -> serde_json::Value {
@@ -261,9 +269,10 @@ fn refuses_malformed_manifests() {
         .to_string()
         .contains("invalid JSON"));
     let mut value = manifest_value();
-    value["format_version"] = 6.into();
+    value["format_version"] = 7.into();
     assert!(
-        decode_error(&value).contains("bundle format 6; this build reads formats [1, 2, 3, 4, 5]"),
+        decode_error(&value)
+            .contains("bundle format 7; this build reads formats [1, 2, 3, 4, 5, 6]"),
         "{}",
         decode_error(&value)
     );
@@ -344,7 +353,7 @@ fn code_chunk(
 #[test]
 fn a_chunking_round_trips_and_is_refused_when_altered() {
     use crate::corpus::code_chunks::{BudgetCounter, Chunker};
-    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let encoded = encode_bundle(input(FILES), format_4()).unwrap();
     let chunks = vec![
         code_chunk("src/lib.rs", 1, 1, "module", ""),
         code_chunk("README.md", 1, 2, "section", "Demo"),
@@ -407,7 +416,7 @@ fn a_chunking_round_trips_and_is_refused_when_altered() {
 #[test]
 fn a_chunk_past_its_file_s_end_is_refused_naming_the_entry() {
     use crate::corpus::code_chunks::{BudgetCounter, Chunker};
-    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let encoded = encode_bundle(input(FILES), format_4()).unwrap();
     // src/lib.rs has 2 lines.
     let chunks = vec![code_chunk("src/lib.rs", 2, 3, "module", "")];
     let stored = encode_chunking(
@@ -434,7 +443,7 @@ fn a_chunk_past_its_file_s_end_is_refused_naming_the_entry() {
 /// rows that went in (three unit vectors of dimension 4).
 fn with_vectors(precision: Precision) -> (EncodedBundle, Vec<f32>) {
     use crate::corpus::code_chunks::{BudgetCounter, Chunker};
-    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let encoded = encode_bundle(input(FILES), format_4()).unwrap();
     let chunks = vec![
         code_chunk("src/lib.rs", 1, 1, "module", ""),
         code_chunk("README.md", 1, 2, "section", "Demo"),
@@ -590,4 +599,108 @@ fn question_vectors_are_keyed_by_their_text_hash() {
         vectors,
         [(sha256_hex(text.as_bytes()), vec![0.0, 1.0, 0.0, 0.0])]
     );
+}
+
+/// Format 6: the manifest without its files, the file list apart, each chunk's header with its
+/// files' hashes; read back, the same files, texts and hashes as format 4.
+#[test]
+fn format_6_lists_files_apart_and_hashes_them_in_chunk_headers() {
+    let options = BundleOptions {
+        chunk_target_bytes: 16,
+        ..BundleOptions::default()
+    };
+    let encoded = encode_bundle(input(FILES), options).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&encoded.files[0].bytes).unwrap();
+    assert_eq!(json["format_version"], 6);
+    assert!(json.get("files").is_none(), "{json}");
+    let list = encoded.manifest.file_list.clone().unwrap();
+    assert_eq!(
+        (encoded.files[1].name.as_str(), list.count),
+        (list.file.as_str(), 4)
+    );
+    let json_bytes = &encoded.files[0].bytes;
+    assert_eq!(file_list_of(json_bytes).unwrap(), Some(list.clone()));
+    // Read without its list, a format-6 manifest is refused, never a bundle of no files.
+    let alone = decode_manifest(json_bytes).unwrap_err().to_string();
+    assert!(
+        alone.contains(&list.file) && alone.contains("not read with it"),
+        "{alone}"
+    );
+    let manifest = encoded.read_back().unwrap();
+    assert_eq!(manifest, encoded.manifest);
+    let whole = encode_bundle(input(FILES), small_chunks())
+        .unwrap()
+        .manifest;
+    let listed = |m: &Manifest| -> Vec<(String, u64, u64)> {
+        m.files
+            .iter()
+            .map(|f| (f.path.clone(), f.bytes, f.lines))
+            .collect()
+    };
+    assert_eq!(listed(&manifest), listed(&whole));
+    let stored: Vec<&[u8]> = manifest
+        .chunks
+        .iter()
+        .map(|c| encoded.file(&c.file).unwrap())
+        .collect();
+    let mut texts = manifest.read_all(&stored).unwrap();
+    texts.sort();
+    let mut expected: Vec<(String, String)> = FILES
+        .iter()
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .collect();
+    expected.sort();
+    assert_eq!(texts, expected);
+    for file in &manifest.files {
+        let chunk = manifest
+            .open_chunk(file.chunk as usize, stored[file.chunk as usize])
+            .unwrap();
+        let want = whole.file(&file.path).unwrap().sha256.clone().unwrap();
+        assert_eq!(manifest.file_sha256(&chunk, &file.path).unwrap(), want);
+    }
+    // The list must be the one named, and hold what the manifest says.
+    let list_bytes = encoded.file(&list.file).unwrap();
+    let mut damaged = list_bytes.to_vec();
+    damaged[0] ^= 1;
+    let error = decode_listed_manifest(json_bytes, Some(&damaged))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with(&list.file) && error.contains("SHA-256"),
+        "{error}"
+    );
+    let mut miscounted = json.clone();
+    miscounted["file_list"]["count"] = 5.into();
+    assert!(decode_error(&miscounted).contains("file_list.count"));
+    let mut listed_too = json.clone();
+    listed_too["files"] = serde_json::to_value(&whole.files).unwrap();
+    assert!(decode_error(&listed_too).contains("lists its files apart"));
+    // A chunk whose header disagrees with the manifest's count is named.
+    let mut recount = json.clone();
+    recount["chunks"][0]["files"] = 9.into();
+    recount["file_list"]["count"] = (4 - manifest.chunks[0].files.unwrap() + 9).into();
+    let wrong = decode_listed_manifest(&serde_json::to_vec(&recount).unwrap(), Some(list_bytes))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        wrong.contains("file_list.count") || wrong.contains("raw_bytes"),
+        "{wrong}"
+    );
+}
+
+/// Format 6 with an index split keeps format 6.
+#[test]
+fn a_split_index_keeps_format_6() {
+    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let entry = IndexEntry {
+        file: format!("index/{}.base.deflate", "a".repeat(64)),
+        sha256: "a".repeat(64),
+        bytes: 1,
+        raw_bytes: Some(1),
+        format: "split-1/x".into(),
+    };
+    let split = encoded.with_split_index(entry, Vec::new()).unwrap();
+    assert_eq!(split.manifest.format_version, LISTED_FORMAT_VERSION);
+    let whole = encode_bundle(input(FILES), format_4()).unwrap();
+    assert_eq!(whole.manifest.format_version, FORMAT_VERSION);
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::messages::{ChunkResult, LineJob, PackAnswer, PackedReport, WireRun};
 use crate::checksum::sha256_hex;
-use crate::corpus::bundle::{decode_manifest, Manifest, MANIFEST_FILE};
+use crate::corpus::bundle::{decode_listed_manifest, Manifest, MANIFEST_FILE};
 use crate::corpus::code_chunks::Chunker;
 use crate::corpus::tokens::{Cl100k, TokenCache};
 use crate::delivery::context::{build_context, ContextSettings, RecomputedLines};
@@ -73,10 +73,16 @@ impl LiveSession {
         LiveSession::default()
     }
 
-    /// Makes `name` the session's bundle from its manifest bytes. The same bundle with the same
-    /// manifest keeps what is loaded; anything else drops it.
-    pub fn open(&mut self, name: &str, manifest_bytes: &[u8]) -> Result<&Manifest> {
-        self.open_checked(name, manifest_bytes, None)
+    /// Makes `name` the session's bundle from its manifest bytes and, for format 6, its file
+    /// list's stored bytes. The same bundle with the same manifest keeps what is loaded;
+    /// anything else drops it.
+    pub fn open(
+        &mut self,
+        name: &str,
+        manifest_bytes: &[u8],
+        file_list: Option<&[u8]>,
+    ) -> Result<&Manifest> {
+        self.open_checked(name, (manifest_bytes, file_list), None)
     }
 
     /// [`LiveSession::open`], refusing manifest bytes that do not hash to `expected` (the
@@ -84,7 +90,7 @@ impl LiveSession {
     pub fn open_checked(
         &mut self,
         name: &str,
-        manifest_bytes: &[u8],
+        (manifest_bytes, file_list): (&[u8], Option<&[u8]>),
         expected: Option<&str>,
     ) -> Result<&Manifest> {
         if let Some(expected) = expected {
@@ -99,7 +105,7 @@ impl LiveSession {
                 });
             }
         }
-        let manifest = decode_manifest(manifest_bytes)?;
+        let manifest = decode_listed_manifest(manifest_bytes, file_list)?;
         let same = self
             .bundle
             .as_ref()
@@ -334,6 +340,21 @@ impl LiveSession {
         Ok((results, ms))
     }
 
+    /// Whether the question set `text` (from `file`) pins its corpus and bundle `name` keeps its
+    /// files' hashes with their texts (format 6) that are not loaded yet: then [`grid`] needs
+    /// them. A set that does not parse needs nothing here ([`grid`] names its error).
+    ///
+    /// [`grid`]: LiveSession::grid
+    pub fn pins_need_texts(&self, name: &str, file: &str, text: &str) -> bool {
+        let Ok(bundle) = self.bundle_named(name) else {
+            return false;
+        };
+        let hashes_apart = bundle.manifest.files.iter().any(|f| f.sha256.is_none());
+        hashes_apart
+            && bundle.texts.is_none()
+            && parse_question_set(file, text).is_ok_and(|set| set.corpus.is_some())
+    }
+
     /// A grid of `settings` over the question set `text` (from `file`) on bundle `name`: the
     /// set parsed, its corpus pin (if any) checked against the manifest.
     pub fn grid(
@@ -343,10 +364,23 @@ impl LiveSession {
         text: &str,
         settings: GridSettings,
     ) -> Result<GridRun> {
-        let manifest = &self.bundle_named(name)?.manifest;
+        let bundle = self.bundle_named(name)?;
+        let manifest = &bundle.manifest;
         let set = parse_question_set(file, text)?;
         if let Some(pinned) = &set.corpus {
-            verify_corpus(pinned, manifest, name)?;
+            // Format 6 keeps the files' hashes with their texts.
+            let texts = bundle.texts.as_ref().map(|t| &t.by_path);
+            verify_corpus(pinned, manifest, name, &mut |path| match texts {
+                Some(texts) => Ok(sha256_hex(
+                    texts.get(path).map_or(&[][..], |t| t.as_bytes()),
+                )),
+                None => Err(Error::field(
+                    &format!("bundle {name}"),
+                    "texts",
+                    "not loaded, and the question set pins its corpus: this bundle keeps each \
+                     file's SHA-256 with its text (format 6), so the texts are needed to check it",
+                )),
+            })?;
         }
         let available: Vec<Chunker> = manifest.chunkings.iter().map(|c| c.chunker).collect();
         GridRun::new(file, set, settings, &available)
