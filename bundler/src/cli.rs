@@ -38,6 +38,9 @@ pub enum Command {
     /// One bundle per case of the paper's study at its base commit, from a folder of clones,
     /// each checked against the archive's file count; or (--plan) their commands.
     Snapshots(SnapshotsArgs),
+    /// Join finished bundles (format 6) into one folder whose content-addressed files are stored
+    /// once, in a shared store: the snapshots of one study as one site.
+    Merge(MergeArgs),
     /// Print the code chunks of a bundle's chunking, of one file or of all.
     Chunks(ChunksArgs),
     /// Evaluate chunk retrieval configurations on a question set, as CodeAtlas does.
@@ -221,6 +224,19 @@ fn arm_names() -> PossibleValuesParser {
     let mut names: Vec<&'static str> = LexicalArm::ALL.iter().map(|arm| arm.name()).collect();
     names.push(ALL_ARMS);
     PossibleValuesParser::new(names)
+}
+
+/// Options of `routelens merge` (see `merge.rs`).
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Bundle folders, or folders of them (as `routelens snapshots --out` writes).
+    #[arg(value_name = "BUNDLE_DIR", required = true)]
+    pub bundles: Vec<PathBuf>,
+
+    /// The merged folder: `<DIR>/<bundle>/manifest.json` for each bundle, `<DIR>/store/` their
+    /// files. `routelens serve --bundles DIR` serves it; `routelens publish` takes its bundles.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// Options of `routelens snapshots` (see `snapshots.rs`).

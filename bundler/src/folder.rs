@@ -60,7 +60,7 @@ impl BundleFolder {
         // Format 6 lists its files apart, in a file the manifest names.
         let listed = file_list_of(&bytes).map_err(|source| self_error(dir, source))?;
         let list = match &listed {
-            Some(list) => Some(read_in(dir, &list.file)?),
+            Some(list) => Some(read_in(dir, list)?),
             None => None,
         };
         let manifest = decode_listed_manifest(&bytes, list.as_deref())
@@ -70,6 +70,40 @@ impl BundleFolder {
             manifest,
             manifest_bytes: bytes.len() as u64,
         })
+    }
+
+    /// Every file of the bundle but `manifest.json` and its question set, as the manifest names
+    /// them, each read and verified: the file list, the index (a split index's base file, pages
+    /// and packs), every chunk and file, every chunking's table, chunk index and vectors, the
+    /// question set's vectors.
+    pub fn verified_files(&self) -> Result<Vec<String>, Failure> {
+        let bad = |source| self_error(&self.dir, source);
+        self.read_texts()?;
+        let manifest = &self.manifest;
+        let mut names: Vec<String> = manifest.file_list.iter().map(|l| l.file.clone()).collect();
+        names.extend(self.index_files()?.into_iter().map(|f| f.file));
+        names.extend(manifest.chunks.iter().map(|c| c.file.clone()));
+        for chunking in &manifest.chunkings {
+            let table = self.open_chunking(chunking.chunker)?;
+            if chunking.index.is_some() {
+                self.open_chunk_index(chunking.chunker, &table)?;
+            }
+            names.push(chunking.file.clone());
+            names.extend(chunking.index.iter().map(|i| i.file.clone()));
+            if let Some(vectors) = &chunking.vectors {
+                let bytes = self.read(&vectors.file)?;
+                manifest
+                    .open_vectors(chunking.chunker, &bytes)
+                    .map_err(bad)?;
+                names.push(vectors.file.clone());
+            }
+        }
+        if let Some(vectors) = &manifest.question_vectors {
+            let bytes = self.read(&vectors.file)?;
+            manifest.open_question_vectors(&bytes).map_err(bad)?;
+            names.push(vectors.file.clone());
+        }
+        Ok(names)
     }
 
     /// Every file's SHA-256, in manifest order: the manifest's, or (format 6) from the headers
@@ -103,9 +137,10 @@ impl BundleFolder {
         Ok(hashes)
     }
 
-    /// Reads a file of the folder by its name in the manifest.
+    /// Reads a file of the folder by its name in the manifest (found in a merged site's shared
+    /// store when the manifest names one).
     pub fn read(&self, name: &str) -> Result<Vec<u8>, Failure> {
-        read_in(&self.dir, name)
+        read_in(&self.dir, &self.manifest.located(name))
     }
 
     /// Whether the bundle has a search index, whole or split.
@@ -298,7 +333,8 @@ impl BundleFolder {
     /// the manifest lists (a quick check, not a verification).
     pub fn files_present(&self) -> bool {
         let sized = |name: &str, bytes: u64| {
-            std::fs::metadata(self.dir.join(name)).is_ok_and(|meta| meta.len() == bytes)
+            std::fs::metadata(self.dir.join(self.manifest.located(name)))
+                .is_ok_and(|meta| meta.len() == bytes)
         };
         self.manifest
             .file_list

@@ -48,6 +48,7 @@ mod http;
 mod input;
 mod interrupt;
 mod label_task;
+mod merge;
 mod model;
 mod pack;
 mod printed;
@@ -103,6 +104,7 @@ fn run() -> ExitCode {
         Command::Bundle(args) => bundle::run(&args, &mut out),
         Command::Search(args) => search::run(&args, &mut out),
         Command::Snapshots(args) => snapshots::run(&args, &mut out),
+        Command::Merge(args) => merge::run(&args, &mut out),
         Command::Chunks(args) => chunk_query::chunks(&args, &mut out),
         Command::Evaluate(args) => evaluate::run(&args, &mut out),
         Command::Embed(args) => embed::run(&args, &mut out),

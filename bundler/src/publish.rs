@@ -124,7 +124,12 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
             )));
         }
         bundles.push(bundle);
-        files.extend(bundle_files);
+        // A merged site's shared store: each file once (named by its hash, so the same bytes).
+        for file in bundle_files {
+            if !files.iter().any(|f| f.name == file.name) {
+                files.push(file);
+            }
+        }
     }
     let bundle_bytes = total(&files) - app_bytes - study_bytes;
     let model = match (&args.model, &args.model_url) {
@@ -557,46 +562,20 @@ fn study_of(study: routelens_engine::Study) -> Checkable {
     Checkable::Study(Box::new(study))
 }
 
-/// A bundle's entry and files: the folder verified in full (manifest, index, every chunk, every
-/// chunking's table and chunk index, the question set) before anything is copied.
+/// A bundle's entry and files: the folder verified in full (manifest, file list, index, every
+/// chunk, every chunking's table and chunk index, the question set) before anything is copied. A
+/// merged site's bundle keeps its files in the shared store its manifest names, and they are
+/// written there (`bundles/store/…`), each once.
 fn read_bundle(dir: &Path) -> Result<(SiteBundle, Vec<BundleFile>), Failure> {
     let name = id_of(dir)?;
     let bundle = BundleFolder::open(dir)?;
-    bundle.read_texts()?;
     let mut names = vec![MANIFEST_FILE.to_string()];
-    // Read and verified in full (every page and pack of a split index).
-    names.extend(bundle.index_files()?.into_iter().map(|f| f.file));
-    names.extend(bundle.manifest.chunks.iter().map(|c| c.file.clone()));
-    for chunking in &bundle.manifest.chunkings {
-        let table = bundle.open_chunking(chunking.chunker)?;
-        if chunking.index.is_some() {
-            bundle.open_chunk_index(chunking.chunker, &table)?;
-        }
-        names.push(chunking.file.clone());
-        names.extend(chunking.index.iter().map(|i| i.file.clone()));
-        if let Some(vectors) = &chunking.vectors {
-            let bytes = bundle.read(&vectors.file)?;
-            bundle
-                .manifest
-                .open_vectors(chunking.chunker, &bytes)
-                .map_err(|source| Failure::Bundle {
-                    dir: dir.to_path_buf(),
-                    source,
-                })?;
-            names.push(vectors.file.clone());
-        }
-    }
-    if let Some(vectors) = &bundle.manifest.question_vectors {
-        let bytes = bundle.read(&vectors.file)?;
+    names.extend(
         bundle
-            .manifest
-            .open_question_vectors(&bytes)
-            .map_err(|source| Failure::Bundle {
-                dir: dir.to_path_buf(),
-                source,
-            })?;
-        names.push(vectors.file.clone());
-    }
+            .verified_files()?
+            .iter()
+            .map(|file| bundle.manifest.located(file)),
+    );
     let questions_path = dir.join(QUESTIONS_FILE);
     let questions = questions_path.is_file().then(|| QUESTIONS_FILE.to_string());
     if questions.is_some() {
@@ -612,7 +591,7 @@ fn read_bundle(dir: &Path) -> Result<(SiteBundle, Vec<BundleFile>), Failure> {
         let path = dir.join(&file);
         let bytes = std::fs::read(&path).map_err(|err| Failure::read(&path, err))?;
         files.push(BundleFile {
-            name: format!("{base}/{file}"),
+            name: resolved(&format!("{base}/{file}")),
             bytes,
         });
     }
@@ -625,6 +604,20 @@ fn read_bundle(dir: &Path) -> Result<(SiteBundle, Vec<BundleFile>), Failure> {
         },
         files,
     ))
+}
+
+/// A site path with its `..` parts resolved (`bundles/a/../store/x` is `bundles/store/x`).
+fn resolved(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    parts.join("/")
 }
 
 /// The embedding model's pinned files from `dir`, each checked against its pin, as the site's

@@ -50,7 +50,7 @@ fn decoded(bundle: &Path) -> routelens_engine::Manifest {
     let json = std::fs::read(bundle.join("manifest.json")).unwrap();
     let list = file_list_of(&json)
         .unwrap()
-        .map(|list| std::fs::read(bundle.join(list.file)).unwrap());
+        .map(|list| std::fs::read(bundle.join(list)).unwrap());
     decode_listed_manifest(&json, list.as_deref()).unwrap()
 }
 

@@ -50,7 +50,7 @@ fn bundle_texts() -> BTreeMap<String, String> {
     let json = std::fs::read(dir.join("manifest.json")).unwrap();
     let list = file_list_of(&json)
         .unwrap()
-        .map(|list| std::fs::read(dir.join(list.file)).unwrap());
+        .map(|list| std::fs::read(dir.join(list)).unwrap());
     let manifest = decode_listed_manifest(&json, list.as_deref()).unwrap();
     let chunks: Vec<Vec<u8>> = manifest
         .chunks

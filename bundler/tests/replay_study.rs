@@ -29,7 +29,7 @@ fn routelens(args: &[&str]) -> Output {
 fn export() -> LiveStudyExport {
     let read = |name: &str| std::fs::read(Path::new(BUNDLE).join(name)).unwrap();
     let json = read("manifest.json");
-    let list = file_list_of(&json).unwrap().map(|list| read(&list.file));
+    let list = file_list_of(&json).unwrap().map(|list| read(&list));
     let manifest = decode_listed_manifest(&json, list.as_deref()).unwrap();
     let chunks: Vec<Vec<u8>> = manifest.chunks.iter().map(|c| read(&c.file)).collect();
     let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();

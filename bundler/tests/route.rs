@@ -129,7 +129,7 @@ fn offline_routes_toward_the_issue_and_prints_the_issue_json() {
     let json = std::fs::read(bundle.join("manifest.json")).unwrap();
     let list = routelens_engine::corpus::bundle::file_list_of(&json)
         .unwrap()
-        .map(|list| std::fs::read(bundle.join(list.file)).unwrap());
+        .map(|list| std::fs::read(bundle.join(list)).unwrap());
     let manifest =
         routelens_engine::corpus::bundle::decode_listed_manifest(&json, list.as_deref()).unwrap();
     let mut ranked: Vec<&str> = flat["paths"]

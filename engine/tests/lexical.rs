@@ -78,7 +78,7 @@ fn load() -> Loaded {
         .collect();
     let list = file_list_of(&folder["manifest.json"])
         .unwrap()
-        .map(|list| &folder[&list.file][..]);
+        .map(|list| &folder[&list][..]);
     let manifest = decode_listed_manifest(&folder["manifest.json"], list).unwrap();
     assert!(manifest.chunks.len() > 1, "the test wants several chunks");
     let chunks: Vec<&[u8]> = manifest

@@ -79,7 +79,7 @@ fn pair(files: &[(String, String)], spec: IndexSpec, pack_bytes: usize) -> Pair 
         .collect();
     let list = file_list_of(&folder["manifest.json"])
         .unwrap()
-        .map(|list| &folder[&list.file][..]);
+        .map(|list| &folder[&list][..]);
     let manifest = decode_listed_manifest(&folder["manifest.json"], list).unwrap();
     let entry = manifest.split_index.clone().unwrap();
     let base = SplitIndex::from_bundle(&manifest, &folder[&entry.file]).unwrap();

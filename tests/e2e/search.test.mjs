@@ -288,3 +288,37 @@ test('one search fetches of the index exactly what `routelens search` says it re
     .reduce((sum, f) => sum + byFile.get(f), 0);
   assert.equal(chunkBytes, rg.fetched.chunks, 'every chunk, as the rg arms read them');
 });
+
+test('a merged site\'s bundle reads its files from the shared store and ranks as the bundle did', { skip }, async () => {
+  const merged = join(tempDir(), 'merged');
+  execFileSync(join(root, 'target/debug/routelens'), ['merge', demo, '--out', merged], { encoding: 'utf8' });
+  const second = await startServer({ bundles: merged });
+  const context = await browser.newContext();
+  try {
+    const fresh = await context.newPage();
+    await fresh.goto(`${second.url}/?view=search&bundle=demo&q=${QUESTION}`);
+    await fresh.waitForFunction(() =>
+      document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('manifest loaded'));
+    const question = await fresh.locator('[data-testid="search-query"]').inputValue();
+    await fresh.locator('[data-testid="search-run"]').click();
+    await fresh.waitForFunction((count) => {
+      const cols = [...document.querySelectorAll('[data-testid="search-column"]')];
+      return cols.length === count && cols.every((col) => col.querySelector('[data-testid="search-hit"]'));
+    }, ARMS.length, { timeout: 60000 });
+    const shown = await fresh.locator('[data-testid="search-column"]').evaluateAll((cols) =>
+      cols.map((col) => [...col.querySelectorAll('[data-testid="search-hit"]')]
+        .map((hit) => hit.getAttribute('data-path'))));
+    const [worker] = fresh.workers();
+    const fetched = await worker.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    assert.ok(fetched.some((url) => url.includes('/bundles/store/chunks/')), 'chunks from the store');
+    assert.ok(fetched.some((url) => url.includes('/bundles/store/index/')), 'packs from the store');
+    const native = JSON.parse(execFileSync(join(root, 'target/debug/routelens'),
+      ['search', demo, '--arm', 'all', '--query', question, '--format', 'json'], { encoding: 'utf8' }));
+    const fts5 = native.find((r) => r.arm === 'fts5').results.map((r) => r.path);
+    assert.ok(shown.some((col) => col.length && fts5.slice(0, col.length).join() === col.join()),
+      `an fts5 column as the original bundle's: ${JSON.stringify(shown)} vs ${fts5}`);
+  } finally {
+    await context.close();
+    second.stop();
+  }
+});

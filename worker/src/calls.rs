@@ -1,7 +1,7 @@
 //! What each call does: fetching (the worker's only I/O) and the session's work, with progress
 //! lines and, for long calls, a step loop that yields to hear `cancel`.
 
-use routelens_engine::corpus::bundle::file_list_of;
+use routelens_engine::corpus::bundle::{file_list_of, locate};
 use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::delivery::context::ContextSettings;
 use routelens_engine::delivery::synthetic::pack_bench_corpus;
@@ -197,9 +197,7 @@ async fn load(
         p.say(format!("{bundle}: fetching manifest.json"));
         let manifest_bytes = fetch(&url_of("manifest.json")?).await?;
         // Format 6 lists its files apart; the list is named (and hashed) by the manifest.
-        let list = file_list_of(&manifest_bytes)
-            .map_err(|error| format!("{bundle}: {error}"))?
-            .map(|list| list.file);
+        let list = file_list_of(&manifest_bytes).map_err(|error| format!("{bundle}: {error}"))?;
         let list_bytes = match list {
             Some(file) => {
                 p.say(format!("{bundle}: fetching the file list"));
@@ -216,6 +214,9 @@ async fn load(
             .map(|_| ())
         })?;
     }
+    // A merged site's bundles keep their files in a shared store.
+    let store = with_session(|s| s.manifest(bundle).and_then(|m| m.store.clone()));
+    let url_of = |file: &str| url_of(&locate(store.as_deref(), file));
     let (index_entry, chunks, files, stored_bytes) = with_session(|s| {
         s.manifest(bundle).map(|m| {
             (

@@ -5,6 +5,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use futures_util::future::join_all;
+use routelens_engine::corpus::bundle::locate;
 use routelens_engine::live::live_session::BundleUrls;
 use routelens_engine::retrieval::lexical::fts::split::PackFile;
 use routelens_engine::LexicalArm;
@@ -55,8 +56,10 @@ async fn fetch_round(p: Progress, name: &str, missing: &[PackFile]) -> Result<()
         if missing.len() == 1 { "" } else { "s" },
         total.div_ceil(1000)
     ));
+    // A merged site's bundles keep their files in a shared store.
+    let store = with_session(|s| s.manifest(name).and_then(|m| m.store.clone()));
     let fetches = missing.iter().map(|pack| {
-        let url = urls.url_of(&pack.file);
+        let url = urls.url_of(&locate(store.as_deref(), &pack.file));
         async move {
             let url =
                 url.ok_or_else(|| format!("{name}: the picked folder has no {}", pack.file))?;

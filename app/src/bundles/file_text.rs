@@ -15,7 +15,7 @@ pub async fn file_text(entry: &BundleEntry, manifest: &Manifest, path: &str) -> 
         .chunks
         .get(file.chunk as usize)
         .ok_or_else(|| Error::refused(format!("{path}: its chunk is not in the manifest")))?;
-    let bytes = api::fetch_required(&entry.url_of(&chunk.file)).await?;
+    let bytes = api::fetch_required(&entry.url_of(&manifest.located(&chunk.file))).await?;
     let opened = manifest.open_chunk(file.chunk as usize, &bytes)?;
     Ok(manifest.file_text(&opened, path)?.to_string())
 }

@@ -130,7 +130,7 @@ impl BundleStore {
         let list = match file_list_of(&manifest_bytes)? {
             Some(list) => {
                 progress(format!("{}: fetching the file list", entry.name));
-                Some(api::fetch_required(&entry.url_of(&list.file)).await?)
+                Some(api::fetch_required(&entry.url_of(&list)).await?)
             }
             None => None,
         };

@@ -430,7 +430,8 @@ async fn load(app: AppState, name: &str, path: &str) -> Result<Shown> {
         .file(path)
         .ok_or_else(|| Error::refused(format!("{path:?} is not a file of bundle {name}")))?;
     let at = file.chunk as usize;
-    let stored = api::fetch_required(&entry.url_of(&manifest.chunks[at].file)).await?;
+    let stored =
+        api::fetch_required(&entry.url_of(&manifest.located(&manifest.chunks[at].file))).await?;
     let chunk = manifest.open_chunk(at, &stored)?;
     let text = manifest.file_text(&chunk, path)?;
     if manifest.chunkings.is_empty() {
@@ -441,7 +442,7 @@ async fn load(app: AppState, name: &str, path: &str) -> Result<Shown> {
     }
     let mut chunkings = Vec::new();
     for chunking in &manifest.chunkings {
-        let stored = api::fetch_required(&entry.url_of(&chunking.file)).await?;
+        let stored = api::fetch_required(&entry.url_of(&manifest.located(&chunking.file))).await?;
         let table = manifest.open_chunking(chunking.chunker, &stored)?;
         let mine = table.into_iter().filter(|c| c.path == path).collect();
         chunkings.push((chunking.chunker.name().to_string(), mine));

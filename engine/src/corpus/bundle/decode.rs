@@ -3,8 +3,8 @@
 
 use super::listing::{decode_header, decode_list, header_len};
 use super::{
-    decompress, DirTree, FileEntry, FileListEntry, IndexEntry, Listed, Manifest,
-    LISTED_FORMAT_VERSION, MANIFEST_FILE, READ_VERSIONS,
+    decompress, DirTree, FileEntry, IndexEntry, Listed, Manifest, LISTED_FORMAT_VERSION,
+    MANIFEST_FILE, READ_VERSIONS,
 };
 use crate::checksum::sha256_hex;
 use crate::corpus::policy::is_clean_path;
@@ -20,10 +20,15 @@ pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest> {
     decode_listed_manifest(bytes, None)
 }
 
-/// The file list a bundle's `manifest.json` names (format 6), which [`decode_listed_manifest`]
-/// then needs; none for formats 1 to 5. The manifest is checked as a whole.
-pub fn file_list_of(bytes: &[u8]) -> Result<Option<FileListEntry>> {
-    Ok(decode_bare(bytes)?.file_list)
+/// Where the file list a bundle's `manifest.json` names is (format 6), relative to the bundle's
+/// folder ([`Manifest::located`]): [`decode_listed_manifest`] then needs it; none for formats 1
+/// to 5. The manifest is checked as a whole.
+pub fn file_list_of(bytes: &[u8]) -> Result<Option<String>> {
+    let manifest = decode_bare(bytes)?;
+    Ok(manifest
+        .file_list
+        .as_ref()
+        .map(|list| manifest.located(&list.file)))
 }
 
 /// [`decode_manifest`] for any format: a format-6 manifest with the stored bytes of the file
@@ -95,6 +100,12 @@ impl Chunk {
 }
 
 impl Manifest {
+    /// Where the bundle's `file` (as the manifest names it) is relative to the bundle's folder:
+    /// beside `manifest.json`, or in the shared store of a merged site.
+    pub fn located(&self, file: &str) -> String {
+        super::locate(self.store.as_deref(), file)
+    }
+
     /// The entry of a path, by binary search over the sorted file list.
     pub fn file(&self, path: &str) -> Option<&FileEntry> {
         self.files
@@ -410,6 +421,15 @@ impl Manifest {
                     MANIFEST_FILE,
                     "split_index.raw_bytes",
                     "missing: the base file is stored compressed",
+                ));
+            }
+        }
+        if let Some(store) = &self.store {
+            if !listed_apart || !super::is_store_path(store) {
+                return Err(Error::field(
+                    MANIFEST_FILE,
+                    "store",
+                    format!("{store:?}: a relative folder (`../store`), in format 6 only"),
                 ));
             }
         }

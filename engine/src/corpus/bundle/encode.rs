@@ -217,6 +217,7 @@ impl PendingBundle {
                 chunkings: Vec::new(),
                 split_index: None,
                 question_vectors: None,
+                store: None,
             },
             index,
             compression_level: options.compression_level,

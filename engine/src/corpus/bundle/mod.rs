@@ -139,6 +139,33 @@ pub struct Manifest {
     /// embedded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question_vectors: Option<VectorsEntry>,
+    /// Where the bundle's other files are, relative to its folder, when they are not beside
+    /// `manifest.json`: a site of merged snapshots (`routelens merge`) keeps every bundle's
+    /// content-addressed files once, in a shared store (`../store`). Format 6 only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<String>,
+}
+
+/// Where a bundle's `file` is relative to its folder, given the manifest's `store`.
+pub fn locate(store: Option<&str>, file: &str) -> String {
+    match store {
+        Some(store) => format!("{}/{file}", store.trim_end_matches('/')),
+        None => file.to_string(),
+    }
+}
+
+/// Whether `store` is a relative folder: parents (`..`) then clean names, at least one part.
+pub fn is_store_path(store: &str) -> bool {
+    let mut names = false;
+    !store.is_empty()
+        && store.split('/').all(|part| match part {
+            ".." => !names,
+            "" | "." => false,
+            _ => {
+                names = true;
+                true
+            }
+        })
 }
 
 /// One searchable file, as listed in `manifest.json`.

@@ -619,7 +619,7 @@ fn format_6_lists_files_apart_and_hashes_them_in_chunk_headers() {
         (list.file.as_str(), 4)
     );
     let json_bytes = &encoded.files[0].bytes;
-    assert_eq!(file_list_of(json_bytes).unwrap(), Some(list.clone()));
+    assert_eq!(file_list_of(json_bytes).unwrap(), Some(list.file.clone()));
     // Read without its list, a format-6 manifest is refused, never a bundle of no files.
     let alone = decode_manifest(json_bytes).unwrap_err().to_string();
     assert!(
@@ -703,4 +703,31 @@ fn a_split_index_keeps_format_6() {
     assert_eq!(split.manifest.format_version, LISTED_FORMAT_VERSION);
     let whole = encode_bundle(input(FILES), format_4()).unwrap();
     assert_eq!(whole.manifest.format_version, FORMAT_VERSION);
+}
+
+/// A merged site's bundle names a shared store, and its files are found there.
+#[test]
+fn a_store_locates_the_files_and_must_be_a_relative_folder() {
+    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let mut json: serde_json::Value = serde_json::from_slice(&encoded.files[0].bytes).unwrap();
+    json["store"] = "../store".into();
+    let bytes = serde_json::to_vec(&json).unwrap();
+    let list = encoded.manifest.file_list.clone().unwrap().file;
+    assert_eq!(
+        file_list_of(&bytes).unwrap(),
+        Some(format!("../store/{list}"))
+    );
+    let manifest = decode_listed_manifest(&bytes, encoded.file_list_bytes()).unwrap();
+    assert_eq!(
+        manifest.located(&manifest.chunks[0].file),
+        format!("../store/{}", manifest.chunks[0].file)
+    );
+    for bad in ["/store", "store/..", "../", "./store", ""] {
+        json["store"] = bad.into();
+        assert!(decode_error(&json).contains("field store"), "{bad}");
+    }
+    let mut old = manifest_value();
+    old["store"] = "../store".into();
+    assert!(decode_error(&old).contains("format 6 only"));
+    assert!(is_store_path("../../store/a") && !is_store_path("a/../b"));
 }

@@ -1,0 +1,186 @@
+//! `routelens merge`: finished bundles joined into one folder whose content-addressed files are
+//! stored once.
+//!
+//! ```text
+//! <out>/<bundle>/manifest.json     each bundle's manifest, naming the store ("store": "../store")
+//! <out>/<bundle>/questions.jsonl   its question set, when it has one
+//! <out>/store/…                    every bundle's other files (file list, chunks, index, chunkings,
+//!                                  vectors), each once: they are named by their hash
+//! <out>/merged.json                what was merged: `{"format": "routelens-merged/1", "store",
+//!                                  "bundles": [names]}`
+//! ```
+//!
+//! It is the last step of building a study's snapshots past one machine: each case's bundle is an
+//! independent job (`routelens snapshots --plan`), and this joins what the jobs wrote. Every input
+//! file is read and verified before anything is written, and the folder is written whole or not
+//! at all (`folder::write_folder_of`). Only format-6 bundles merge: the manifest's `store` is a
+//! format-6 field, and format 6 cuts chunks by content, so unchanged stretches of a repository
+//! give the same chunk files in every snapshot.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use routelens_engine::corpus::bundle::{
+    decode_listed_manifest, LISTED_FORMAT_VERSION, MANIFEST_FILE,
+};
+use routelens_engine::BundleFile;
+
+use crate::cli::MergeArgs;
+use crate::failure::Failure;
+use crate::folder::{write_folder_of, BundleFolder, FolderKind};
+use crate::input::read_text;
+
+/// The shared store's folder, beside the bundles.
+pub const STORE: &str = "store";
+
+/// A bundle's question set, copied with its manifest.
+const QUESTIONS_FILE: &str = "questions.jsonl";
+
+/// A merged folder: it holds `merged.json`.
+const MERGED: FolderKind = FolderKind {
+    what: "merged folder",
+    marker: "merged.json",
+};
+
+/// Runs `merge`.
+pub fn run(args: &MergeArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    crate::folder::check_target_of(MERGED, &args.out)?;
+    let dirs = bundle_dirs(&args.bundles)?;
+    let mut store: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut files = Vec::new();
+    let mut apart = 0u64;
+    for (name, dir) in &dirs {
+        let bundle = BundleFolder::open(dir)?;
+        if bundle.manifest.format_version < LISTED_FORMAT_VERSION || bundle.manifest.store.is_some()
+        {
+            return Err(Failure::Usage(format!(
+                "{}: bundle format {}{}; merge takes format-{LISTED_FORMAT_VERSION} bundles as \
+                 `routelens bundle` writes them (not --no-split, not already merged)",
+                dir.display(),
+                bundle.manifest.format_version,
+                if bundle.manifest.store.is_some() {
+                    ", already merged"
+                } else {
+                    ""
+                }
+            )));
+        }
+        for file in bundle.verified_files()? {
+            let bytes = bundle.read(&file)?;
+            apart += bytes.len() as u64;
+            store.entry(file).or_insert(bytes);
+        }
+        let manifest = std::fs::read(dir.join(MANIFEST_FILE))
+            .map_err(|err| Failure::read(&dir.join(MANIFEST_FILE), err))?;
+        apart += manifest.len() as u64;
+        let list = bundle.manifest.file_list.as_ref().map(|l| l.file.clone());
+        let list = bundle.read(&list.unwrap_or_default())?;
+        files.push(BundleFile {
+            name: format!("{name}/{MANIFEST_FILE}"),
+            bytes: with_store(dir, &manifest, &list)?,
+        });
+        let questions = dir.join(QUESTIONS_FILE);
+        if questions.is_file() {
+            let text = read_text(&questions)?;
+            apart += text.len() as u64;
+            files.push(BundleFile {
+                name: format!("{name}/{QUESTIONS_FILE}"),
+                bytes: text.into_bytes(),
+            });
+        }
+        writeln!(out, "read      {name} ({})", dir.display()).map_err(Failure::output)?;
+    }
+    let stored = store.len();
+    let names: Vec<&str> = dirs.iter().map(|(name, _)| name.as_str()).collect();
+    let listing = serde_json::json!({
+        "format": "routelens-merged/1",
+        "store": STORE,
+        "bundles": names,
+    });
+    files.push(BundleFile {
+        name: MERGED.marker.to_string(),
+        bytes: format!("{listing}\n").into_bytes(),
+    });
+    files.extend(store.into_iter().map(|(file, bytes)| BundleFile {
+        name: format!("{STORE}/{file}"),
+        bytes,
+    }));
+    let written = write_folder_of(MERGED, &args.out, &files)?;
+    writeln!(
+        out,
+        "merged    {} bundles into {}: {stored} stored files, {written} bytes; the bundles apart \
+         {apart} bytes ({:.2}x)",
+        dirs.len(),
+        args.out.display(),
+        apart as f64 / written.max(1) as f64
+    )
+    .map_err(Failure::output)?;
+    Ok(())
+}
+
+/// Each bundle to merge with its name (its folder's): a folder holding `manifest.json` is one,
+/// any other folder stands for the bundle folders directly inside it. Names must be unique and
+/// not the store's.
+fn bundle_dirs(given: &[PathBuf]) -> Result<Vec<(String, PathBuf)>, Failure> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for dir in given {
+        if dir.join(MANIFEST_FILE).is_file() {
+            dirs.push(dir.clone());
+            continue;
+        }
+        let listing = std::fs::read_dir(dir).map_err(|err| Failure::read(dir, err))?;
+        let mut inside: Vec<PathBuf> = listing
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.join(MANIFEST_FILE).is_file())
+            .collect();
+        if inside.is_empty() {
+            return Err(Failure::Usage(format!(
+                "{}: neither a bundle folder nor a folder of them (no {MANIFEST_FILE})",
+                dir.display()
+            )));
+        }
+        inside.sort();
+        dirs.extend(inside);
+    }
+    let mut named: Vec<(String, PathBuf)> = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| !n.starts_with('.'))
+            .ok_or_else(|| Failure::Usage(format!("{}: no usable folder name", dir.display())))?
+            .to_string();
+        if name == STORE || named.iter().any(|(other, _)| *other == name) {
+            return Err(Failure::Usage(format!(
+                "{}: a second bundle named {name:?}, or the store's name; bundles are named by \
+                 their folder",
+                dir.display()
+            )));
+        }
+        named.push((name, dir));
+    }
+    Ok(named)
+}
+
+/// The manifest's bytes naming the shared store (`"store": "../store"`), checked to decode with
+/// the bundle's file list as a reader will.
+fn with_store(dir: &Path, manifest: &[u8], file_list: &[u8]) -> Result<Vec<u8>, Failure> {
+    let bad = |source| Failure::Bundle {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    let mut value: serde_json::Value = serde_json::from_slice(manifest).map_err(|err| {
+        bad(routelens_engine::Error::Parse {
+            file: MANIFEST_FILE.into(),
+            message: err.to_string(),
+        })
+    })?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert("store".into(), format!("../{STORE}").into());
+    }
+    let mut bytes = serde_json::to_vec(&value).unwrap_or_default();
+    bytes.push(b'\n');
+    decode_listed_manifest(&bytes, Some(file_list)).map_err(bad)?;
+    Ok(bytes)
+}
