@@ -100,7 +100,10 @@ def main():
             bundle = pathlib.Path(temp) / case_id
             run([args.routelens, "bundle", str(args.repo), "--commit", case["base_commit"],
                  "--out", str(bundle), *shlex.split(args.bundle_args)])
-            files = len(load_json(bundle / "manifest.json")["files"])
+            manifest = load_json(bundle / "manifest.json")
+            # Format 6 lists its files apart and gives their count with the list.
+            listed = manifest.get("file_list")
+            files = listed["count"] if listed else len(manifest["files"])
             for arm in ARMS:
                 row = rankings.get((arm, case_id)) or fail(f"{case_id}: no archived {arm} row")
                 found = json.loads(run([args.routelens, "search", str(bundle), "--arm", arm,
