@@ -511,27 +511,40 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
     // Many slow connections: 64 are held open (the bound), the next is turned away with 503,
     // and once they go the server serves again. The server takes the held connections up as its
     // accept loop gets to them, so the test asks until it sees each answer (a busy machine may be
-    // slow to get there), within a deadline far beyond any wait a working server needs.
-    let held: Vec<TcpStream> = (0..64)
+    // slow to get there). Between asks each held connection sends one more byte of its head, so
+    // the server's idle timeout (10 s between reads) never frees a slot while the test waits; the
+    // deadline (25 s) stays within the server's whole-request limit (30 s).
+    let mut held: Vec<TcpStream> = (0..64)
         .map(|_| {
             let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            stream.write_all(b"GET / HTTP/1.1\r\n").unwrap();
+            stream.write_all(b"GET / HTTP/1.1\r\nX-Slow: ").unwrap();
             stream
         })
         .collect();
-    let until = |status: u16| {
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let until = |status: u16, held: &mut [TcpStream]| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(25);
         loop {
             let got = get(port, "/index.html").status;
             if got == status || std::time::Instant::now() > deadline {
                 return got;
             }
+            for stream in held.iter_mut() {
+                let _ = stream.write_all(b"a");
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
     };
-    assert_eq!(until(503), 503, "the 65th connection is turned away");
+    assert_eq!(
+        until(503, &mut held),
+        503,
+        "the 65th connection is turned away"
+    );
     drop(held);
-    assert_eq!(until(200), 200, "served again after 64 slow connections");
+    assert_eq!(
+        until(200, &mut []),
+        200,
+        "served again after 64 slow connections"
+    );
 }
 
 /// The Content-Security-Policy on every response: the inline start-up script by its hash,
