@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use routelens_engine::corpus::bundle::{
-    decode_listed_manifest, file_list_of, Manifest, MANIFEST_FILE,
+    decode_listed_manifest, file_list_of, manifest_head, Manifest, ManifestHead, MANIFEST_FILE,
 };
 use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::live::live_session::{AnswerBody, BundleUrls, CallBody};
@@ -39,6 +39,7 @@ pub struct BundleStore {
     list: StoredValue<Option<Vec<BundleEntry>>, LocalStorage>,
     added: StoredValue<Vec<BundleEntry>, LocalStorage>,
     opened: StoredValue<BTreeMap<String, Rc<BundleFiles>>, LocalStorage>,
+    heads: StoredValue<BTreeMap<String, Rc<ManifestHead>>, LocalStorage>,
 }
 
 impl BundleStore {
@@ -48,6 +49,7 @@ impl BundleStore {
             list: StoredValue::new_local(None),
             added: StoredValue::new_local(Vec::new()),
             opened: StoredValue::new_local(BTreeMap::new()),
+            heads: StoredValue::new_local(BTreeMap::new()),
         }
     }
 
@@ -161,6 +163,33 @@ impl BundleStore {
 }
 
 impl BundleStore {
+    /// What bundle `entry` was built from, from its `manifest.json` alone (fetched once; the
+    /// file list is not): a case's snapshot is found among many bundles without their lists.
+    pub async fn head(self, entry: &BundleEntry) -> Result<Rc<ManifestHead>> {
+        let opened = self
+            .opened
+            .with_value(|opened| opened.get(&entry.name).cloned())
+            .filter(|files| files.entry == *entry);
+        if let Some(files) = opened {
+            let m = &files.manifest;
+            return Ok(Rc::new(ManifestHead {
+                source: m.source.clone(),
+                commit: m.commit.clone(),
+                policy: m.policy.clone(),
+                files: m.files.len() as u64,
+            }));
+        }
+        if let Some(head) = self.heads.with_value(|heads| heads.get(&entry.name).cloned()) {
+            return Ok(head);
+        }
+        let bytes = api::fetch_required(&entry.url_of(MANIFEST_FILE)).await?;
+        let head = Rc::new(manifest_head(&bytes)?);
+        self.heads.update_value(|heads| {
+            heads.insert(entry.name.clone(), head.clone());
+        });
+        Ok(head)
+    }
+
     /// The chunkings of bundle `name` (none without a bundle), from its manifest.
     pub async fn chunkers(self, name: Option<String>) -> Result<Vec<Chunker>> {
         let Some(name) = name else {

@@ -16,6 +16,7 @@ use routelens_engine::{
 };
 
 use super::case_list::CaseList;
+use super::case_snapshot::CaseSnapshot;
 use super::params::StudyViewParamsStoreFields;
 use crate::api;
 use crate::components::{KSelect, TableView};
@@ -177,6 +178,7 @@ fn case_detail(
         .filter(|file| !c.gold_spans.iter().any(|span| &span.path == *file))
         .map(|file| view! { <li><code>{file.clone()}</code></li> })
         .collect_view();
+    let snapshot = view! { <CaseSnapshot case_id=c.id.clone() text=text.clone() k=k /> };
     let text_view = match text {
         Some(text) => {
             view! { <pre class="issue-text" data-testid="issue-text">{text}</pre> }.into_any()
@@ -243,6 +245,7 @@ fn case_detail(
                 <dt>"issue text"</dt>
                 <dd>{text_view}</dd>
             </dl>
+            {snapshot}
             <h4>"Gold files and spans"</h4>
             <ul data-testid="case-gold-spans">{spans}{files_without_spans}</ul>
             <TableView table=case_gold_table(study, case, k) testid="table-case-gold" />

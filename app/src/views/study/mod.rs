@@ -5,6 +5,7 @@
 
 mod bench;
 mod case_list;
+mod case_snapshot;
 mod cases;
 mod fusion;
 mod lines;

@@ -50,6 +50,35 @@ pub fn decode_listed_manifest(bytes: &[u8], file_list: Option<&[u8]>) -> Result<
     }
 }
 
+/// What a bundle was built from, read from its `manifest.json` alone (any format; a format-6 file
+/// list is not read): enough to tell which study cases it is the snapshot of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManifestHead {
+    /// See [`Manifest::source`].
+    pub source: String,
+    /// See [`Manifest::commit`].
+    pub commit: Option<String>,
+    /// See [`Manifest::policy`].
+    pub policy: crate::corpus::policy::Policy,
+    /// How many files it holds.
+    pub files: u64,
+}
+
+/// `manifest.json` checked as [`decode_listed_manifest`] checks it, and its [`ManifestHead`].
+pub fn manifest_head(bytes: &[u8]) -> Result<ManifestHead> {
+    let manifest = decode_bare(bytes)?;
+    let files = manifest
+        .file_list
+        .as_ref()
+        .map_or(manifest.files.len() as u64, |list| list.count);
+    Ok(ManifestHead {
+        source: manifest.source,
+        commit: manifest.commit,
+        policy: manifest.policy,
+        files,
+    })
+}
+
 /// The manifest's own JSON, checked, without a format-6 file list.
 fn decode_bare(bytes: &[u8]) -> Result<Manifest> {
     let file = MANIFEST_FILE;

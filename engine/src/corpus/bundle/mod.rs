@@ -66,7 +66,9 @@ pub use chunk::{
     DEFAULT_COMPRESSION_LEVEL, MAX_COMPRESSION_LEVEL,
 };
 pub use chunkings::ChunkingEntry;
-pub use decode::{decode_listed_manifest, decode_manifest, file_list_of, Chunk};
+pub use decode::{
+    decode_listed_manifest, decode_manifest, file_list_of, manifest_head, Chunk, ManifestHead,
+};
 #[cfg(not(target_arch = "wasm32"))]
 pub use encode::{
     count_lines, encode_bundle, encode_chunking, store_question_vectors, store_vectors, BundleFile,

@@ -628,6 +628,9 @@ fn format_6_lists_files_apart_and_hashes_them_in_chunk_headers() {
     );
     let manifest = encoded.read_back().unwrap();
     assert_eq!(manifest, encoded.manifest);
+    let head = manifest_head(json_bytes).unwrap();
+    assert_eq!((head.source.as_str(), head.files), ("demo", 4));
+    assert_eq!(head.commit.as_deref(), Some("0123abc"));
     let whole = encode_bundle(input(FILES), small_chunks())
         .unwrap()
         .manifest;

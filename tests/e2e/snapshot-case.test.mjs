@@ -1,0 +1,86 @@
+// Scenario: a reader opens a study whose case was ranked over the demo bundle's snapshot, loads
+// the case's issue text (checked against its SHA-256), and in the case's drill-down runs every
+// lexical arm live on the snapshot the page finds among the site's bundles: each arm the study
+// archives is shown against its archived ranking (the same list agrees at every rank; a changed
+// list is named at its first difference). A case of another commit finds no snapshot.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { missing, root, startServer, launchBrowser, buildDemoBundle, screenshot, tempDir } from './lib/harness.mjs';
+
+const skip = missing() || false;
+const cli = join(root, 'target/debug/routelens');
+const QUESTION = 'serde_json-float';
+let server, browser, page, demo, question;
+
+before(async () => {
+  if (skip) return;
+  const bundles = tempDir();
+  demo = buildDemoBundle(bundles);
+  question = readFileSync(join(root, 'bundler/demo/questions.jsonl'), 'utf8')
+    .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)).find((q) => q.id === QUESTION);
+  server = await startServer({ bundles });
+  browser = await launchBrowser();
+  page = await browser.newPage();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const byTestId = (id) => page.locator(`[data-testid="${id}"]`);
+
+test('a case runs its lexical arms live on its own snapshot, beside its archived rankings', { skip }, async () => {
+  const dir = tempDir();
+  const issue = join(dir, 'issue.txt');
+  writeFileSync(issue, question.question);
+  const native = (arm) => JSON.parse(execFileSync(cli, ['search', demo, '--arm', arm, '--query-file', issue,
+    '--k', '16', '--format', 'json'], { encoding: 'utf8' })).results.map((r) => r.path);
+  const fts5 = native('fts5');
+  const rg = native('rg');
+  assert.ok(rg.length >= 2, 'rg ranks two files or more');
+  // The "archived" study: fts5 as the live arm ranks, rg with its first two paths swapped; a
+  // second case at another commit.
+  const sha = createHash('sha256').update(question.question).digest('hex');
+  const study = join(dir, 'study.jsonl');
+  writeFileSync(study, [
+    { id: QUESTION, repo: 'routelens-demo', gold: question.gold, query_sha256: sha },
+    { id: QUESTION, arm: 'fts5', paths: fts5 },
+    { id: QUESTION, arm: 'rg', paths: [rg[1], rg[0], ...rg.slice(2)] },
+    { id: 'elsewhere', repo: 'routelens-demo', gold: question.gold, base_commit: '0123456789abcdef0123456789abcdef01234567' },
+    { id: 'elsewhere', arm: 'fts5', paths: fts5 },
+    { id: 'elsewhere', arm: 'rg', paths: rg },
+  ].map((line) => JSON.stringify(line)).join('\n') + '\n');
+  const texts = join(dir, 'texts.json');
+  writeFileSync(texts, JSON.stringify({ [QUESTION]: question.question }));
+
+  await page.goto(`${server.url}/`);
+  await byTestId('pick-jsonl').setInputFiles(study);
+  await byTestId('study-title').waitFor({ timeout: 60000 });
+  await byTestId('tab-cases').click();
+  await byTestId('issue-text-file').setInputFiles(texts);
+  assert.match(await byTestId('issue-text-report').textContent(), /accepted 1, refused 0/);
+  await page.locator(`[data-testid="case-row"][data-case="${QUESTION}"]`).click();
+  const snapshot = byTestId('case-snapshot');
+  await snapshot.waitFor({ timeout: 60000 });
+  assert.equal(await snapshot.getAttribute('data-bundle'), 'demo');
+  await byTestId('case-live-run').click();
+  const table = byTestId('table-case-live');
+  await table.waitFor({ timeout: 120000 });
+  const cell = (arm, col) => page.locator(`[data-testid="table-case-live"] tr[data-row="${arm}"] td[data-col="${col}"]`);
+  assert.equal(await cell('fts5', 'same rank').textContent(), `${fts5.length} of ${fts5.length}`);
+  assert.equal(await cell('fts5', 'first difference').textContent(), 'none');
+  assert.equal(await cell('rg', 'first difference').textContent(), 'rank 1');
+  assert.equal(await cell('rg', 'archived there').textContent(), rg[1]);
+  assert.equal(await cell('rg', 'live there').textContent(), rg[0]);
+  await screenshot(page, 'case-live-snapshot');
+
+  // The case cut at another commit has no snapshot among the bundles.
+  await page.locator('[data-testid="case-row"][data-case="elsewhere"]').click();
+  await page.waitForFunction(() =>
+    document.querySelector('[data-testid="case-snapshot"]')?.textContent.includes('None of the site'));
+  assert.equal(await byTestId('case-live-run').count(), 0);
+});
