@@ -32,7 +32,8 @@ try {
     const snapshot = byTestId('case-snapshot');
     await page.waitForFunction((id) =>
       document.querySelector('[data-testid="case-detail"]')?.getAttribute('data-case') === id
-      && document.querySelector('[data-testid="case-snapshot"]'), id, { timeout: 120000 });
+      && !document.querySelector('[data-testid="case-snapshot"]')?.textContent.startsWith('Looking'),
+    id, { timeout: 120000 });
     console.log(`${id}: ${(await snapshot.textContent()).trim()}`);
     if (await byTestId('case-live-run').count() === 0) continue;
     await byTestId('case-live-run').click();

@@ -179,7 +179,10 @@ impl BundleStore {
                 files: m.files.len() as u64,
             }));
         }
-        if let Some(head) = self.heads.with_value(|heads| heads.get(&entry.name).cloned()) {
+        if let Some(head) = self
+            .heads
+            .with_value(|heads| heads.get(&entry.name).cloned())
+        {
             return Ok(head);
         }
         let bytes = api::fetch_required(&entry.url_of(MANIFEST_FILE)).await?;

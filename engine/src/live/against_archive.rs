@@ -38,7 +38,10 @@ pub struct RankAgreement {
 
 /// The agreement of `live` with `archived`, both best first, in their top `k`.
 pub fn rank_agreement(live: &[String], archived: &[String], k: usize) -> RankAgreement {
-    let (live, archived) = (&live[..live.len().min(k)], &archived[..archived.len().min(k)]);
+    let (live, archived) = (
+        &live[..live.len().min(k)],
+        &archived[..archived.len().min(k)],
+    );
     let same_rank = live.iter().zip(archived).filter(|(a, b)| a == b).count();
     let first_difference = (0..live.len().max(archived.len()))
         .find(|&at| live.get(at) != archived.get(at))
@@ -89,7 +92,13 @@ pub fn against_archive(
 pub fn against_archive_table(arms: &[ArmAgainstArchive], k: usize) -> Table {
     let mut table = Table::new(
         &format!("Live on the case's snapshot against the archive, top {k}"),
-        &["arm", "same rank", "first difference", "archived there", "live there"],
+        &[
+            "arm",
+            "same rank",
+            "first difference",
+            "archived there",
+            "live there",
+        ],
     );
     for arm in arms {
         let at = arm.agreement.first_difference;
@@ -126,14 +135,20 @@ mod tests {
     fn agreement_counts_same_ranks_and_the_first_difference() {
         let archived = paths(&["a", "b", "c", "d"]);
         let same = rank_agreement(&archived, &archived, 16);
-        assert_eq!((same.same_rank, same.compared, same.first_difference), (4, 4, None));
+        assert_eq!(
+            (same.same_rank, same.compared, same.first_difference),
+            (4, 4, None)
+        );
         let swapped = rank_agreement(&paths(&["a", "c", "b", "d"]), &archived, 16);
         assert_eq!((swapped.same_rank, swapped.first_difference), (2, Some(2)));
         // A live list that ends early differs where it ends; k cuts both.
         let short = rank_agreement(&paths(&["a", "b"]), &archived, 16);
         assert_eq!((short.same_rank, short.first_difference), (2, Some(3)));
         let cut = rank_agreement(&paths(&["a", "b", "x"]), &archived, 2);
-        assert_eq!((cut.same_rank, cut.compared, cut.first_difference), (2, 2, None));
+        assert_eq!(
+            (cut.same_rank, cut.compared, cut.first_difference),
+            (2, 2, None)
+        );
         let longer = rank_agreement(&paths(&["a", "b", "c", "d", "e"]), &archived, 16);
         assert_eq!((longer.same_rank, longer.first_difference), (4, Some(5)));
     }

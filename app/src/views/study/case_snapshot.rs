@@ -23,87 +23,75 @@ use crate::error::{Error, Result};
 use crate::live;
 use crate::state::AppState;
 
-/// The case's snapshot among the site's bundles, with the run button and its outcome.
+/// The case's snapshot among the site's bundles, with the run button and its outcome. One line
+/// says where things stand (looking, found, running, failed), to keep the page's module small.
 #[component]
 pub fn CaseSnapshot(case_id: String, text: Option<String>, k: usize) -> impl IntoView {
     let app = AppState::get();
+    let status = RwSignal::new("Looking for the case's snapshot among the bundles…".to_string());
+    let bundle = RwSignal::new(None::<BundleEntry>);
+    let table = RwSignal::new(None::<Table>);
+    let has_text = text.is_some();
     let id = case_id.clone();
-    let found = LocalResource::new(move || find(app, id.clone()));
-    let outcome = RwSignal::new(None::<std::result::Result<Table, String>>);
-    let running = RwSignal::new(None::<String>);
-    let shown = move || match found.get() {
-        None => view! { <p class="muted">"Looking for the case's snapshot among the bundles…"</p> }
-            .into_any(),
-        Some(Err(err)) => view! {
-            <p class="muted" data-testid="case-snapshot">
-                {format!("No snapshot to run the case on: {err}")}
-            </p>
-        }
-        .into_any(),
-        Some(Ok(None)) => view! {
-            <p class="muted" data-testid="case-snapshot">
-                "None of the site's bundles is this case's snapshot (its repository at its base \
-                 commit, under the study's file policy), so its arms cannot be run live here."
-            </p>
-        }
-        .into_any(),
-        Some(Ok(Some((entry, head)))) => {
-            let said = format!(
-                "Its snapshot: bundle {} ({} at {}, {} files).",
-                entry.name,
-                head.source,
-                head.commit.as_deref().unwrap_or("a working tree"),
-                head.files
-            );
-            let button = text.clone().map(|text| {
-                let (case_id, entry) = (case_id.clone(), entry.clone());
-                let start = move |_| {
-                    if running.get_untracked().is_some() {
-                        return;
-                    }
-                    running.set(Some("opening the bundle".into()));
-                    let (case_id, entry, text) = (case_id.clone(), entry.clone(), text.clone());
-                    spawn_local(async move {
-                        let done = run(app, &entry, (&case_id, &text), k, running).await;
-                        outcome.set(Some(done.map_err(|err| err.to_string())));
-                        running.set(None);
-                    });
-                };
-                view! {
-                    <button data-testid="case-live-run" on:click=start>
-                        "Run every lexical arm live on it"
-                    </button>
-                }
-            });
-            let missing = text.is_none().then(|| {
-                view! {
-                    <span class="muted">
+    spawn_local(async move {
+        let said = match find(app, id).await {
+            Ok(Some((entry, head))) => {
+                let said = format!(
+                    "Its snapshot: bundle {} ({} at {}, {} files).{}",
+                    entry.name,
+                    head.source,
+                    head.commit.as_deref().unwrap_or("a working tree"),
+                    head.files,
+                    if has_text {
+                        ""
+                    } else {
                         " Load the case's issue text above to run its arms live."
-                    </span>
-                }
-            });
-            view! {
-                <p data-testid="case-snapshot" data-bundle=entry.name.clone()>
-                    {said}
-                    {missing}
-                </p>
-                {button}
+                    }
+                );
+                bundle.set(Some(entry));
+                said
             }
-            .into_any()
-        }
+            Ok(None) => "None of the site's bundles is this case's snapshot (its repository at \
+                         its base commit, under the study's file policy), so its arms cannot be \
+                         run live here."
+                .to_string(),
+            Err(err) => format!("No snapshot to run the case on: {err}"),
+        };
+        status.set(said);
+    });
+    let start = move |_| {
+        let (Some(entry), Some(text)) = (bundle.get_untracked(), text.clone()) else {
+            return;
+        };
+        status.set("opening the bundle".into());
+        let id = case_id.clone();
+        spawn_local(async move {
+            match run(app, &entry, (&id, &text), k, status).await {
+                Ok(ran) => {
+                    table.set(Some(ran));
+                    status.set(format!("Ran every lexical arm on bundle {}.", entry.name));
+                }
+                Err(err) => status.set(err.to_string()),
+            }
+        });
     };
     view! {
         <section class="case-live">
             <h4>"Live on its snapshot"</h4>
-            {shown}
-            {move || running.get().map(|line| view! { <p class="progress">{line}</p> })}
-            {move || match outcome.get() {
-                None => ().into_any(),
-                Some(Ok(table)) => view! { <TableView table testid="table-case-live" /> }.into_any(),
-                Some(Err(err)) => {
-                    view! { <p class="error" data-testid="case-live-error">{err}</p> }.into_any()
-                }
+            <p data-testid="case-snapshot" data-bundle=move || bundle.get().map(|b| b.name)>
+                {status}
+            </p>
+            {move || {
+                (has_text && bundle.with(Option::is_some))
+                    .then(|| {
+                        view! {
+                            <button data-testid="case-live-run" on:click=start.clone()>
+                                "Run every lexical arm live on it"
+                            </button>
+                        }
+                    })
             }}
+            {move || table.get().map(|table| view! { <TableView table testid="table-case-live" /> })}
         </section>
     }
 }
@@ -144,18 +132,18 @@ async fn run(
     entry: &BundleEntry,
     (case_id, text): (&str, &str),
     k: usize,
-    running: RwSignal<Option<String>>,
+    status: RwSignal<String>,
 ) -> Result<Table> {
     let files = app
         .bundles
-        .open(entry, &move |line| running.set(Some(line)))
+        .open(entry, &move |line| status.set(line))
         .await?;
     let load = load_call(entry, &files.manifest_sha256, true, true, &[]);
-    match live::call(load, move |line| running.set(Some(line))).await? {
+    match live::call(load, move |line| status.set(line)).await? {
         AnswerBody::Loaded { .. } => {}
         other => return Err(live::unexpected(&other)),
     }
-    running.set(Some("running every lexical arm".into()));
+    status.set("running every lexical arm".into());
     let call = CallBody::RunIssue {
         bundle: entry.name.clone(),
         issue: text.to_string(),
