@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use routelens_engine::checksum::sha256_hex;
-use routelens_engine::corpus::bundle::decode_manifest;
+use routelens_engine::corpus::bundle::{decode_listed_manifest, decode_manifest};
 use routelens_engine::corpus::code_chunks::Chunker;
 use routelens_engine::load::archive::{ARCHIVE_FILES, README};
 use routelens_engine::remote::rerank::pools::Candidate;
@@ -125,17 +125,22 @@ pub fn score_table(data: &[u8]) {
     }
 }
 
-/// A bundle: its `manifest.json`, then stored bytes for its chunks, its index and each
-/// chunking's table, in that order. The manifest's SHA-256 and stored sizes are set to the
-/// supplied bytes (what a bundle's author controls anyway), its raw sizes left as fuzzed.
+/// A bundle: its `manifest.json`, for format 6 then its file list's stored bytes, then stored
+/// bytes for its chunks, its index and each chunking's table, in that order. The manifest's
+/// SHA-256s, file names and stored sizes are set to the supplied bytes (what a bundle's author
+/// controls anyway), its raw sizes and counts left as fuzzed.
 pub fn bundle(data: &[u8]) {
     let mut parts = parts(data, 64).into_iter();
     let Some(manifest_bytes) = parts.next() else {
         return;
     };
-    let mut manifest = match decode_manifest(manifest_bytes) {
+    let listed = match with_named_list(manifest_bytes, &mut parts) {
+        Some((json, list)) => decode_listed_manifest(&json, Some(list)),
+        None => decode_manifest(manifest_bytes),
+    };
+    let mut manifest = match listed {
         Ok(manifest) => manifest,
-        Err(err) => return names_a_file(&err, &["manifest.json"]),
+        Err(err) => return names_a_file(&err, &["manifest.json", "files/"]),
     };
     let stored: Vec<&[u8]> = parts.collect();
     let mut next = stored.iter().copied().cycle();
@@ -180,6 +185,22 @@ pub fn bundle(data: &[u8]) {
         check(manifest.open_chunking(chunker, stored).map(drop));
     }
     check(manifest.open_chunking(Chunker::Window, &[]).map(drop));
+}
+
+/// A manifest naming a file list (format 6), rewritten to name the next part by its hash, with
+/// that part; `None` for any other manifest (or one that is not JSON), left to `decode_manifest`.
+fn with_named_list<'d>(
+    manifest: &[u8],
+    parts: &mut impl Iterator<Item = &'d [u8]>,
+) -> Option<(Vec<u8>, &'d [u8])> {
+    let mut value: serde_json::Value = serde_json::from_slice(manifest).ok()?;
+    let entry = value.get_mut("file_list")?.as_object_mut()?;
+    let list = parts.next().unwrap_or_default();
+    let sha = sha256_hex(list);
+    entry.insert("file".into(), format!("files/{sha}.deflate").into());
+    entry.insert("sha256".into(), sha.into());
+    entry.insert("bytes".into(), (list.len() as u64).into());
+    Some((serde_json::to_vec(&value).ok()?, list))
 }
 
 /// A routing run file (`routelens route --record`), replayed when it reads, and a rerank run
