@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Runs the live BM25 arms on the paper's own snapshots and compares them with the archive.
+"""Runs the live lexical arms on the paper's own snapshots and compares them with the archive.
 
 For every issue text in --texts (files named `<case id>.txt`, as in
 `../shared/data/fastindex-texts/`), the script looks the case up in the archive's ledger
 (repository and base commit), checks the text's SHA-256 against the case's `query_sha256`, builds a
 bundle of --repo at the base commit with `routelens bundle --commit` (the default `paper` policy
-unless --bundle-args says otherwise), and runs `routelens search` with the `fts5`, `fts5-full` and
-`path-fts5` arms. Per case and arm it prints the bundle's file count against the archive's
-`file_count`, how many of the archived top 16 the live top 16 holds at the same rank, and the first
-rank where they differ.
+unless --bundle-args says otherwise), and runs `routelens search` with the `fts5`, `fts5-full`,
+`path-fts5`, `rg`, `rg-first500` and `rg-feedback` arms. Per case and arm it prints the bundle's
+file count against the archive's `file_count`, how many of the archived top 16 the live top 16
+holds at the same rank, and the first rank where they differ.
 
 Usage:
     python3 bench/live_vs_archive.py --repo /path/to/sympy --routelens target/debug/routelens \\
@@ -32,6 +32,9 @@ ARMS = {
     "fts5": ("contextbench-paper-fts5.json", "first500"),
     "fts5-full": ("contextbench-paper-fts5.json", "full"),
     "path-fts5": ("contextbench-paper-path-fts5.json", None),
+    "rg": ("contextbench-paper-rg.json", "full"),
+    "rg-first500": ("contextbench-paper-rg.json", "first500"),
+    "rg-feedback": ("contextbench-paper-rg-feedback.json", None),
 }
 
 

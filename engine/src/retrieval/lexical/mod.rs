@@ -8,7 +8,7 @@
 //! | `basename` | paths | first 500 characters | stem ×2 + path token overlap ([`basename()`]) |
 //! | `rg` | texts | whole issue | literal matches, rarity + path ([`rg()`]) |
 //! | `rg-first500` | texts | first 500 characters | as `rg` |
-//! | `rg-feedback` | texts | whole issue, then its 5 rarest found terms | RRF of the two ([`rg_feedback`]) |
+//! | `rg-feedback` | texts | whole issue, then its 5 rarest found terms | RRF of the two whole rankings, top k ([`rg_feedback`]) |
 //!
 //! Every arm extracts its terms with [`crate::terms`], returns at most `k` paths (the paper used
 //! 16, [`DEFAULT_K`]) with their scores, best first, ties broken by path (byte order), and the

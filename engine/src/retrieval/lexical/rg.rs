@@ -119,7 +119,12 @@ pub fn rg_feedback(corpus: &TextCorpus, issue: &str, k: usize) -> ArmOutput {
     stable_sort::sort(&mut feedback_terms);
     let second_matches = corpus.matches(&feedback_terms);
     let second = rank_matches(corpus, &feedback_terms, &second_matches);
-    let config = RrfConfig::default();
+    // The paper fuses the two whole rankings (`evals/hybrid.py`'s `_rrf` over every matched
+    // file), then keeps the top 16: "RRF@16" in the archived config is the cut after fusion.
+    let config = RrfConfig {
+        depth: first.len().max(second.len()).max(1),
+        ..RrfConfig::default()
+    };
     let first_paths: Vec<&str> = first.iter().map(|(path, _)| path.as_str()).collect();
     let second_paths: Vec<&str> = second.iter().map(|(path, _)| path.as_str()).collect();
     let fused = rrf_scored(&[&first_paths[..], &second_paths[..]], config);
@@ -216,5 +221,61 @@ mod tests {
         // df: ccc..ggg 1 (ties by term: ccc, ddd, eee, fff, ggg), bbb 2, aaa 3.
         assert_eq!(output.feedback_terms, ["ccc", "ddd", "eee", "fff", "ggg"]);
         assert!(rg_feedback(&corpus, "zzz", 16).results.is_empty());
+    }
+
+    /// The paper fuses the two searches' whole rankings (every matched file), not their top 16:
+    /// on a corpus where some file ranks past 16 in a search, the result is the whole-list fusion
+    /// and differs from fusing the top 16s.
+    #[test]
+    fn feedback_fuses_the_whole_rankings() {
+        // A fixed pseudo-random corpus: 80 files of 4 to 12 words from a vocabulary of 40.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let words: Vec<String> = (0..40).map(|i| format!("word{i:02}x")).collect();
+        let files: Vec<(String, String)> = (0..80)
+            .map(|i| {
+                let count = 4 + next(9) as usize;
+                let text: Vec<&str> = (0..count)
+                    .map(|_| words[next(40) as usize].as_str())
+                    .collect();
+                (format!("src/f{i:02}.rs"), text.join(" "))
+            })
+            .collect();
+        let corpus = TextCorpus::new(files.iter().map(|(p, t)| (p.clone(), t.as_str())));
+        let issue = words[..14].join(" ");
+        let output = rg_feedback(&corpus, &issue, 16);
+        let terms = extract_terms(&issue);
+        let first = rank_matches(&corpus, &terms, &corpus.matches(&terms));
+        let feedback = output.feedback_terms.clone();
+        let second = rank_matches(&corpus, &feedback, &corpus.matches(&feedback));
+        assert!(
+            first.len() > 16 && second.len() > 16,
+            "{} {}",
+            first.len(),
+            second.len()
+        );
+        let paths = |list: &[(String, f64)]| -> Vec<String> {
+            list.iter().map(|(path, _)| path.clone()).collect()
+        };
+        let (first, second) = (paths(&first), paths(&second));
+        let fused = |depth| -> Vec<String> {
+            let config = RrfConfig {
+                depth,
+                ..RrfConfig::default()
+            };
+            let lists: [&[String]; 2] = [&first, &second];
+            paths(&rrf_scored(&lists, config)[..16])
+        };
+        assert_eq!(paths(&output.results), fused(usize::MAX));
+        assert_ne!(
+            fused(usize::MAX),
+            fused(16),
+            "the corpus tells the two apart"
+        );
     }
 }
