@@ -458,7 +458,9 @@ impl Manifest {
                 return Err(Error::field(
                     MANIFEST_FILE,
                     "store",
-                    format!("{store:?}: a relative folder (`../store`), in format 6 only"),
+                    format!(
+                        "{store:?}: a folder beside the bundle's (`../store`), in format 6 only"
+                    ),
                 ));
             }
         }

@@ -143,7 +143,8 @@ pub struct Manifest {
     pub question_vectors: Option<VectorsEntry>,
     /// Where the bundle's other files are, relative to its folder, when they are not beside
     /// `manifest.json`: a site of merged snapshots (`routelens merge`) keeps every bundle's
-    /// content-addressed files once, in a shared store (`../store`). Format 6 only.
+    /// content-addressed files once, in a shared store beside the bundles (`../store`; see
+    /// [`is_store_path`]). Format 6 only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<String>,
 }
@@ -156,18 +157,13 @@ pub fn locate(store: Option<&str>, file: &str) -> String {
     }
 }
 
-/// Whether `store` is a relative folder: parents (`..`) then clean names, at least one part.
+/// Whether `store` is a sibling of the bundle's folder: `../` then a clean relative path
+/// (`../store`). Nothing further up, so a bundle cannot send its readers (or `publish`, which
+/// writes the store beside the bundles) outside the folder that holds it.
 pub fn is_store_path(store: &str) -> bool {
-    let mut names = false;
-    !store.is_empty()
-        && store.split('/').all(|part| match part {
-            ".." => !names,
-            "" | "." => false,
-            _ => {
-                names = true;
-                true
-            }
-        })
+    store
+        .strip_prefix("../")
+        .is_some_and(crate::corpus::policy::is_clean_path)
 }
 
 /// One searchable file, as listed in `manifest.json`.
