@@ -13,7 +13,7 @@ use routelens_engine::evaluate::adjudication_report::{self, gold_agreement, Seco
 use routelens_engine::evaluate::{
     counted, grid_tables, GridReport, GridRun, GridSettings, Retriever,
 };
-use routelens_engine::load::question_set::{parse_question_set, verify_corpus};
+use routelens_engine::load::question_set::parse_question_set;
 use routelens_engine::scoring::unit_metrics::Clustering;
 use routelens_engine::{BootstrapConfig, PairedComparison, Table};
 
@@ -96,13 +96,7 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let set = parse_question_set(&name, &read_text(&args.questions)?)?;
     let folder = BundleFolder::open(&args.bundle)?;
     if let Some(pinned) = &set.corpus {
-        let hashes = folder.file_hashes()?;
-        verify_corpus(
-            pinned,
-            &folder.manifest,
-            &args.bundle.display().to_string(),
-            &mut |path| Ok(hashes.get(path).cloned().unwrap_or_default()),
-        )?;
+        folder.verify_pinned(pinned)?;
     }
     let available: Vec<Chunker> = folder
         .manifest

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use routelens_engine::corpus::bundle::MANIFEST_FILE;
 use routelens_engine::corpus::bundle::{decode_listed_manifest, file_list_of};
 use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
+use routelens_engine::load::question_set::{verify_corpus, PinnedFile};
 use routelens_engine::retrieval::dense::pin::ModelPin;
 use routelens_engine::retrieval::lexical::chunk_index::ChunkIndex;
 use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
@@ -104,6 +105,19 @@ impl BundleFolder {
             names.push(vectors.file.clone());
         }
         Ok(names)
+    }
+
+    /// Refuses the bundle when it is not the corpus a question set pins (see
+    /// `verify_corpus`), the files' hashes read from the chunks where the manifest lacks them.
+    pub fn verify_pinned(&self, pinned: &[PinnedFile]) -> Result<(), Failure> {
+        let hashes = self.file_hashes()?;
+        verify_corpus(
+            pinned,
+            &self.manifest,
+            &self.dir.display().to_string(),
+            &mut |path| Ok(hashes.get(path).cloned().unwrap_or_default()),
+        )?;
+        Ok(())
     }
 
     /// Every file's SHA-256, in manifest order: the manifest's, or (format 6) from the headers

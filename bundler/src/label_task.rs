@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use routelens_engine::checksum::sha256_hex;
 use routelens_engine::evaluate::label_task::{build_task, PooledArm};
-use routelens_engine::load::question_set::{parse_question_set, verify_corpus, Question};
+use routelens_engine::load::question_set::{parse_question_set, Question};
 use routelens_engine::load::runfile::load_trec;
 use routelens_engine::retrieval::chunk_search::ChunkRankings;
 use routelens_engine::retrieval::lexical::{run_arm, LexicalArm, Needs, Sources};
@@ -27,13 +27,7 @@ pub fn run(args: &LabelTaskArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let set = parse_question_set(&name, &text)?;
     let folder = BundleFolder::open(&args.bundle)?;
     if let Some(pinned) = &set.corpus {
-        let hashes = folder.file_hashes()?;
-        verify_corpus(
-            pinned,
-            &folder.manifest,
-            &args.bundle.display().to_string(),
-            &mut |path| Ok(hashes.get(path).cloned().unwrap_or_default()),
-        )?;
+        folder.verify_pinned(pinned)?;
     }
     let mut arms = Vec::new();
     for value in &args.pools {

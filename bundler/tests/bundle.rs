@@ -2,43 +2,12 @@
 //! enough: a git commit read with `--commit`, the demo's idempotence, the committed fixture
 //! bundle's drift, the real demo's gold files, and the `fts5` arm against real SQLite FTS5.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn routelens(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_routelens"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("routelens runs")
-}
-
-fn ok(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("UTF-8 output")
-}
-
-fn git(repo: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", repo)
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?}");
-}
+use common::{git, ok, routelens};
 
 /// The manifest as a reader decodes it (format 6: with its file list), as JSON.
 fn manifest(bundle: &Path) -> serde_json::Value {
@@ -46,12 +15,7 @@ fn manifest(bundle: &Path) -> serde_json::Value {
 }
 
 fn decoded(bundle: &Path) -> routelens_engine::Manifest {
-    use routelens_engine::corpus::bundle::{decode_listed_manifest, file_list_of};
-    let json = std::fs::read(bundle.join("manifest.json")).unwrap();
-    let list = file_list_of(&json)
-        .unwrap()
-        .map(|list| std::fs::read(bundle.join(list)).unwrap());
-    decode_listed_manifest(&json, list.as_deref()).unwrap()
+    common::read_manifest(bundle)
 }
 
 fn paths(manifest: &serde_json::Value) -> Vec<String> {

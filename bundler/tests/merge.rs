@@ -2,41 +2,11 @@
 //! each content-addressed file once; every arm searches a merged bundle exactly as the bundle it
 //! came from; inputs are verified before anything is written.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
-fn routelens(args: &[&str], dir: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_routelens"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the CLI runs")
-}
-
-fn ok(output: std::process::Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
-
-fn git(repo: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", repo)
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?}");
-}
+use common::{git, ok, routelens};
 
 /// Every file under `dir`, as (path relative to it, size).
 fn files_under(dir: &Path) -> Vec<(String, u64)> {

@@ -3,11 +3,12 @@
 //! computed here from the bundle's verified files, and the line recall must equal a count of gold
 //! lines inside the included blocks done by hand.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-use routelens_engine::corpus::bundle::{decode_listed_manifest, file_list_of};
 use routelens_engine::delivery::context::{
     build_context, parse_gold, parse_ranking, ContextSettings,
 };
@@ -47,11 +48,7 @@ fn pack_json(extra: &[&str]) -> serde_json::Value {
 /// Every file of the fixture bundle, read and verified by the engine.
 fn bundle_texts() -> BTreeMap<String, String> {
     let dir = Path::new(FIXTURES).join("repo.bundle");
-    let json = std::fs::read(dir.join("manifest.json")).unwrap();
-    let list = file_list_of(&json)
-        .unwrap()
-        .map(|list| std::fs::read(dir.join(list)).unwrap());
-    let manifest = decode_listed_manifest(&json, list.as_deref()).unwrap();
+    let manifest = common::read_manifest(&dir);
     let chunks: Vec<Vec<u8>> = manifest
         .chunks
         .iter()

@@ -2,10 +2,11 @@
 //! fixture bundle replays identically; a changed recording and a bundle of another commit are
 //! refused with exit code 65, naming what differs.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
-use routelens_engine::corpus::bundle::{decode_listed_manifest, file_list_of};
 use routelens_engine::live::evidence::{
     live_arm, BundleRef, CaseEvidence, LiveStudy, LiveStudyExport,
 };
@@ -28,9 +29,7 @@ fn routelens(args: &[&str]) -> Output {
 /// The export of the fixture questions: the offline tree router and the fts5 and rg arms.
 fn export() -> LiveStudyExport {
     let read = |name: &str| std::fs::read(Path::new(BUNDLE).join(name)).unwrap();
-    let json = read("manifest.json");
-    let list = file_list_of(&json).unwrap().map(|list| read(&list));
-    let manifest = decode_listed_manifest(&json, list.as_deref()).unwrap();
+    let manifest = common::read_manifest(Path::new(BUNDLE));
     let chunks: Vec<Vec<u8>> = manifest.chunks.iter().map(|c| read(&c.file)).collect();
     let chunks: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
     let texts = TextCorpus::new(manifest.read_all(&chunks).unwrap());

@@ -125,13 +125,7 @@ fn offline_routes_toward_the_issue_and_prints_the_issue_json() {
     // The fixture has no more than 16 files: as in the paper, the tournament has nothing to ask
     // and ranks them in its SHA-256 order.
     assert_eq!(flat["calls"], 0);
-    let bundle = fixture_bundle();
-    let json = std::fs::read(bundle.join("manifest.json")).unwrap();
-    let list = routelens_engine::corpus::bundle::file_list_of(&json)
-        .unwrap()
-        .map(|list| std::fs::read(bundle.join(list)).unwrap());
-    let manifest =
-        routelens_engine::corpus::bundle::decode_listed_manifest(&json, list.as_deref()).unwrap();
+    let manifest = common::read_manifest(&fixture_bundle());
     let mut ranked: Vec<&str> = flat["paths"]
         .as_array()
         .unwrap()

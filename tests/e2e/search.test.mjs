@@ -44,6 +44,22 @@ after(async () => {
 
 const byTestId = (id) => page.locator(`[data-testid="${id}"]`);
 
+/** A new page of `context` that opens the demo question in the Search view at `url` and runs every
+ * arm, once each column shows a hit; with the question as the page sent it. */
+async function searchedIn(context, url) {
+  const fresh = await context.newPage();
+  await fresh.goto(`${url}/?view=search&bundle=demo&q=${QUESTION}`);
+  await fresh.waitForFunction(() =>
+    document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('manifest loaded'));
+  const question = await fresh.locator('[data-testid="search-query"]').inputValue();
+  await fresh.locator('[data-testid="search-run"]').click();
+  await fresh.waitForFunction((count) => {
+    const cols = [...document.querySelectorAll('[data-testid="search-column"]')];
+    return cols.length === count && cols.every((col) => col.querySelector('[data-testid="search-hit"]'));
+  }, ARMS.length, { timeout: 60000 });
+  return { page: fresh, question };
+}
+
 test('every lexical arm answers a demo question in the browser', { skip }, async () => {
   await page.goto(`${server.url}/`);
   await byTestId('tab-search').click();
@@ -242,16 +258,7 @@ test('one search fetches of the index exactly what `routelens search` says it re
   // A fresh context: nothing cached. The worker's own Resource Timing entries are the bytes it
   // fetched (encoded body sizes: the server sends the stored files as they are).
   const context = await browser.newContext();
-  const fresh = await context.newPage();
-  await fresh.goto(`${server.url}/?view=search&bundle=demo&q=${QUESTION}`);
-  await fresh.waitForFunction(() =>
-    document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('manifest loaded'));
-  const question = await fresh.locator('[data-testid="search-query"]').inputValue();
-  await fresh.locator('[data-testid="search-run"]').click();
-  await fresh.waitForFunction((count) => {
-    const cols = [...document.querySelectorAll('[data-testid="search-column"]')];
-    return cols.length === count && cols.every((col) => col.querySelector('[data-testid="search-hit"]'));
-  }, ARMS.length, { timeout: 60000 });
+  const { page: fresh, question } = await searchedIn(context, server.url);
   const [worker] = fresh.workers();
   assert.ok(worker, 'the live worker started');
   const entries = await worker.evaluate(() => performance.getEntriesByType('resource')
@@ -295,16 +302,7 @@ test('a merged site\'s bundle reads its files from the shared store and ranks as
   const second = await startServer({ bundles: merged });
   const context = await browser.newContext();
   try {
-    const fresh = await context.newPage();
-    await fresh.goto(`${second.url}/?view=search&bundle=demo&q=${QUESTION}`);
-    await fresh.waitForFunction(() =>
-      document.querySelector('[data-testid="bundle-progress"]')?.textContent.includes('manifest loaded'));
-    const question = await fresh.locator('[data-testid="search-query"]').inputValue();
-    await fresh.locator('[data-testid="search-run"]').click();
-    await fresh.waitForFunction((count) => {
-      const cols = [...document.querySelectorAll('[data-testid="search-column"]')];
-      return cols.length === count && cols.every((col) => col.querySelector('[data-testid="search-hit"]'));
-    }, ARMS.length, { timeout: 60000 });
+    const { page: fresh, question } = await searchedIn(context, second.url);
     const shown = await fresh.locator('[data-testid="search-column"]').evaluateAll((cols) =>
       cols.map((col) => [...col.querySelectorAll('[data-testid="search-hit"]')]
         .map((hit) => hit.getAttribute('data-path'))));

@@ -171,13 +171,7 @@ impl BundleStore {
             .with_value(|opened| opened.get(&entry.name).cloned())
             .filter(|files| files.entry == *entry);
         if let Some(files) = opened {
-            let m = &files.manifest;
-            return Ok(Rc::new(ManifestHead {
-                source: m.source.clone(),
-                commit: m.commit.clone(),
-                policy: m.policy.clone(),
-                files: m.files.len() as u64,
-            }));
+            return Ok(Rc::new(ManifestHead::of(&files.manifest)));
         }
         if let Some(head) = self
             .heads

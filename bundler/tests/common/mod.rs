@@ -134,3 +134,52 @@ pub fn ctrl_c_when(
     assert!(sent.success(), "kill -INT failed");
     child.wait_with_output().expect("the run ends")
 }
+
+/// A bundle folder's manifest as a reader decodes it: `manifest.json` with, for format 6, the
+/// file list it names.
+pub fn read_manifest(bundle: &std::path::Path) -> routelens_engine::Manifest {
+    use routelens_engine::corpus::bundle::{decode_listed_manifest, file_list_of};
+    let json = std::fs::read(bundle.join("manifest.json")).unwrap();
+    let list = file_list_of(&json)
+        .unwrap()
+        .map(|list| std::fs::read(bundle.join(list)).unwrap());
+    decode_listed_manifest(&json, list.as_deref()).unwrap()
+}
+
+/// `routelens ARGS` run in `cwd`.
+pub fn routelens(args: &[&str], cwd: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_routelens"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("routelens runs")
+}
+
+/// A run's stdout, after asserting it succeeded (its output shown when not).
+pub fn ok(output: std::process::Output) -> String {
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8 output")
+}
+
+/// `git -C REPO ARGS` with a fixed identity and no user or system configuration.
+pub fn git(repo: &std::path::Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", repo)
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}

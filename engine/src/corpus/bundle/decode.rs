@@ -64,19 +64,24 @@ pub struct ManifestHead {
     pub files: u64,
 }
 
+impl ManifestHead {
+    /// The head of a manifest, with its files listed or not.
+    pub fn of(manifest: &Manifest) -> ManifestHead {
+        ManifestHead {
+            source: manifest.source.clone(),
+            commit: manifest.commit.clone(),
+            policy: manifest.policy.clone(),
+            files: manifest
+                .file_list
+                .as_ref()
+                .map_or(manifest.files.len() as u64, |list| list.count),
+        }
+    }
+}
+
 /// `manifest.json` checked as [`decode_listed_manifest`] checks it, and its [`ManifestHead`].
 pub fn manifest_head(bytes: &[u8]) -> Result<ManifestHead> {
-    let manifest = decode_bare(bytes)?;
-    let files = manifest
-        .file_list
-        .as_ref()
-        .map_or(manifest.files.len() as u64, |list| list.count);
-    Ok(ManifestHead {
-        source: manifest.source,
-        commit: manifest.commit,
-        policy: manifest.policy,
-        files,
-    })
+    Ok(ManifestHead::of(&decode_bare(bytes)?))
 }
 
 /// The manifest's own JSON, checked, without a format-6 file list.
