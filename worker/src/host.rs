@@ -1,7 +1,7 @@
 //! What the worker has of its host, shared by the message loop ([`crate::channel`]) and the calls
 //! ([`crate::calls`]): the live session it holds, posting to the page, a call's progress and
 //! cancel flag, the clock, yielding to the event loop, fetching (whole, or read as it streams in
-//! with a count of bytes), and the browser's Cache API.
+//! with a count of bytes), the browser's Cache API and its SHA-256.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -199,6 +199,25 @@ pub async fn cached(cache: &web_sys::Cache, key: &str) -> Option<Vec<u8>> {
         .await
         .ok()?;
     Some(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// The lower-case hex SHA-256 of `bytes`, by the browser's SubtleCrypto (native code: the
+/// engine's hash compiled to wasm took about half a second for the model's 91 MB), or by the
+/// engine where the page is not a secure context and SubtleCrypto is absent.
+pub async fn sha256_hex(bytes: &[u8]) -> String {
+    match subtle_sha256(bytes).await {
+        Some(digest) => routelens_engine::checksum::hex(&digest),
+        None => routelens_engine::checksum::sha256_hex(bytes),
+    }
+}
+
+/// SubtleCrypto's SHA-256 of `bytes` (it copies them when called), if the worker has it.
+async fn subtle_sha256(bytes: &[u8]) -> Option<Vec<u8>> {
+    let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+    let subtle = scope.crypto().ok()?.subtle();
+    let promise = subtle.digest_with_str_and_u8_array("SHA-256", bytes).ok()?;
+    let digest = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
+    Some(js_sys::Uint8Array::new(&digest).to_vec())
 }
 
 /// Keeps `bytes` in `cache` under `key`.

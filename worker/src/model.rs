@@ -6,12 +6,12 @@
 
 use std::collections::BTreeMap;
 
-use routelens_engine::retrieval::dense::embedder::ModelFiles;
+use routelens_engine::retrieval::dense::embedder::{ModelDigests, ModelFiles};
 use routelens_engine::retrieval::dense::pin::ModelPin;
 
 use crate::host::{
-    cached, fetch_metered, forget_cached, keep, next_tick, now_ms, open_cache, with_session,
-    Progress,
+    cached, fetch_metered, forget_cached, keep, next_tick, now_ms, open_cache, sha256_hex,
+    with_session, Progress,
 };
 
 /// The Cache API cache the model's files are kept in.
@@ -31,6 +31,7 @@ pub async fn load_model(p: Progress, base: &str) -> Result<(), String> {
             None
         }
     };
+    // Each file's bytes and SHA-256, hashed once by the browser and checked against the pin.
     let mut files = BTreeMap::new();
     let mut done = 0;
     for (name, pinned) in &pin.files {
@@ -40,8 +41,9 @@ pub async fn load_model(p: Progress, base: &str) -> Result<(), String> {
         let mut bytes = None;
         if let Some(cache) = &cache {
             if let Some(copy) = cached(cache, &key).await {
-                if pin.check(name, &copy).is_ok() {
-                    bytes = Some(copy);
+                let digest = sha256_hex(&copy).await;
+                if pin.check_digest(name, copy.len(), &digest).is_ok() {
+                    bytes = Some((copy, digest));
                 } else {
                     p.say(format!(
                         "the cached copy of {name} is damaged: fetching it again"
@@ -59,14 +61,15 @@ pub async fn load_model(p: Progress, base: &str) -> Result<(), String> {
                     !p.cancelled()
                 })
                 .await?;
-                pin.check(name, &fetched)
+                let digest = sha256_hex(&fetched).await;
+                pin.check_digest(name, fetched.len(), &digest)
                     .map_err(|error| format!("{url}: refused: {error}"))?;
                 if let Some(cache) = &cache {
                     if let Err(why) = keep(cache, &key, &fetched).await {
                         p.say(format!("{name} was not kept for a later visit: {why}"));
                     }
                 }
-                fetched
+                (fetched, digest)
             }
         };
         done += pinned.bytes;
@@ -78,15 +81,26 @@ pub async fn load_model(p: Progress, base: &str) -> Result<(), String> {
     let file = |name: &str| {
         files
             .get(name)
-            .map(Vec::as_slice)
+            .map(|(bytes, digest): &(Vec<u8>, String)| (bytes.as_slice(), digest.clone()))
             .ok_or_else(|| format!("the pin lists no {name}"))
     };
+    let (config, weights, tokenizer) = (
+        file("config.json")?,
+        file("model.safetensors")?,
+        file("tokenizer.json")?,
+    );
     let model = ModelFiles {
-        config: file("config.json")?,
-        weights: file("model.safetensors")?,
-        tokenizer: file("tokenizer.json")?,
+        config: config.0,
+        weights: weights.0,
+        tokenizer: tokenizer.0,
     };
-    with_session(|s| s.load_embedder(&model)).map_err(|error| format!("{base}: {error}"))?;
+    let digests = ModelDigests {
+        config: config.1,
+        weights: weights.1,
+        tokenizer: tokenizer.1,
+    };
+    with_session(|s| s.load_embedder(&model, &digests))
+        .map_err(|error| format!("{base}: {error}"))?;
     p.say(format!(
         "the embedding model is loaded ({:.0} ms)",
         now_ms() - started

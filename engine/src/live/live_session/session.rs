@@ -23,7 +23,7 @@ use crate::retrieval::cross_encoder::model::{ChunkTexts, CrossEncoder, CrossEnco
 use crate::retrieval::cross_encoder::{ChunkReranker, CrossEncoderIdentity};
 #[cfg(feature = "dense")]
 use crate::retrieval::dense::{
-    embedder::{Embedder, ModelFiles},
+    embedder::{Embedder, ModelDigests, ModelFiles},
     pin::ModelPin,
 };
 use crate::retrieval::lexical::chunkings::OpenChunkings;
@@ -285,11 +285,12 @@ impl LiveSession {
         return false;
     }
 
-    /// Loads the embedding model from its files (each checked against the pin first) and lends
-    /// it to the open bundle for questions it stores no vector for.
+    /// Loads the embedding model from its files (each one's size and SHA-256, `digests`,
+    /// checked against the pin first) and lends it to the open bundle for questions it stores
+    /// no vector for.
     #[cfg(feature = "dense")]
-    pub fn load_embedder(&mut self, files: &ModelFiles) -> Result<()> {
-        let embedder = Embedder::load(files, ModelPin::minilm())?;
+    pub fn load_embedder(&mut self, files: &ModelFiles, digests: &ModelDigests) -> Result<()> {
+        let embedder = Embedder::load_digested(files, digests, ModelPin::minilm())?;
         self.embedder = Some(std::sync::Arc::new(embedder));
         self.lend_embedder();
         Ok(())

@@ -14,6 +14,7 @@ use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{Tokenizer, TruncationParams};
 
 use super::pin::ModelPin;
+use crate::checksum::sha256_hex;
 use crate::error::{Error, Result};
 use crate::stable_sort;
 
@@ -39,6 +40,28 @@ pub struct ModelFiles<'a> {
     pub tokenizer: &'a [u8],
 }
 
+/// Each model file's lower-case hex SHA-256, as the files' reader computed them (natively the
+/// engine's own hash; in the browser the platform's SubtleCrypto, see [`Embedder::load_digested`]).
+pub struct ModelDigests {
+    /// `config.json`'s.
+    pub config: String,
+    /// `model.safetensors`'s.
+    pub weights: String,
+    /// `tokenizer.json`'s.
+    pub tokenizer: String,
+}
+
+impl ModelDigests {
+    /// The digests of `files`, computed here.
+    pub fn of(files: &ModelFiles) -> ModelDigests {
+        ModelDigests {
+            config: sha256_hex(files.config),
+            weights: sha256_hex(files.weights),
+            tokenizer: sha256_hex(files.tokenizer),
+        }
+    }
+}
+
 /// A loaded embedder.
 pub struct Embedder {
     model: BertModel,
@@ -53,14 +76,25 @@ pub struct Embedder {
 impl Embedder {
     /// Loads the model from its files, each checked against `pin` first.
     pub fn load(files: &ModelFiles, pin: ModelPin) -> Result<Embedder> {
-        pin.check("config.json", files.config)?;
-        pin.check("model.safetensors", files.weights)?;
-        pin.check("tokenizer.json", files.tokenizer)?;
+        Embedder::load_digested(files, &ModelDigests::of(files), pin)
+    }
+
+    /// As [`Embedder::load`], with each file's SHA-256 already computed by the caller from the
+    /// same bytes (the worker has the browser hash them once, natively, before they reach wasm);
+    /// sizes and digests are checked against `pin` first.
+    pub fn load_digested(
+        files: &ModelFiles,
+        digests: &ModelDigests,
+        pin: ModelPin,
+    ) -> Result<Embedder> {
+        pin.check_digest("config.json", files.config.len(), &digests.config)?;
+        pin.check_digest("model.safetensors", files.weights.len(), &digests.weights)?;
+        pin.check_digest("tokenizer.json", files.tokenizer.len(), &digests.tokenizer)?;
         let config: Config =
             serde_json::from_slice(files.config).map_err(|e| model_error("config.json", e))?;
-        let weights =
-            VarBuilder::from_buffered_safetensors(files.weights.to_vec(), DType::F32, &Device::Cpu)
-                .map_err(|e| model_error("model.safetensors", e))?;
+        // Read in place: candle copies each tensor out of the file as it builds the model.
+        let weights = VarBuilder::from_slice_safetensors(files.weights, DType::F32, &Device::Cpu)
+            .map_err(|e| model_error("model.safetensors", e))?;
         let model =
             BertModel::load(weights, &config).map_err(|e| model_error("model.safetensors", e))?;
         let mut tokenizer =

@@ -48,20 +48,23 @@ impl ModelPin {
     /// Checks `bytes` as the pinned file `name`: a file the pin does not list, or other bytes,
     /// is refused naming the file.
     pub fn check(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        self.check_digest(name, bytes.len(), &sha256_hex(bytes))
+    }
+
+    /// As [`ModelPin::check`] for a file of `len` bytes whose SHA-256 the caller has computed
+    /// (the browser's own SubtleCrypto, where hashing 91 MB again in wasm took most of a
+    /// second).
+    pub fn check_digest(&self, name: &str, len: usize, sha256: &str) -> Result<()> {
         let want = self.files.get(name).ok_or_else(|| Error::Model {
             file: name.to_string(),
             message: format!("not one of {}'s pinned files", self.name),
         })?;
-        let actual = sha256_hex(bytes);
-        if bytes.len() as u64 != want.bytes || actual != want.sha256 {
+        if len as u64 != want.bytes || sha256 != want.sha256 {
             return Err(Error::Model {
                 file: name.to_string(),
                 message: format!(
-                    "{} bytes with SHA-256 {actual}; {} is pinned at {} bytes, {}",
-                    bytes.len(),
-                    self.name,
-                    want.bytes,
-                    want.sha256
+                    "{len} bytes with SHA-256 {sha256}; {} is pinned at {} bytes, {}",
+                    self.name, want.bytes, want.sha256
                 ),
             });
         }
@@ -87,5 +90,15 @@ mod tests {
             "{refused}"
         );
         assert!(pin.check("vocab.txt", b"").is_err());
+        let config = &pin.files["config.json"];
+        let bytes = config.bytes as usize;
+        assert!(pin
+            .check_digest("config.json", bytes, &config.sha256)
+            .is_ok());
+        let other = "0".repeat(64);
+        assert!(pin.check_digest("config.json", bytes, &other).is_err());
+        assert!(pin
+            .check_digest("config.json", bytes + 1, &config.sha256)
+            .is_err());
     }
 }
