@@ -234,6 +234,17 @@ proptest! {
             prop_assert!(lexical.len() <= k);
             let hybrid = brute_hybrid(&case.chunks, &lexical60, &dense);
             prop_assert_eq!(search(Retriever::Hybrid, None), hybrid.iter().copied().take(k).collect::<Vec<_>>());
+            // A chunking keeps its last scan and BM25 search for the next call: searches at
+            // any depth, in any order, equal those of a chunking opened afresh.
+            for depth in [k, 60, 1, k + 5, 2 * k] {
+                for retriever in [Retriever::Bm25, Retriever::Dense, Retriever::Hybrid] {
+                    let fresh = crate::open(&case).unwrap();
+                    prop_assert_eq!(
+                        open.search((Chunker::Window, retriever), text, depth, None).unwrap(),
+                        fresh.search((Chunker::Window, retriever), text, depth, None).unwrap()
+                    );
+                }
+            }
             // The cap over the whole ranking, cut at k.
             for (retriever, whole) in [(Retriever::Dense, &dense), (Retriever::Hybrid, &hybrid)] {
                 let mut capped = cap_per_file(whole, &case.chunks, cap).unwrap();

@@ -26,9 +26,10 @@ use crate::retrieval::cross_encoder::{
     rerank_head, ChunkReranker, CrossEncoderIdentity, RerankInput, DEFAULT_RERANK_TOP,
 };
 use crate::scoring::paired::PairedComparison;
-use crate::scoring::stats::BootstrapConfig;
+use crate::scoring::stats::{BootstrapConfig, ClusterDraws};
 use crate::scoring::unit_metrics::{
-    compare_metric_pairs, summarize_metrics, Clustering, Metric, MetricSummary, Relevance,
+    compare_metric_pairs_drawn, summarize_metrics, summarize_metrics_drawn, Clustering, Metric,
+    MetricSummary, Relevance,
 };
 use crate::study::Study;
 
@@ -217,6 +218,8 @@ pub struct GridRun {
     needs_model: Vec<String>,
     pairs_scored: usize,
     study: Option<Study>,
+    /// The bootstrap's draws, made once for every summary and comparison.
+    draws: Option<ClusterDraws>,
     summaries: Vec<MetricSummary>,
     paired: Vec<PairedComparison>,
     split: Option<GridSplit>,
@@ -372,6 +375,7 @@ impl GridRun {
             analysed,
             rankings: BTreeMap::new(),
             study: None,
+            draws: None,
             summaries: Vec::new(),
             paired: Vec::new(),
             split: None,
@@ -494,20 +498,20 @@ impl GridRun {
                 Stage::Summary(0)
             }
             Stage::Summary(at) => {
-                let study = self.study()?;
+                let study = study_of(&self.study)?;
                 let metric = self.metrics[at];
-                let rows = summarize_metrics(
+                let rows = summarize_metrics_drawn(
                     study,
                     &[metric],
-                    self.settings.clustering,
-                    self.relevance,
+                    (self.settings.clustering, self.relevance),
                     self.bootstrap,
+                    &mut self.draws,
                 )?;
                 self.summaries.extend(rows);
                 next_or(at, self.metrics.len(), Stage::Summary, Stage::Pairs(0))
             }
             Stage::Pairs(at) => {
-                let study = self.study()?;
+                let study = study_of(&self.study)?;
                 let all: Vec<usize> = (0..study.cases.len()).collect();
                 let mut pairs = self.pairs.clone();
                 if self.settings.pairs.is_empty() {
@@ -518,13 +522,12 @@ impl GridRun {
                         &metric,
                     ));
                 }
-                let rows = compare_metric_pairs(
-                    study,
-                    &pairs,
-                    self.metrics[at],
+                let rows = compare_metric_pairs_drawn(
+                    (study, &pairs, self.metrics[at]),
                     (self.settings.clustering, self.relevance),
                     &all,
                     self.bootstrap,
+                    &mut self.draws,
                 )?;
                 self.paired.extend(rows);
                 next_or(at, self.metrics.len(), Stage::Pairs, Stage::Split)
@@ -677,9 +680,7 @@ impl GridRun {
     }
 
     fn study(&self) -> Result<&Study> {
-        self.study
-            .as_ref()
-            .ok_or_else(|| Error::setting("grid", "no study", "a run past its ranking steps"))
+        study_of(&self.study)
     }
 
     fn describe(&self, stage: Stage) -> String {
@@ -792,6 +793,13 @@ impl GridRun {
             chosen,
         }))
     }
+}
+
+/// The run's study, once its ranking steps are done.
+fn study_of(study: &Option<Study>) -> Result<&Study> {
+    study
+        .as_ref()
+        .ok_or_else(|| Error::setting("grid", "no study", "a run past its ranking steps"))
 }
 
 fn next_or(at: usize, len: usize, more: fn(usize) -> Stage, then: Stage) -> Stage {

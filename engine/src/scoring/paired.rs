@@ -214,13 +214,10 @@ pub fn compare_values(
         }
     }
     let clusters: Vec<Vec<f64>> = by_cluster.into_values().collect();
-    if draws
-        .as_ref()
-        .is_none_or(|d| d.clusters() != clusters.len())
-    {
-        *draws = Some(ClusterDraws::new(clusters.len(), bootstrap)?);
-    }
-    let outcome = Outcome::of(&clusters, draws.as_ref().expect("drawn above"))?;
+    let outcome = Outcome::of(
+        &clusters,
+        ClusterDraws::shared(draws, clusters.len(), bootstrap)?,
+    )?;
     let Outcome {
         interval,
         wins,

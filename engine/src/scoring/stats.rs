@@ -154,6 +154,24 @@ impl ClusterDraws {
         })
     }
 
+    /// The draws in `slot` when they are [`ClusterDraws::new`]'s for `clusters` clusters
+    /// under `config`, else new ones left there: summaries and comparisons over the same
+    /// clusters share one set (they would draw the same indices again).
+    pub fn shared(
+        slot: &mut Option<ClusterDraws>,
+        clusters: usize,
+        config: BootstrapConfig,
+    ) -> Result<&ClusterDraws> {
+        let config = config.validated()?;
+        let fits = slot.as_ref().is_some_and(|d| {
+            d.clusters == clusters && d.config == config && d.rule == BootstrapRule::Python
+        });
+        if !fits {
+            *slot = Some(ClusterDraws::new(clusters, config)?);
+        }
+        Ok(slot.as_ref().expect("drawn above"))
+    }
+
     /// Draws as the CodeNib article drew them ([`BootstrapRule::Numpy`]): numpy's generator
     /// seeded with `config.seed`, the same draws for every comparison over `clusters` clusters.
     pub fn numpy(clusters: usize, config: BootstrapConfig) -> Result<Self> {

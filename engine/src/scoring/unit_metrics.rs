@@ -26,6 +26,7 @@
 //! when its file is gold (CodeAtlas, fastindex); under [`Relevance::Span`] when it overlaps a gold
 //! span of its file (CodeNib).
 
+use crate::scoring::stats::{BootstrapConfig, ClusterDraws};
 use crate::stable_sort::Sorted;
 use std::collections::BTreeSet;
 
@@ -326,7 +327,26 @@ pub fn summarize_metrics(
     metrics: &[Metric],
     clustering: Clustering,
     relevance: Relevance,
-    bootstrap: crate::scoring::stats::BootstrapConfig,
+    bootstrap: BootstrapConfig,
+) -> Result<Vec<MetricSummary>> {
+    summarize_metrics_drawn(
+        study,
+        metrics,
+        (clustering, relevance),
+        bootstrap,
+        &mut None,
+    )
+}
+
+/// As [`summarize_metrics`], drawing from `draws` when they fit (the same clusters and
+/// bootstrap) and leaving there the draws it used, so that a caller's later summaries and
+/// comparisons over the same clusters do not draw again (drawing is most of a bootstrap).
+pub fn summarize_metrics_drawn(
+    study: &crate::study::Study,
+    metrics: &[Metric],
+    (clustering, relevance): (Clustering, Relevance),
+    bootstrap: BootstrapConfig,
+    draws: &mut Option<ClusterDraws>,
 ) -> Result<Vec<MetricSummary>> {
     let cluster_of = |case: &crate::study::Case| match clustering {
         Clustering::Repo => case.repo.clone(),
@@ -334,7 +354,7 @@ pub fn summarize_metrics(
     };
     let names: BTreeSet<String> = study.cases.iter().map(cluster_of).sorted_set();
     let names: Vec<String> = names.into_iter().collect();
-    let draws = crate::scoring::stats::ClusterDraws::new(names.len(), bootstrap)?;
+    let draws = ClusterDraws::shared(draws, names.len(), bootstrap)?;
     let mut out = Vec::new();
     for arm in &study.arms {
         for metric in metrics {
@@ -344,7 +364,7 @@ pub fn summarize_metrics(
                 let at = names.binary_search(&cluster_of(case)).unwrap_or_default();
                 clusters[at].push(value);
             }
-            let interval = crate::scoring::stats::cluster_bootstrap_with(&clusters, &draws)?;
+            let interval = crate::scoring::stats::cluster_bootstrap_with(&clusters, draws)?;
             out.push(MetricSummary {
                 arm: arm.name.clone(),
                 metric: metric.name(),
@@ -368,7 +388,25 @@ pub fn compare_metric_pairs(
     metric: Metric,
     (clustering, relevance): (Clustering, Relevance),
     subset: &[usize],
-    bootstrap: crate::scoring::stats::BootstrapConfig,
+    bootstrap: BootstrapConfig,
+) -> Result<Vec<crate::scoring::paired::PairedComparison>> {
+    let pairs_of = (study, pairs, metric);
+    compare_metric_pairs_drawn(
+        pairs_of,
+        (clustering, relevance),
+        subset,
+        bootstrap,
+        &mut None,
+    )
+}
+
+/// As [`compare_metric_pairs`], sharing `draws` as [`summarize_metrics_drawn`] does.
+pub fn compare_metric_pairs_drawn(
+    (study, pairs, metric): (&crate::study::Study, &[(String, String)], Metric),
+    (clustering, relevance): (Clustering, Relevance),
+    subset: &[usize],
+    bootstrap: BootstrapConfig,
+    draws: &mut Option<ClusterDraws>,
 ) -> Result<Vec<crate::scoring::paired::PairedComparison>> {
     let values = |name: &str| -> Result<Vec<Option<f64>>> {
         let arm = study.arm(name)?;
@@ -383,7 +421,6 @@ pub fn compare_metric_pairs(
         Clustering::Repo => study.cases[case].repo.clone(),
         Clustering::Case => study.cases[case].id.clone(),
     };
-    let mut draws = None;
     pairs
         .iter()
         .map(|(left, right)| {
@@ -396,7 +433,7 @@ pub fn compare_metric_pairs(
                 &cluster_of,
                 subset,
                 bootstrap,
-                &mut draws,
+                draws,
             )
         })
         .collect()

@@ -63,6 +63,12 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 
 /// The first `k` chunks by cosine with `query`, with their scores.
 pub fn rank(table: &VectorTable, query: &[f32], k: usize) -> Result<Vec<(usize, f32)>> {
+    Ok(best(&scores(table, query)?, k))
+}
+
+/// Every chunk's cosine with `query`, in table order: the scan that is nearly all of a
+/// ranking's cost, which [`best`] then reads at any depth.
+pub fn scores(table: &VectorTable, query: &[f32]) -> Result<Vec<f32>> {
     if query.len() != table.dimension {
         return Err(Error::setting(
             "query vector",
@@ -70,11 +76,15 @@ pub fn rank(table: &VectorTable, query: &[f32], k: usize) -> Result<Vec<(usize, 
             &format!("{} numbers, the table's dimension", table.dimension),
         ));
     }
-    let scores: Vec<f32> = table
+    Ok(table
         .values
         .chunks_exact(table.dimension.max(1))
         .map(|row| dot(row, query))
-        .collect();
+        .collect())
+}
+
+/// The first `k` positions of `scores`, highest first, with their scores.
+pub fn best(scores: &[f32], k: usize) -> Vec<(usize, f32)> {
     // Highest score first, equal scores in table order: a total order, so selecting the best k
     // and sorting only them gives exactly the head of the whole sorted list (a full sort of the
     // demo's 36,309 scores took most of a query's time).
@@ -85,7 +95,7 @@ pub fn rank(table: &VectorTable, query: &[f32], k: usize) -> Result<Vec<(usize, 
         order.truncate(k);
     }
     order.sort_unstable_by(better);
-    Ok(order.into_iter().map(|at| (at, scores[at])).collect())
+    order.into_iter().map(|at| (at, scores[at])).collect()
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@ use crate::retrieval::chunk_search::{
     cap_per_file, fuse_chunk_rankings, prefix_for_caps, ChunkRankings, Retriever, CHUNK_RRF,
 };
 use crate::retrieval::dense::queries::{check_model, EmbedFn, QueryVectors};
-use crate::retrieval::dense::rank::{rank, VectorTable};
+use crate::retrieval::dense::rank::{best, scores, VectorTable};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::chunk_index::{ChunkHit, ChunkIndex};
 
@@ -21,6 +22,75 @@ struct Opened {
     table: Vec<CodeChunk>,
     index: ChunkIndex,
     vectors: Option<VectorTable>,
+    /// The last question vector scanned against `vectors`, with every chunk's score: the grid
+    /// asks one question of a chunking by dense, by hybrid and as deep as a per-file cap needs,
+    /// and each scan reads the whole table (82 MB for the demo's structural chunking).
+    last_scan: Mutex<Option<Scan>>,
+    /// The last BM25 search (query, depth, hits), which answers any shallower one with the
+    /// same query (a shallow search is a prefix of a deep one): hybrid's lexical half.
+    last_search: Mutex<Option<Searched>>,
+}
+
+/// A question vector and every chunk's score against it.
+#[derive(Debug)]
+struct Scan {
+    vector: Vec<f32>,
+    scores: Arc<Vec<f32>>,
+}
+
+/// A BM25 search: its query, how deep it went and what it found.
+#[derive(Debug)]
+struct Searched {
+    query: String,
+    depth: usize,
+    hits: Vec<ChunkHit>,
+}
+
+impl Opened {
+    /// The best `depth` chunks for `query` by BM25, from the last search when it went as deep
+    /// or found every match.
+    fn lexical(&self, query: &str, depth: usize) -> Result<Vec<ChunkHit>> {
+        let mut last = self
+            .last_search
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(done) = last.as_ref() {
+            // A search that found fewer than it asked for found every match.
+            if done.query == query && (done.depth >= depth || done.hits.len() < done.depth) {
+                return Ok(done.hits.iter().take(depth).copied().collect());
+            }
+        }
+        let hits = self.index.search(query, depth)?;
+        *last = Some(Searched {
+            query: query.to_string(),
+            depth,
+            hits: hits.clone(),
+        });
+        Ok(hits)
+    }
+
+    /// Every chunk's cosine with `vector`, the last one's kept for the next call.
+    fn dense_scores(&self, vector: &[f32]) -> Result<Arc<Vec<f32>>> {
+        let table = self
+            .vectors
+            .as_ref()
+            .ok_or_else(|| no_vectors(self.chunker))?;
+        let mut last = self
+            .last_scan
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(done) = last.as_ref() {
+            if done.vector == vector {
+                return Ok(done.scores.clone());
+            }
+        }
+        let scanned = Arc::new(scores(table, vector)?);
+        *last = Some(Scan {
+            vector: vector.to_vec(),
+            scores: scanned.clone(),
+        });
+        Ok(scanned)
+    }
 }
 
 /// The chunkings opened so far, in the order they were added, and the question vectors.
@@ -44,6 +114,8 @@ impl OpenChunkings {
             table,
             index,
             vectors: None,
+            last_scan: Mutex::new(None),
+            last_search: Mutex::new(None),
         });
     }
 
@@ -76,6 +148,7 @@ impl OpenChunkings {
         let dimension = entry.dimension as usize;
         let opened = self.opened_mut(chunker)?;
         opened.vectors = Some(VectorTable { dimension, values });
+        opened.last_scan = Mutex::new(None);
         Ok(())
     }
 
@@ -175,23 +248,19 @@ fn scored(
     n: usize,
 ) -> Result<Vec<ChunkHit>> {
     let dense = |depth: usize| -> Result<Vec<ChunkHit>> {
-        let table = opened
-            .vectors
-            .as_ref()
-            .ok_or_else(|| no_vectors(opened.chunker))?;
         let vector = vector.ok_or_else(|| no_vectors(opened.chunker))?;
-        Ok(rank(table, vector, depth)?
+        Ok(best(&opened.dense_scores(vector)?, depth)
             .into_iter()
             .map(|(chunk, score)| ChunkHit { chunk, score })
             .collect())
     };
     match retriever {
-        Retriever::Bm25 => opened.index.search(query, n),
+        Retriever::Bm25 => opened.lexical(query, n),
         Retriever::Dense => dense(n),
         Retriever::Hybrid => {
             let positions =
                 |hits: Vec<ChunkHit>| hits.into_iter().map(|h| h.chunk).collect::<Vec<_>>();
-            let lexical = positions(opened.index.search(query, CHUNK_RRF.depth)?);
+            let lexical = positions(opened.lexical(query, CHUNK_RRF.depth)?);
             let semantic = positions(dense(CHUNK_RRF.depth)?);
             let fused = fuse_chunk_rankings(&lexical, &semantic, &opened.table, CHUNK_RRF)?;
             Ok(fused
