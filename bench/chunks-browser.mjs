@@ -61,8 +61,22 @@ async function timedSearch(page, question) {
 
 async function dense() {
   const typed = questions.slice(0, 12).map((q) => `${q} in this code`);
+  // One browser context for every page, so that they share the Cache API (each of
+  // `browser.newPage()`'s pages has a context, and a cache, of its own).
+  const context = await browser.newContext();
   const open = async (retriever) => {
-    const page = await browser.newPage();
+    const page = await context.newPage();
+    // Every progress line the Chunks view shows, with the page's clock, to time the model's
+    // load by the worker's own steps (read from the cache and hashed, then started).
+    await page.addInitScript(() => {
+      window.progressLines = [];
+      new MutationObserver(() => {
+        const p = document.querySelector('[data-testid="chunks-search-progress"]');
+        const text = p?.textContent;
+        const last = window.progressLines.at(-1);
+        if (text && (!last || last.text !== text)) window.progressLines.push({ at: performance.now(), text });
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
     await page.goto(`${server.url}/?view=chunks&bundle=${name}&chunker=structural&retriever=${retriever}`);
     await page.locator('[data-testid="chunks-chunker"] option[value="structural"]')
       .waitFor({ state: 'attached', timeout: 60000 });
@@ -78,7 +92,16 @@ async function dense() {
     // The chunking and its vectors first, by a question the bundle stores (no model); then a
     // typed question loads the model from the browser's cache.
     await timedSearch(page, questions[0]);
+    await page.evaluate(() => { window.progressLines = []; });
     const cold = await timedSearch(page, typed[0]);
+    const lines = await page.evaluate(() => window.progressLines);
+    const loaded = lines.map((l) => l.text.match(/model is loaded \((\d+) ms\)/)).find(Boolean);
+    if (lines.length) {
+      const t0 = lines[0].at;
+      console.log(`  ${retriever}: the worker's steps (ms after the first): `
+        + lines.map((l) => `${(l.at - t0).toFixed(0)} ${l.text.replace(/fetching |the embedding model's /g, '').slice(0, 40)}`).join('; '));
+    }
+    if (loaded) console.log(`  ${retriever}: the worker says the model loaded in ${loaded[1]} ms`);
     const times = [];
     for (const question of typed) {
       const each = [];
@@ -103,6 +126,16 @@ async function dense() {
       await grid.locator('[data-testid="evaluate-seed"]').dispatchEvent('change');
     }
     const before = await grid.locator('[data-testid="evaluate-summary"]').textContent({ timeout: 50 }).catch(() => null);
+    // The worker's progress lines (painted every 50 ms) with the page's clock: where the time goes.
+    await grid.evaluate(() => {
+      window.gridLines = [];
+      window.gridObserver?.disconnect();
+      window.gridObserver = new MutationObserver(() => {
+        const text = document.querySelector('[data-testid="evaluate-progress"]')?.textContent;
+        if (text && window.gridLines.at(-1)?.text !== text) window.gridLines.push({ at: performance.now(), text });
+      });
+      window.gridObserver.observe(document, { subtree: true, childList: true, characterData: true });
+    });
     const started = Date.now();
     await grid.locator('[data-testid="evaluate-run"]').click();
     await grid.waitForFunction((prev) => {
@@ -112,6 +145,10 @@ async function dense() {
     const text = await grid.locator('[data-testid="evaluate-summary"]').textContent();
     console.log(`grid, every retriever, cap 1 (run ${run + 1}): ${text.match(/ran in (\d+) ms/)[1]} ms in the worker, `
       + `${Date.now() - started} ms click to report; ${text.split(';')[0]}`);
+    const lines = await grid.evaluate(() => window.gridLines);
+    if (lines.length) {
+      console.log(`  progress (ms after the first line): ${lines.map((l) => `${(l.at - lines[0].at).toFixed(0)} ${l.text.slice(0, 60)}`).join(' | ')}`);
+    }
   }
   await grid.close();
 }
