@@ -65,6 +65,19 @@ pub fn failure_analysis(
     project_of: &dyn Fn(&str) -> String,
     bootstrap: BootstrapConfig,
 ) -> Result<FailureAnalysis> {
+    let settings = (k, relevance, bootstrap);
+    failure_analysis_drawn(study, arm, settings, project_of, &mut None)
+}
+
+/// As [`failure_analysis`], drawing from `draws` when they fit (as many misses and hits, the
+/// same bootstrap) and leaving there the draws it used, for the next arm of a grid.
+pub fn failure_analysis_drawn(
+    study: &Study,
+    arm: &str,
+    (k, relevance, bootstrap): (usize, Relevance, BootstrapConfig),
+    project_of: &dyn Fn(&str) -> String,
+    draws: &mut Option<TwoSampleDraws>,
+) -> Result<FailureAnalysis> {
     let bootstrap = bootstrap.validated()?;
     let index = study.arm_index(arm)?;
     let arm_ref = &study.arms[index];
@@ -99,7 +112,8 @@ pub fn failure_analysis(
     {
         let m: Vec<f64> = misses.iter().map(|s| s[which]).collect();
         let h: Vec<f64> = hits.iter().map(|s| s[which]).collect();
-        shares.push(difference(share, &m, &h, bootstrap));
+        let drawn = TwoSampleDraws::shared(draws, (m.len(), h.len()), bootstrap);
+        shares.push(difference(share, &m, &h, drawn));
     }
     Ok(FailureAnalysis {
         arm: arm.to_string(),
@@ -123,12 +137,54 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
+/// The indices a two-sample bootstrap draws: per resample, `misses` indices below the number of
+/// misses, then `hits` below the number of hits, in the order Python's `random` draws them
+/// from the seed. Both shares of an arm, and arms with as many misses and hits, draw the same.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TwoSampleDraws {
+    groups: (usize, usize),
+    bootstrap: BootstrapConfig,
+    /// `resamples × (misses + hits)` indices, resample-major.
+    indices: Vec<u32>,
+}
+
+impl TwoSampleDraws {
+    /// The draws in `slot` when they fit `groups` (misses, hits) and `bootstrap`, else new ones
+    /// left there.
+    fn shared(
+        slot: &mut Option<TwoSampleDraws>,
+        groups: (usize, usize),
+        bootstrap: BootstrapConfig,
+    ) -> &TwoSampleDraws {
+        let fits = slot
+            .as_ref()
+            .is_some_and(|d| d.groups == groups && d.bootstrap == bootstrap);
+        if !fits {
+            let (m, h) = groups;
+            let mut rng = PyRandom::new(bootstrap.seed);
+            let mut indices = Vec::with_capacity(bootstrap.resamples * (m + h));
+            if m > 0 && h > 0 {
+                for _ in 0..bootstrap.resamples {
+                    indices.extend((0..m).map(|_| rng.choice_index(m) as u32));
+                    indices.extend((0..h).map(|_| rng.choice_index(h) as u32));
+                }
+            }
+            *slot = Some(TwoSampleDraws {
+                groups,
+                bootstrap,
+                indices,
+            });
+        }
+        slot.as_ref().expect("drawn above")
+    }
+}
+
 /// misses − hits with the two-sample percentile bootstrap (each group resampled within itself).
 fn difference(
     share: &str,
     misses: &[f64],
     hits: &[f64],
-    bootstrap: BootstrapConfig,
+    drawn: &TwoSampleDraws,
 ) -> ShareDifference {
     let (misses_mean, hits_mean) = (mean(misses), mean(hits));
     let observed = misses_mean - hits_mean;
@@ -143,17 +199,14 @@ fn difference(
             ),
         )
     } else {
-        let mut rng = PyRandom::new(bootstrap.seed);
-        let mut draws: Vec<f64> = (0..bootstrap.resamples)
-            .map(|_| {
-                let m: f64 = (0..misses.len())
-                    .map(|_| misses[rng.choice_index(misses.len())])
-                    .sum::<f64>()
-                    / misses.len() as f64;
-                let h: f64 = (0..hits.len())
-                    .map(|_| hits[rng.choice_index(hits.len())])
-                    .sum::<f64>()
-                    / hits.len() as f64;
+        let width = misses.len() + hits.len();
+        let mut draws: Vec<f64> = drawn
+            .indices
+            .chunks_exact(width)
+            .map(|resample| {
+                let (m, h) = resample.split_at(misses.len());
+                let m = m.iter().map(|&at| misses[at as usize]).sum::<f64>() / misses.len() as f64;
+                let h = h.iter().map(|&at| hits[at as usize]).sum::<f64>() / hits.len() as f64;
                 m - h
             })
             .collect();

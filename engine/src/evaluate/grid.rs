@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    choose_on_dev, dev_test_split, evaluation_study, failure_analysis, mean_over, relevance_of,
-    Configuration, FailureAnalysis, Retriever,
+    choose_on_dev, dev_test_split, evaluation_study, failure_analysis_drawn, mean_over,
+    relevance_of, Configuration, FailureAnalysis, Retriever, TwoSampleDraws,
 };
 use crate::corpus::code_chunks::Chunker;
 use crate::error::{Error, Result};
@@ -220,6 +220,8 @@ pub struct GridRun {
     study: Option<Study>,
     /// The bootstrap's draws, made once for every summary and comparison.
     draws: Option<ClusterDraws>,
+    /// The failure analyses' last draws, for the next arm with as many misses and hits.
+    failure_draws: Option<TwoSampleDraws>,
     summaries: Vec<MetricSummary>,
     paired: Vec<PairedComparison>,
     split: Option<GridSplit>,
@@ -376,6 +378,7 @@ impl GridRun {
             rankings: BTreeMap::new(),
             study: None,
             draws: None,
+            failure_draws: None,
             summaries: Vec::new(),
             paired: Vec::new(),
             split: None,
@@ -541,16 +544,15 @@ impl GridRun {
                 }
             }
             Stage::Failures(at) => {
-                let study = self.study()?;
+                let study = study_of(&self.study)?;
                 let k = self.settings.k.iter().copied().max().unwrap_or(10);
                 let set = &self.set;
-                let analysis = failure_analysis(
+                let analysis = failure_analysis_drawn(
                     study,
                     &self.analysed[at],
-                    k,
-                    self.relevance,
+                    (k, self.relevance, self.bootstrap),
                     &|path| set.project_of(path),
-                    self.bootstrap,
+                    &mut self.failure_draws,
                 )?;
                 self.failures.push(analysis);
                 next_or(at, self.analysed.len(), Stage::Failures, Stage::Done)

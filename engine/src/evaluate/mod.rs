@@ -29,7 +29,10 @@ mod grid;
 pub mod label_task;
 mod report_tables;
 
-pub use failures::{counted, failure_analysis, is_documentation, FailureAnalysis, ShareDifference};
+pub use failures::{
+    counted, failure_analysis, failure_analysis_drawn, is_documentation, FailureAnalysis,
+    ShareDifference, TwoSampleDraws,
+};
 pub use grid::{GridReport, GridRun, GridSettings, GridSplit, GridStep, SplitChoice};
 pub use report_tables::{grid_tables, headline_table, metric_column, HEADLINE_METRICS};
 
