@@ -11,7 +11,7 @@ use crate::retrieval::chunk_search::{
 };
 use crate::retrieval::dense::queries::{check_model, EmbedFn, QueryVectors};
 use crate::retrieval::dense::rank::{best, scores, VectorTable};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use super::chunk_index::{ChunkHit, ChunkIndex};
 
@@ -31,11 +31,13 @@ struct Opened {
     last_search: Mutex<Option<Searched>>,
 }
 
-/// A question vector and every chunk's score against it.
+/// A question vector, every chunk's score against it, and the deepest ranking read from them
+/// so far (a shallower one is its prefix).
 #[derive(Debug)]
 struct Scan {
     vector: Vec<f32>,
-    scores: Arc<Vec<f32>>,
+    scores: Vec<f32>,
+    ranked: Vec<(usize, f32)>,
 }
 
 /// A BM25 search: its query, how deep it went and what it found.
@@ -69,8 +71,9 @@ impl Opened {
         Ok(hits)
     }
 
-    /// Every chunk's cosine with `vector`, the last one's kept for the next call.
-    fn dense_scores(&self, vector: &[f32]) -> Result<Arc<Vec<f32>>> {
+    /// The best `depth` chunks by cosine with `vector`, from the last scan when it was of the
+    /// same vector (and from its ranking when that went as deep).
+    fn dense(&self, vector: &[f32], depth: usize) -> Result<Vec<(usize, f32)>> {
         let table = self
             .vectors
             .as_ref()
@@ -79,17 +82,19 @@ impl Opened {
             .last_scan
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(done) = last.as_ref() {
-            if done.vector == vector {
-                return Ok(done.scores.clone());
-            }
+        if last.as_ref().is_none_or(|done| done.vector != vector) {
+            *last = Some(Scan {
+                vector: vector.to_vec(),
+                scores: scores(table, vector)?,
+                ranked: Vec::new(),
+            });
         }
-        let scanned = Arc::new(scores(table, vector)?);
-        *last = Some(Scan {
-            vector: vector.to_vec(),
-            scores: scanned.clone(),
-        });
-        Ok(scanned)
+        let scan = last.as_mut().expect("scanned above");
+        let whole = scan.ranked.len() == scan.scores.len();
+        if scan.ranked.len() < depth && !whole {
+            scan.ranked = best(&scan.scores, depth);
+        }
+        Ok(scan.ranked.iter().take(depth).copied().collect())
     }
 }
 
@@ -249,7 +254,8 @@ fn scored(
 ) -> Result<Vec<ChunkHit>> {
     let dense = |depth: usize| -> Result<Vec<ChunkHit>> {
         let vector = vector.ok_or_else(|| no_vectors(opened.chunker))?;
-        Ok(best(&opened.dense_scores(vector)?, depth)
+        Ok(opened
+            .dense(vector, depth)?
             .into_iter()
             .map(|(chunk, score)| ChunkHit { chunk, score })
             .collect())
