@@ -22,9 +22,10 @@ struct Opened {
     table: Vec<CodeChunk>,
     index: ChunkIndex,
     vectors: Option<VectorTable>,
-    /// The last question vector scanned against `vectors`, with every chunk's score: the grid
-    /// asks one question of a chunking by dense, by hybrid and as deep as a per-file cap needs,
-    /// and each scan reads the whole table (82 MB for the demo's structural chunking).
+    /// The last question vector scanned against `vectors`, with every chunk's score and the
+    /// deepest ranking read from them: the grid asks one question of a chunking by dense, by
+    /// hybrid and as deep as a per-file cap needs, and each scan reads the whole table (82 MB
+    /// for the demo's structural chunking).
     last_scan: Mutex<Option<Scan>>,
     /// The last BM25 search (query, depth, hits), which answers any shallower one with the
     /// same query (a shallow search is a prefix of a deep one): hybrid's lexical half.
