@@ -2,7 +2,7 @@
 //! misses, against those it hits (see the module above).
 
 use crate::error::Result;
-use crate::scoring::stats::{BootstrapConfig, PyRandom};
+use crate::scoring::stats::{python_bounds, BootstrapConfig, PyRandom};
 use crate::scoring::unit_metrics::{case_value, Metric, Relevance};
 use crate::study::Study;
 
@@ -209,14 +209,7 @@ fn difference(
                 m - h
             })
             .collect();
-        // Two order statistics: selecting them is linear, a full sort is not (the same values).
-        let r = draws.len() as f64;
-        let low = *draws
-            .select_nth_unstable_by((0.025 * r) as usize, f64::total_cmp)
-            .1;
-        let high = *draws
-            .select_nth_unstable_by((0.975 * r) as usize - 1, f64::total_cmp)
-            .1;
+        let (low, high) = python_bounds(&mut draws);
         let verdict = if low > 0.0 || high < 0.0 {
             "the interval excludes zero"
         } else {

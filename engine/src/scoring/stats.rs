@@ -249,6 +249,17 @@ pub fn cluster_bootstrap_with(clusters: &[Vec<f64>], draws: &ClusterDraws) -> Re
             }
         })
         .collect();
+    let (low, high) = python_bounds(&mut samples);
+    Ok(Interval {
+        mean: mean(&all),
+        low,
+        high,
+    })
+}
+
+/// The 95% interval's bounds under [`BootstrapRule::Python`]: the resample means' order
+/// statistics ⌊0.025·R⌋ and ⌊0.975·R⌋ − 1 (`samples` is left reordered; it must not be empty).
+pub fn python_bounds(samples: &mut [f64]) -> (f64, f64) {
     let r = samples.len() as f64;
     // Only two order statistics are needed: selecting them is linear, a full sort is not.
     let low = *samples
@@ -257,11 +268,7 @@ pub fn cluster_bootstrap_with(clusters: &[Vec<f64>], draws: &ClusterDraws) -> Re
     let high = *samples
         .select_nth_unstable_by((0.975 * r) as usize - 1, f64::total_cmp)
         .1;
-    Ok(Interval {
-        mean: mean(&all),
-        low,
-        high,
-    })
+    (low, high)
 }
 
 /// [`BootstrapRule::Numpy`]: each resample's mean over every case of the drawn clusters,
