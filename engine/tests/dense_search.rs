@@ -13,7 +13,9 @@ use routelens_engine::corpus::bundle::{
     EncodedBundle, Precision, StoredIndex, VectorModel,
 };
 use routelens_engine::corpus::code_chunks::{BudgetCounter, Chunker, CodeChunk};
-use routelens_engine::retrieval::chunk_search::{cap_per_file, chunk_key, Retriever};
+use routelens_engine::retrieval::chunk_search::{
+    cap_per_file, chunk_key, ChunkRankings, Retriever,
+};
 use routelens_engine::retrieval::dense::pin::ModelPin;
 use routelens_engine::retrieval::lexical::chunk_index::{
     build_chunk_index, chunk_texts, CHUNK_INDEX_FORMAT,
@@ -211,9 +213,15 @@ proptest! {
         questions in prop::collection::vec((prop::collection::vec(0..7usize, 1..4), [-4..4i8, -4..4i8, -4..4i8]), 1..4),
         k in 1..150usize,
         cap in 1..3usize,
+        prepared in any::<bool>(),
     ) {
         let case = build(&files, &values, &questions, &pinned().0);
         let open = open(&case).unwrap();
+        if prepared {
+            // The grid's batch: every question scanned in one pass before any is ranked.
+            let texts: Vec<&str> = case.questions.iter().map(|(t, _)| t.as_str()).collect();
+            open.prepare(Chunker::Window, &texts).unwrap();
+        }
         for (text, vector) in &case.questions {
             let search = |retriever, cap| {
                 open.search((Chunker::Window, retriever), text, k, cap)

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use routelens_engine::load_archive;
 use routelens_engine::scoring::stats::BootstrapConfig;
 use routelens_engine::scoring::unit_metrics::{
-    dedupe_spans, overlaps, score_units, summarize_metrics, Clustering, Metric, Relevance,
+    kept_spans, overlaps, score_units, summarize_metrics, Clustering, Metric, Relevance,
 };
 use routelens_engine::GoldSpan;
 
@@ -54,10 +54,29 @@ proptest! {
             let recall = score_units(Metric::FileRecall(k), &units, &files, &gold, Relevance::File);
             prop_assert_eq!(hit == 1.0, recall > 0.0);
         }
-        let kept = dedupe_spans(&units);
-        prop_assert_eq!(dedupe_spans(&kept), kept.clone());
+        let kept: Vec<GoldSpan> = kept_spans(&units, usize::MAX, &|_| false).into_iter().cloned().collect();
+        prop_assert!(kept_spans(&kept, usize::MAX, &|_| false).into_iter().eq(&kept));
         for (at, a) in kept.iter().enumerate() {
             prop_assert!(kept[at + 1..].iter().all(|b| !overlaps(a, b)));
+        }
+        // The span metrics, which read the kept units lazily, against their definitions over
+        // the whole deduplicated list: by hand, every unit dropped when an earlier kept unit
+        // of its file overlaps it.
+        let mut whole: Vec<&GoldSpan> = Vec::new();
+        for unit in &units {
+            if whole.iter().all(|k| !overlaps(k, unit)) {
+                whole.push(unit);
+            }
+        }
+        let relevant = |u: &GoldSpan| gold.iter().any(|g| overlaps(u, g));
+        let mrr = whole.iter().position(|u| relevant(u)).map_or(0.0, |at| 1.0 / (at + 1) as f64);
+        prop_assert_eq!(score_units(Metric::SpanMrr, &units, &files, &gold, Relevance::Span), mrr);
+        for k in [1, 2, 5, 30] {
+            let shown = &whole[..k.min(whole.len())];
+            let found = gold.iter().filter(|g| shown.iter().any(|u| overlaps(u, g))).count();
+            let recall = if gold.is_empty() { 0.0 } else { found as f64 / gold.len() as f64 };
+            let value = score_units(Metric::SpanRecall(k), &units, &files, &gold, Relevance::Span);
+            prop_assert_eq!(value, recall);
         }
     }
 

@@ -11,7 +11,9 @@
 //!   (`path#Lstart-Lend`), k = 60 over the top 60 of each list ([`CHUNK_RRF`]), ties by key.
 
 use crate::stable_sort::Sorted;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
 
 use crate::corpus::code_chunks::{Chunker, CodeChunk};
 use crate::error::{Error, Result};
@@ -84,6 +86,13 @@ pub trait ChunkRankings {
             )),
         }
     }
+    /// Readies `chunker` for `queries`, which are about to be ranked one after another (the
+    /// grid's batch): a source may do their common work at once. The rankings are the same
+    /// either way.
+    fn prepare(&self, chunker: Chunker, queries: &[&str]) -> Result<()> {
+        let _ = (chunker, queries);
+        Ok(())
+    }
 }
 
 /// CodeAtlas's fusion of chunk rankings: k = 60 over the top 60 of each.
@@ -97,7 +106,7 @@ pub fn cap_per_file(ranking: &[usize], chunks: &[CodeChunk], cap: usize) -> Resu
     if cap == 0 {
         return Err(Error::setting("cap", 0, "1 or more chunks per file"));
     }
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
     let (mut head, mut tail) = (Vec::new(), Vec::new());
     for &at in ranking {
         let path = chunk_at(chunks, at)?.path.as_str();
@@ -135,7 +144,7 @@ pub fn prefix_for_caps<T>(
         }
         let mut enough = true;
         for &cap in caps {
-            let mut seen: HashMap<&str, usize> = HashMap::new();
+            let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
             let mut survivors = 0;
             for item in &prefix {
                 let count = seen

@@ -10,7 +10,7 @@ use crate::retrieval::chunk_search::{
     cap_per_file, fuse_chunk_rankings, prefix_for_caps, ChunkRankings, Retriever, CHUNK_RRF,
 };
 use crate::retrieval::dense::queries::{check_model, EmbedFn, QueryVectors};
-use crate::retrieval::dense::rank::{best, scores, VectorTable};
+use crate::retrieval::dense::rank::{best, scores, scores_many, VectorTable};
 use std::sync::{Mutex, PoisonError};
 
 use super::chunk_index::{ChunkHit, ChunkIndex};
@@ -22,11 +22,11 @@ struct Opened {
     table: Vec<CodeChunk>,
     index: ChunkIndex,
     vectors: Option<VectorTable>,
-    /// The last question vector scanned against `vectors`, with every chunk's score and the
-    /// deepest ranking read from them: the grid asks one question of a chunking by dense, by
-    /// hybrid and as deep as a per-file cap needs, and each scan reads the whole table (82 MB
-    /// for the demo's structural chunking).
-    last_scan: Mutex<Option<Scan>>,
+    /// The question vectors last scanned against `vectors` (one, or a batch the grid
+    /// prepared), each with every chunk's score and the deepest ranking read from them: the
+    /// grid asks one question of a chunking by dense, by hybrid and as deep as a per-file cap
+    /// needs, and each scan reads the whole table (82 MB for the demo's structural chunking).
+    scans: Mutex<Vec<Scan>>,
     /// The last BM25 search (query, depth, hits), which answers any shallower one with the
     /// same query (a shallow search is a prefix of a deep one): hybrid's lexical half.
     last_search: Mutex<Option<Searched>>,
@@ -79,23 +79,44 @@ impl Opened {
             .vectors
             .as_ref()
             .ok_or_else(|| no_vectors(self.chunker))?;
-        let mut last = self
-            .last_scan
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if last.as_ref().is_none_or(|done| done.vector != vector) {
-            *last = Some(Scan {
-                vector: vector.to_vec(),
-                scores: scores(table, vector)?,
-                ranked: Vec::new(),
-            });
-        }
-        let scan = last.as_mut().expect("scanned above");
+        let mut scans = self.scans.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = match scans.iter().position(|done| done.vector == vector) {
+            Some(at) => at,
+            None => {
+                *scans = vec![Scan {
+                    vector: vector.to_vec(),
+                    scores: scores(table, vector)?,
+                    ranked: Vec::new(),
+                }];
+                0
+            }
+        };
+        let scan = &mut scans[at];
         let whole = scan.ranked.len() == scan.scores.len();
         if scan.ranked.len() < depth && !whole {
             scan.ranked = best(&scan.scores, depth);
         }
         Ok(scan.ranked.iter().take(depth).copied().collect())
+    }
+
+    /// Scans `vectors` together (in one pass over the table: [`scores_many`]) and keeps them
+    /// in place of the last scans.
+    fn scan_batch(&self, vectors: Vec<Vec<f32>>) -> Result<()> {
+        let Some(table) = self.vectors.as_ref() else {
+            return Ok(());
+        };
+        let borrowed: Vec<&[f32]> = vectors.iter().map(Vec::as_slice).collect();
+        let scored = scores_many(table, &borrowed)?;
+        *self.scans.lock().unwrap_or_else(PoisonError::into_inner) = vectors
+            .into_iter()
+            .zip(scored)
+            .map(|(vector, scores)| Scan {
+                vector,
+                scores,
+                ranked: Vec::new(),
+            })
+            .collect();
+        Ok(())
     }
 }
 
@@ -120,7 +141,7 @@ impl OpenChunkings {
             table,
             index,
             vectors: None,
-            last_scan: Mutex::new(None),
+            scans: Mutex::new(Vec::new()),
             last_search: Mutex::new(None),
         });
     }
@@ -154,7 +175,7 @@ impl OpenChunkings {
         let dimension = entry.dimension as usize;
         let opened = self.opened_mut(chunker)?;
         opened.vectors = Some(VectorTable { dimension, values });
-        opened.last_scan = Mutex::new(None);
+        opened.scans = Mutex::new(Vec::new());
         Ok(())
     }
 
@@ -312,6 +333,18 @@ impl ChunkRankings for OpenChunkings {
 
     fn rank(&self, chunker: Chunker, query: &str, depth: usize) -> Result<Vec<usize>> {
         self.rank_by(chunker, Retriever::Bm25, query, depth)
+    }
+
+    /// Scans the stored vectors of `queries` in one pass; a question without one is embedded
+    /// (or refused) when it is ranked.
+    fn prepare(&self, chunker: Chunker, queries: &[&str]) -> Result<()> {
+        let opened = self.entry(chunker)?;
+        let vectors = queries
+            .iter()
+            .filter(|q| self.queries.has_stored(q))
+            .map(|q| self.queries.vector(q))
+            .collect::<Result<Vec<_>>>()?;
+        opened.scan_batch(vectors)
     }
 
     fn rank_by(
