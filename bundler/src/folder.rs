@@ -416,41 +416,104 @@ pub fn write_folder(out: &Path, files: &[BundleFile]) -> Result<u64, Failure> {
 /// Writes `files` as the folder `out` of kind `kind`, atomically (see the module documentation).
 /// Returns the number of bytes written.
 pub fn write_folder_of(kind: FolderKind, out: &Path, files: &[BundleFile]) -> Result<u64, Failure> {
-    check_target_of(kind, out)?;
-    let (parent, name) = split_target(out)?;
-    std::fs::create_dir_all(&parent).map_err(|err| io(&parent, "creating", err))?;
-    let pid = std::process::id();
-    let temp = parent.join(format!(".{name}.tmp-{pid}"));
-    if temp.exists() {
-        std::fs::remove_dir_all(&temp).map_err(|err| io(&temp, "removing", err))?;
+    let mut folder = FolderWriter::begin(kind, out)?;
+    for file in files {
+        folder.add(&file.name, &file.bytes)?;
     }
-    let written = write_files(&temp, files).inspect_err(|_| {
-        let _ = std::fs::remove_dir_all(&temp);
-    })?;
-    let old = parent.join(format!(".{name}.old-{pid}"));
-    let replacing = out.exists();
-    if replacing {
-        std::fs::rename(out, &old).map_err(|err| {
-            let _ = std::fs::remove_dir_all(&temp);
-            io(out, "moving aside", err)
-        })?;
-    }
-    if let Err(err) = std::fs::rename(&temp, out) {
-        if replacing {
-            let _ = std::fs::rename(&old, out);
+    folder.finish()
+}
+
+/// A folder written file by file, for outputs too large to hold in memory at once (a merge of
+/// many snapshots): the files go into the hidden temporary folder as they come, and
+/// [`FolderWriter::finish`] renames it into place as [`write_folder_of`] does. Dropped
+/// unfinished (an error on the way), it removes the temporary folder and leaves `out` as it was.
+#[derive(Debug)]
+pub struct FolderWriter {
+    kind: FolderKind,
+    out: PathBuf,
+    parent: PathBuf,
+    name: String,
+    temp: PathBuf,
+    written: u64,
+    finished: bool,
+}
+
+impl FolderWriter {
+    /// Checks `out` can take a folder of `kind` and makes the temporary folder beside it.
+    pub fn begin(kind: FolderKind, out: &Path) -> Result<FolderWriter, Failure> {
+        check_target_of(kind, out)?;
+        let (parent, name) = split_target(out)?;
+        std::fs::create_dir_all(&parent).map_err(|err| io(&parent, "creating", err))?;
+        let temp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+        if temp.exists() {
+            std::fs::remove_dir_all(&temp).map_err(|err| io(&temp, "removing", err))?;
         }
-        let _ = std::fs::remove_dir_all(&temp);
-        return Err(io(
-            out,
-            &format!("renaming the new {} into", kind.what),
-            err,
-        ));
+        std::fs::create_dir(&temp).map_err(|err| io(&temp, "creating", err))?;
+        Ok(FolderWriter {
+            kind,
+            out: out.to_path_buf(),
+            parent,
+            name,
+            temp,
+            written: 0,
+            finished: false,
+        })
     }
-    if replacing {
-        // The new bundle is in place; a leftover old copy is only clutter.
-        let _ = std::fs::remove_dir_all(&old);
+
+    /// Writes one file (`name` relative to the folder, `/`-separated).
+    pub fn add(&mut self, name: &str, bytes: &[u8]) -> Result<(), Failure> {
+        // The engine names the files; refuse anything that could leave the folder anyway.
+        if name
+            .split('/')
+            .any(|part| part.is_empty() || part == "." || part == "..")
+        {
+            return Err(Failure::Usage(format!("refusing to write file {name:?}")));
+        }
+        let path = self.temp.join(name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|err| io(dir, "creating", err))?;
+        }
+        write_bytes(&path, bytes)?;
+        self.written += bytes.len() as u64;
+        Ok(())
     }
-    Ok(written)
+
+    /// Renames the folder into place (an existing one of its kind is moved aside, then removed);
+    /// returns the bytes written.
+    pub fn finish(mut self) -> Result<u64, Failure> {
+        let (out, temp) = (&self.out, &self.temp);
+        let old = self
+            .parent
+            .join(format!(".{}.old-{}", self.name, std::process::id()));
+        let replacing = out.exists();
+        if replacing {
+            std::fs::rename(out, &old).map_err(|err| io(out, "moving aside", err))?;
+        }
+        if let Err(err) = std::fs::rename(temp, out) {
+            if replacing {
+                let _ = std::fs::rename(&old, out);
+            }
+            return Err(io(
+                out,
+                &format!("renaming the new {} into", self.kind.what),
+                err,
+            ));
+        }
+        self.finished = true;
+        if replacing {
+            // The new folder is in place; a leftover old copy is only clutter.
+            let _ = std::fs::remove_dir_all(&old);
+        }
+        Ok(self.written)
+    }
+}
+
+impl Drop for FolderWriter {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = std::fs::remove_dir_all(&self.temp);
+        }
+    }
 }
 
 /// Refuses an output that cannot take a bundle: a path with no folder name, an existing file, or
@@ -523,31 +586,6 @@ fn split_target(out: &Path) -> Result<(PathBuf, String), Failure> {
 fn is_empty_dir(dir: &Path) -> Result<bool, Failure> {
     let mut entries = std::fs::read_dir(dir).map_err(|err| Failure::read(dir, err))?;
     Ok(entries.next().is_none())
-}
-
-fn write_files(temp: &Path, files: &[BundleFile]) -> Result<u64, Failure> {
-    std::fs::create_dir(temp).map_err(|err| io(temp, "creating", err))?;
-    let mut written = 0;
-    for file in files {
-        // The engine names the files; refuse anything that could leave the folder anyway.
-        if file
-            .name
-            .split('/')
-            .any(|part| part.is_empty() || part == "." || part == "..")
-        {
-            return Err(Failure::Usage(format!(
-                "refusing to write file {:?}",
-                file.name
-            )));
-        }
-        let path = temp.join(&file.name);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|err| io(dir, "creating", err))?;
-        }
-        write_bytes(&path, &file.bytes)?;
-        written += file.bytes.len() as u64;
-    }
-    Ok(written)
 }
 
 fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), Failure> {

@@ -11,24 +11,24 @@
 //! ```
 //!
 //! It is the last step of building a study's snapshots past one machine: each case's bundle is an
-//! independent job (`routelens snapshots --plan`), and this joins what the jobs wrote. Every input
-//! file is read and verified before anything is written, and the folder is written whole or not
-//! at all (`folder::write_folder_of`). Only format-6 bundles merge: the manifest's `store` is a
+//! independent job (`routelens snapshots --plan`), and this joins what the jobs wrote. Each
+//! bundle's files are verified before any of them is written, and written as they are read, one
+//! bundle at a time, so a merge needs memory for one bundle rather than the whole site; the folder
+//! is still put in place whole or not at all (`folder::FolderWriter`). Only format-6 bundles merge: the manifest's `store` is a
 //! format-6 field, and format 6 cuts chunks by content, so unchanged stretches of a repository
 //! give the same chunk files in every snapshot.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use routelens_engine::corpus::bundle::{
     decode_listed_manifest, LISTED_FORMAT_VERSION, MANIFEST_FILE,
 };
-use routelens_engine::BundleFile;
 
 use crate::cli::MergeArgs;
 use crate::failure::Failure;
-use crate::folder::{write_folder_of, BundleFolder, FolderKind};
+use crate::folder::{BundleFolder, FolderKind, FolderWriter};
 use crate::input::read_text;
 
 /// The shared store's folder, beside the bundles.
@@ -47,8 +47,10 @@ const MERGED: FolderKind = FolderKind {
 pub fn run(args: &MergeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     crate::folder::check_target_of(MERGED, &args.out)?;
     let dirs = bundle_dirs(&args.bundles)?;
-    let mut store: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    let mut files = Vec::new();
+    // Written as read, one bundle at a time: a site of many snapshots need not fit in memory.
+    // Nothing is in place until `finish`; an error removes what was written.
+    let mut folder = FolderWriter::begin(MERGED, &args.out)?;
+    let mut stored: BTreeSet<String> = BTreeSet::new();
     let mut apart = 0u64;
     for (name, dir) in &dirs {
         let bundle = BundleFolder::open(dir)?;
@@ -69,50 +71,43 @@ pub fn run(args: &MergeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         for file in bundle.verified_files()? {
             let bytes = bundle.read(&file)?;
             apart += bytes.len() as u64;
-            store.entry(file).or_insert(bytes);
+            if !stored.contains(&file) {
+                folder.add(&format!("{STORE}/{file}"), &bytes)?;
+                stored.insert(file);
+            }
         }
         let manifest = std::fs::read(dir.join(MANIFEST_FILE))
             .map_err(|err| Failure::read(&dir.join(MANIFEST_FILE), err))?;
         apart += manifest.len() as u64;
         let list = bundle.manifest.file_list.as_ref().map(|l| l.file.clone());
         let list = bundle.read(&list.unwrap_or_default())?;
-        files.push(BundleFile {
-            name: format!("{name}/{MANIFEST_FILE}"),
-            bytes: with_store(dir, &manifest, &list)?,
-        });
+        folder.add(
+            &format!("{name}/{MANIFEST_FILE}"),
+            &with_store(dir, &manifest, &list)?,
+        )?;
         let questions = dir.join(QUESTIONS_FILE);
         if questions.is_file() {
             let text = read_text(&questions)?;
             apart += text.len() as u64;
-            files.push(BundleFile {
-                name: format!("{name}/{QUESTIONS_FILE}"),
-                bytes: text.into_bytes(),
-            });
+            folder.add(&format!("{name}/{QUESTIONS_FILE}"), text.as_bytes())?;
         }
         writeln!(out, "read      {name} ({})", dir.display()).map_err(Failure::output)?;
     }
-    let stored = store.len();
     let names: Vec<&str> = dirs.iter().map(|(name, _)| name.as_str()).collect();
     let listing = serde_json::json!({
         "format": "routelens-merged/1",
         "store": STORE,
         "bundles": names,
     });
-    files.push(BundleFile {
-        name: MERGED.marker.to_string(),
-        bytes: format!("{listing}\n").into_bytes(),
-    });
-    files.extend(store.into_iter().map(|(file, bytes)| BundleFile {
-        name: format!("{STORE}/{file}"),
-        bytes,
-    }));
-    let written = write_folder_of(MERGED, &args.out, &files)?;
+    folder.add(MERGED.marker, format!("{listing}\n").as_bytes())?;
+    let written = folder.finish()?;
     writeln!(
         out,
-        "merged    {} bundles into {}: {stored} stored files, {written} bytes; the bundles apart \
+        "merged    {} bundles into {}: {} stored files, {written} bytes; the bundles apart \
          {apart} bytes ({:.2}x)",
         dirs.len(),
         args.out.display(),
+        stored.len(),
         apart as f64 / written.max(1) as f64
     )
     .map_err(Failure::output)?;

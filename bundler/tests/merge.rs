@@ -121,7 +121,8 @@ fn two_snapshots_share_their_unchanged_chunks_and_search_as_before() {
     // A damaged input is refused by name, and nothing is written.
     let chunk = one.iter().find(|(n, _)| n.starts_with("chunks/")).unwrap();
     let path = dir.join("snaps/one").join(&chunk.0);
-    let mut bytes = std::fs::read(&path).unwrap();
+    let original = std::fs::read(&path).unwrap();
+    let mut bytes = original.clone();
     let at = bytes.len() / 2;
     bytes[at] ^= 1;
     std::fs::write(&path, bytes).unwrap();
@@ -133,6 +134,32 @@ fn two_snapshots_share_their_unchanged_chunks_and_search_as_before() {
         "{error}"
     );
     assert!(!dir.join("again").exists());
+    std::fs::write(&path, &original).unwrap();
+
+    // A damaged second bundle, once the first is written (merge writes as it reads): the
+    // written part is removed, and a merged folder already there is left as it was.
+    let only_two = two
+        .iter()
+        .find(|(n, _)| n.starts_with("chunks/") && !one.iter().any(|(o, _)| o == n))
+        .unwrap();
+    let path = dir.join("snaps/two").join(&only_two.0);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[0] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+    let before = files_under(&dir.join("site"));
+    for target in ["again", "site"] {
+        let failed = routelens(&["merge", "snaps", "--out", target], dir);
+        assert_eq!(failed.status.code(), Some(65), "{target}");
+        assert!(String::from_utf8_lossy(&failed.stderr).contains(&only_two.0));
+    }
+    assert!(!dir.join("again").exists());
+    assert_eq!(files_under(&dir.join("site")), before);
+    let hidden: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with('.'))
+        .collect();
+    assert!(hidden.is_empty(), "temporary folders left: {hidden:?}");
 
     // Today's layout (--no-split) and an already merged bundle are refused.
     ok(routelens(
