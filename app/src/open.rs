@@ -195,7 +195,7 @@ fn open_trec_at(state: AppState, study: StudyRef, what: String, run: String, qre
 }
 
 /// The text at `url`; bytes that are not UTF-8 are refused, naming the URL.
-async fn fetch_text(url: &str) -> Result<String, Error> {
+pub(crate) async fn fetch_text(url: &str) -> Result<String, Error> {
     let bytes = api::fetch_required(url).await?;
     String::from_utf8(bytes).map_err(|err| Error::Fetch {
         url: url.to_string(),

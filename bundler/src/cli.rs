@@ -1275,6 +1275,15 @@ pub struct PublishArgs {
     #[arg(long = "printed", value_name = "[ID=]FILE")]
     pub printed: Vec<String>,
 
+    /// A study's issue texts, which archives leave out, as ID=PATH, or PATH when one study is
+    /// published: a folder of `<case id>.txt` files, or a JSON object `{"<id>": "<text>"}`, a
+    /// JSON list of `{"id", "text"}` or JSON Lines of the same. Each text must hash to its
+    /// case's `query_sha256` (else publishing stops, naming the case); the page then knows them
+    /// without the reader loading them, so a case with a snapshot runs its live arms at once.
+    /// Repeatable (default: none).
+    #[arg(long = "issue-texts", value_name = "[ID=]PATH")]
+    pub issue_texts: Vec<String>,
+
     /// The site's title, shown on its home page.
     #[arg(long, default_value = "routelens supplement")]
     pub title: String,

@@ -3,7 +3,8 @@
 //! The site folder holds the app (every file of `--dist`, `index.html` given a `<base href>` when
 //! `--base-path` is set and the app's Content-Security-Policy as a `<meta>`, with `--connect-src`
 //! origins added), each study under `studies/<id>/` (only the files its loader reads: a TREC
-//! run and its qrels side by side, as they are),
+//! run and its qrels side by side, as they are), its printed numbers under `printed/<id>.json`
+//! and its issue texts, each checked against its case's hash, under `issue-texts/<id>.json`,
 //! each bundle under `bundles/<name>/` (its manifest, index, chunks and question set, every one
 //! verified first), `site.json` and `CHECKSUMS` (engine [`routelens_engine::publish::site`]). Every input is
 //! read and checked before anything is written, and the folder is written whole, beside the target
@@ -14,12 +15,14 @@
 //! `--verify SITE` re-checks a deployed copy: every file listed in `CHECKSUMS` present with its
 //! hash, no file unlisted, and `site.json` readable; every problem is named.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use routelens_engine::corpus::bundle::MANIFEST_FILE;
 use routelens_engine::corpus::tokens::{CL100K_RANK_TABLE_FILE, CL100K_RANK_TABLE_SHA256};
 use routelens_engine::live::evidence::LiveStudyExport;
+use routelens_engine::load::issue_text::{check_issue_texts, parse_issue_texts, IssueText};
 use routelens_engine::load::question_set::parse_questions;
 use routelens_engine::publish::site::{
     check_base_path, check_name, Built, Checksums, SiteBundle, SiteIndex, SiteStudy, StudyKind,
@@ -28,7 +31,7 @@ use routelens_engine::publish::site::{
 use routelens_engine::retrieval::cross_encoder::MODEL_FILES;
 use routelens_engine::scoring::score_table::{load_score_table, Mapping};
 use routelens_engine::{
-    load_archive, load_jsonl, load_trec, sha256_hex, BundleFile, ARCHIVE_FILES,
+    load_archive, load_jsonl, load_trec, sha256_hex, BundleFile, Error, Study, ARCHIVE_FILES,
 };
 
 use routelens_engine::retrieval::dense::pin::ModelPin;
@@ -47,12 +50,13 @@ const SITE: FolderKind = FolderKind {
 };
 
 /// The top-level names the site's own files take, which the app's build must not use.
-const RESERVED: [&str; 6] = [
+const RESERVED: [&str; 7] = [
     SITE_FILE,
     CHECKSUMS_FILE,
     "studies",
     "bundles",
     PRINTED_FOLDER,
+    ISSUE_TEXTS_FOLDER,
     MODELS_FOLDER,
 ];
 
@@ -102,7 +106,7 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
     }
     let mut summaries = Vec::new();
     for arg in &args.printed {
-        let (at, path) = printed_target(arg, &studies)?;
+        let (at, path) = study_target("--printed", arg, &studies)?;
         let printed = printed::read(Some(&path), "")?;
         let name = format!("{PRINTED_FOLDER}/{}.json", studies[at].id);
         let report = printed::attach(&mut studies[at], &name, &printed, &loaded[at]);
@@ -111,6 +115,26 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
             name,
             bytes: printed.text.into_bytes(),
         });
+    }
+    for arg in &args.issue_texts {
+        let (at, path) = study_target("--issue-texts", arg, &studies)?;
+        let Checkable::Study(study) = &loaded[at] else {
+            return Err(Failure::Usage(format!(
+                "--issue-texts {arg}: study {:?} is a score table, which has no issue texts",
+                studies[at].id
+            )));
+        };
+        let accepted = checked_issue_texts(&path, study)?;
+        let name = format!("{ISSUE_TEXTS_FOLDER}/{}.json", studies[at].id);
+        summaries.push(format!(
+            "{}: {} issue texts, each matching its case's query_sha256",
+            studies[at].id,
+            accepted.len()
+        ));
+        let mut bytes = serde_json::to_vec_pretty(&accepted).unwrap_or_default();
+        bytes.push(b'\n');
+        studies[at].issue_texts = Some(name.clone());
+        files.push(BundleFile { name, bytes });
     }
     let study_bytes = total(&files) - app_bytes;
     let mut bundles = Vec::new();
@@ -200,9 +224,56 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
 /// The folder of a site holding each study's printed numbers, as `<id>.json`.
 pub const PRINTED_FOLDER: &str = "printed";
 
-/// Which study a `--printed` names (`ID=FILE`, or `FILE` when one study is published) and the
-/// file.
-fn printed_target(arg: &str, studies: &[SiteStudy]) -> Result<(usize, PathBuf), Failure> {
+/// The folder of a site holding each study's shipped issue texts, as `<id>.json`.
+pub const ISSUE_TEXTS_FOLDER: &str = "issue-texts";
+
+/// The issue texts at `path` (a folder of `<case id>.txt`, or a file in any form
+/// `parse_issue_texts` reads), every one checked against `study`'s `query_sha256`: a text that
+/// does not match, or names no case, stops publishing with the case and the reason.
+fn checked_issue_texts(path: &Path, study: &Study) -> Result<BTreeMap<String, String>, Failure> {
+    let shown = path.display().to_string();
+    let texts = if path.is_dir() {
+        let listing = std::fs::read_dir(path).map_err(|err| Failure::read(path, err))?;
+        let mut files: Vec<PathBuf> = listing
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|file| file.extension().is_some_and(|ext| ext == "txt"))
+            .collect();
+        files.sort();
+        let mut texts = Vec::new();
+        for file in files {
+            let id = file
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default();
+            texts.push(IssueText {
+                id: id.to_string(),
+                text: read_text(&file)?,
+            });
+        }
+        texts
+    } else {
+        parse_issue_texts(&shown, &read_text(path)?)?
+    };
+    if texts.is_empty() {
+        return Err(Failure::Usage(format!(
+            "--issue-texts {shown}: no issue texts in it (a folder of <case id>.txt files, or \
+             a JSON or JSON Lines file)"
+        )));
+    }
+    let checked = check_issue_texts(study, texts);
+    if let Some((id, why)) = checked.refused.into_iter().next() {
+        return Err(Error::field(&shown, id, why.to_string()).into());
+    }
+    Ok(checked.accepted)
+}
+
+/// Which study an option such as `--printed` names (`ID=FILE`, or `FILE` when one study is
+/// published) and the file.
+fn study_target(
+    option: &str,
+    arg: &str,
+    studies: &[SiteStudy],
+) -> Result<(usize, PathBuf), Failure> {
     let ids = || {
         let ids: Vec<&str> = studies.iter().map(|s| s.id.as_str()).collect();
         ids.join(", ")
@@ -214,14 +285,14 @@ fn printed_target(arg: &str, studies: &[SiteStudy]) -> Result<(usize, PathBuf), 
     match (studies, named) {
         // One study: the argument is its file (even one whose name holds '=').
         ([_], None) => Ok((0, PathBuf::from(arg))),
-        ([_], Some(_)) if Path::new(arg).is_file() => Ok((0, PathBuf::from(arg))),
+        ([_], Some(_)) if Path::new(arg).exists() => Ok((0, PathBuf::from(arg))),
         (_, Some((id, _))) => Err(Failure::Usage(format!(
-            "--printed {arg}: no study {id:?} is published; the studies are: {}",
+            "{option} {arg}: no study {id:?} is published; the studies are: {}",
             ids()
         ))),
         (_, None) => Err(Failure::Usage(format!(
-            "--printed {arg}: {} studies are published, so name the one these numbers belong to \
-             as ID=FILE (the studies are: {})",
+            "{option} {arg}: {} studies are published, so name the one it belongs to as ID=FILE \
+             (the studies are: {})",
             studies.len(),
             ids()
         ))),

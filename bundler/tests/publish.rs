@@ -534,6 +534,92 @@ fn publishes_the_papers_printed_numbers_checked() {
     }
 }
 
+/// `--issue-texts PATH`: the four issue texts kept beside the archive (a folder of `<id>.txt`)
+/// published with the paper's study, each as its file holds it; `site.json` names the file and
+/// `CHECKSUMS` lists it. A text changed by one byte, or one naming no case, stops publishing
+/// with the case named, and nothing is written.
+#[test]
+fn publishes_the_issue_texts_checked_against_their_hashes() {
+    let root = tempfile::tempdir().unwrap();
+    let (Some(dist), Some(archive), Some(texts)) = (
+        fake_dist(root.path()),
+        common::archive_dir(),
+        common::fastindex_texts(),
+    ) else {
+        return;
+    };
+    let site = root.path().join("site");
+    let texts_arg = texts.display().to_string();
+    let output = publish(
+        &dist,
+        &site,
+        &["--issue-texts", &texts_arg],
+        &[("--study", &archive)],
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("fastindex: 4 issue texts"));
+    let index =
+        SiteIndex::from_json("site.json", &std::fs::read(site.join("site.json")).unwrap()).unwrap();
+    assert_eq!(
+        index.studies[0].issue_texts.as_deref(),
+        Some("issue-texts/fastindex.json")
+    );
+    let shipped: std::collections::BTreeMap<String, String> =
+        serde_json::from_slice(&std::fs::read(site.join("issue-texts/fastindex.json")).unwrap())
+            .unwrap();
+    assert_eq!(shipped.len(), 4);
+    let files: routelens_engine::ArchiveBytes = ARCHIVE_FILES
+        .iter()
+        .filter_map(|file| {
+            let bytes = std::fs::read(archive.join(file.path)).ok()?;
+            Some((file.path.to_string(), bytes))
+        })
+        .collect();
+    let study = routelens_engine::load_archive(&files).unwrap();
+    for (id, body) in &shipped {
+        assert_eq!(
+            body,
+            &std::fs::read_to_string(texts.join(format!("{id}.txt"))).unwrap()
+        );
+        let case = study.case_index(id).expect("a case of the study");
+        assert_eq!(
+            study.cases[case].query_sha256.as_deref(),
+            Some(sha256_hex(body.as_bytes()).as_str())
+        );
+    }
+    assert!(checksums_list_every_file(&site).contains(&"issue-texts/fastindex.json".to_string()));
+
+    // One byte changed, or a text for no case: refused naming the case, nothing written.
+    let first = shipped.keys().next().unwrap().clone();
+    for (name, body, says) in [
+        (
+            first.clone(),
+            format!("{} ", shipped[&first]),
+            "SHA-256 mismatch",
+        ),
+        (
+            "no-such-case".to_string(),
+            "text".to_string(),
+            "no case with this id",
+        ),
+    ] {
+        let changed = root.path().join(format!("texts-{name}"));
+        copy_dir(&texts, &changed);
+        std::fs::write(changed.join(format!("{name}.txt")), body).unwrap();
+        let refused = root.path().join("refused");
+        let output = publish(
+            &dist,
+            &refused,
+            &["--issue-texts", &changed.display().to_string()],
+            &[("--study", &archive)],
+        );
+        assert_eq!(output.status.code(), Some(65), "{}", text(&output.stderr));
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains(&name) && stderr.contains(says), "{stderr}");
+        assert!(!refused.exists());
+    }
+}
+
 /// The installed embedding model's folder (what `scripts/setup.sh` installs).
 fn installed_model() -> PathBuf {
     std::env::var_os("ROUTELENS_MODELS")

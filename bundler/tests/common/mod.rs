@@ -37,6 +37,17 @@ pub fn archive_dir() -> Option<PathBuf> {
     )
 }
 
+/// The four issue texts kept beside the archive (`$ROUTELENS_FASTINDEX_TEXTS`, or
+/// `../shared/data/fastindex-texts`): `<case id>.txt` each.
+pub fn fastindex_texts() -> Option<PathBuf> {
+    shared_data(
+        "ROUTELENS_FASTINDEX_TEXTS",
+        "fastindex-texts",
+        "PROVENANCE.md",
+        "the fastindex issue texts",
+    )
+}
+
 /// CodeNib's `jev_candidates_cases.csv` (in `$ROUTELENS_CODENIB`, or `../shared/data/codenib`).
 pub fn codenib_cases() -> Option<PathBuf> {
     const CASES: &str = "jev_candidates_cases.csv";

@@ -132,6 +132,12 @@ pub struct SiteStudy {
     /// (the paper page checks them again in the browser).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checked: Option<Checked>,
+    /// The issue texts shipped with the site (a JSON object of case id → text, each checked
+    /// against its case's `query_sha256` when the site was built, and again by the page),
+    /// relative to the site root: the page knows them as if the reader had loaded them, so a
+    /// case's drill-down can run the live arms on its snapshot at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue_texts: Option<String>,
 }
 
 impl SiteStudy {
@@ -145,6 +151,7 @@ impl SiteStudy {
             qrels: None,
             printed: None,
             checked: None,
+            issue_texts: None,
         }
     }
 }

@@ -3,7 +3,8 @@
 //! list side by side, the archived per-case measurements, every arm's value of each metric of the
 //! metric list, and for an arm of spans its ranked units as line ranges with the gold spans they
 //! hit and the units CodeNib's deduplication drops. Issue texts are not archived; the
-//! reader may load them from a file, and a text is shown only if it hashes to the archived value.
+//! reader may load them from a file, a published site may ship them, and a text is shown only if
+//! it hashes to the archived value.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -21,8 +22,10 @@ use super::params::StudyViewParamsStoreFields;
 use crate::api;
 use crate::components::{KSelect, TableView};
 use crate::error::Error;
+use crate::params::page::{PageParamsStoreFields, StudyRef};
 use crate::params::shared::SharedParamsStoreFields;
 use crate::params::SettingsStoreFields;
+use crate::site::Site;
 use crate::state::AppState;
 
 /// The drill-down view.
@@ -68,26 +71,44 @@ pub fn CasesView() -> impl IntoView {
     }
 }
 
-/// Loads issue texts from a file and keeps the ones whose SHA-256 matches.
+/// Where issue texts come from: a file the reader picked, or the file a published site ships
+/// with the study (`routelens publish --issue-texts`), read when the case list first shows with
+/// no texts known.
+enum TextSource {
+    Picked(web_sys::File),
+    Site(String),
+}
+
+/// The site's issue texts for the open study, when it is one the site lists with them.
+fn shipped_texts(state: AppState) -> Option<String> {
+    let StudyRef::Served(id) = state.settings.page().study().get_untracked() else {
+        return None;
+    };
+    let Some(Site::Listed(listed)) = crate::site::known() else {
+        return None;
+    };
+    let entry = listed.index.studies.iter().find(|entry| entry.id == id)?;
+    entry.issue_texts.clone()
+}
+
+/// Loads issue texts from a file (or the site's) and keeps the ones whose SHA-256 matches.
 #[component]
 fn IssueTextLoader() -> impl IntoView {
     let state = AppState::get();
     let report = RwSignal::new(None::<Result<String, Error>>);
-    let load = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        let Some(file) = input.files().and_then(|files| files.item(0)) else {
-            return;
-        };
+    let load = move |source: TextSource| {
         let Some(study) = state.study.get_untracked().map(|loaded| loaded.study) else {
             return;
         };
         spawn_local(async move {
-            let outcome = async {
-                let text = api::read_text(&file).await?;
-                let texts = parse_issue_texts(&file.name(), &text)?;
+            let (name, text) = match source {
+                TextSource::Picked(file) => (file.name(), api::read_text(&file).await),
+                TextSource::Site(url) => (url.clone(), crate::open::fetch_text(&url).await),
+            };
+            let outcome = text.and_then(|text| {
+                let texts = parse_issue_texts(&name, &text)?;
                 Ok::<_, Error>(check_issue_texts(&study, texts))
-            }
-            .await;
+            });
             report.set(Some(outcome.map(|checked| {
                 let refused: Vec<String> = checked
                     .refused
@@ -95,8 +116,7 @@ fn IssueTextLoader() -> impl IntoView {
                     .map(|(id, why)| format!("{id} ({why})"))
                     .collect();
                 let line = format!(
-                    "{}: accepted {}, refused {}{}",
-                    file.name(),
+                    "{name}: accepted {}, refused {}{}",
                     checked.accepted.len(),
                     refused.len(),
                     if refused.is_empty() {
@@ -112,6 +132,17 @@ fn IssueTextLoader() -> impl IntoView {
             })));
         });
     };
+    if state.issue_texts.with_untracked(|texts| texts.is_empty()) {
+        if let Some(url) = shipped_texts(state) {
+            load(TextSource::Site(url));
+        }
+    }
+    let pick = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|files| files.item(0)) {
+            load(TextSource::Picked(file));
+        }
+    };
     view! {
         <details class="issue-texts">
             <summary>"Load issue texts (not archived; each is checked against its SHA-256)"</summary>
@@ -120,7 +151,7 @@ fn IssueTextLoader() -> impl IntoView {
                 <code>"{\"id\", \"text\"}"</code> " or JSON Lines of the same. A text is accepted only "
                 "if its SHA-256 equals the case's archived query hash."
             </p>
-            <input type="file" accept=".json,.jsonl" data-testid="issue-text-file" on:change=load />
+            <input type="file" accept=".json,.jsonl" data-testid="issue-text-file" on:change=pick />
             {move || {
                 report
                     .get()
