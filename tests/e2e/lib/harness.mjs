@@ -87,14 +87,14 @@ export function startStaticServer(dir) {
 }
 
 /** Launches headless Chromium with the flags this closed network needs. */
-export async function launchBrowser() {
+export async function launchBrowser(extra = []) {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: [
       '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--disable-dev-shm-usage',
+      '--disable-dev-shm-usage', ...extra,
     ],
   });
 }
