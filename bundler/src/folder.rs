@@ -277,7 +277,7 @@ impl BundleFolder {
         for &chunker in chunkers {
             let vectors = self.manifest.vectors_entry(chunker).map_err(failed)?;
             let stored = self.read(&vectors.file)?;
-            open.open_vectors(&self.manifest, chunker, &stored)
+            open.open_vectors(&self.manifest, chunker, (&stored, None))
                 .map_err(failed)?;
         }
         if let Some(entry) = &self.manifest.question_vectors {

@@ -168,7 +168,10 @@ fn open(case: &Case) -> routelens_engine::Result<OpenChunkings> {
     open.open_vectors(
         manifest,
         Chunker::Window,
-        &file(&case.bundle, &entry.vectors.as_ref().unwrap().file),
+        (
+            &file(&case.bundle, &entry.vectors.as_ref().unwrap().file),
+            None,
+        ),
     )?;
     let questions = manifest.question_vectors.as_ref().unwrap();
     open.open_question_vectors(manifest, &file(&case.bundle, &questions.file))?;
@@ -352,14 +355,18 @@ fn the_live_session_searches_its_vectors_as_the_engine_does() {
     let vectors_file = &entry.vectors.as_ref().unwrap().file;
     let mut tampered = file(&case.bundle, vectors_file);
     tampered[0] ^= 1;
+    // As the worker loads them: with the digest the browser computed of the bytes it got.
+    let digest = routelens_engine::checksum::sha256_hex(&tampered);
     let refused = session
-        .load_vectors("b", Chunker::Window, &tampered)
+        .load_vectors("b", Chunker::Window, (&tampered, Some(&digest)))
         .unwrap_err()
         .to_string();
     assert!(refused.starts_with(vectors_file.as_str()), "{refused}");
     assert!(!session.has_vectors("b", Chunker::Window));
+    let good = file(&case.bundle, vectors_file);
+    let digest = routelens_engine::checksum::sha256_hex(&good);
     session
-        .load_vectors("b", Chunker::Window, &file(&case.bundle, vectors_file))
+        .load_vectors("b", Chunker::Window, (&good, Some(&digest)))
         .unwrap();
     let questions = manifest.question_vectors.as_ref().unwrap();
     assert!(!session.has_question_vectors("b"));

@@ -19,7 +19,7 @@ use routelens_engine::{BootstrapConfig, Error, LexicalArm, Result as EngineResul
 use routelens_engine::retrieval::chunk_search::Retriever;
 
 use crate::cross_encoder::load_cross_encoder;
-use crate::host::{fetch, fetch_metered, next_tick, now_ms, with_session, Progress};
+use crate::host::{fetch, fetch_metered, next_tick, now_ms, sha256_hex, with_session, Progress};
 use crate::model::load_model;
 use crate::packs::{fetch_packs, remember, urls_of};
 
@@ -331,7 +331,10 @@ async fn load_vectors(
             !p.cancelled()
         })
         .await?;
-        session(|s| s.load_vectors(bundle, chunker, &bytes))?;
+        // The browser hashes the bytes (native code; the engine's hash in wasm took about
+        // 400 ms for the demo's three chunkings), and the engine checks that digest.
+        let digest = sha256_hex(&bytes).await;
+        session(|s| s.load_vectors(bundle, chunker, (&bytes, Some(&digest))))?;
     }
     if let Some(entry) = questions {
         if !with_session(|s| s.has_question_vectors(bundle)) {

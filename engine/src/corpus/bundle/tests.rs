@@ -545,6 +545,26 @@ fn altered_short_or_unlisted_vectors_are_refused_naming_the_file() {
         .unwrap_err()
         .to_string();
     assert!(altered.contains(&name), "{altered}");
+    // A digest the caller computed: its own bytes' is accepted as hashing here would be, any
+    // other refused naming the file, even over the right bytes.
+    let right = vectors_file(&encoded);
+    let digest = crate::checksum::sha256_hex(&right);
+    assert_eq!(
+        manifest
+            .open_vectors_digested(Chunker::Window, &right, Some(&digest))
+            .unwrap()
+            .0,
+        manifest.open_vectors(Chunker::Window, &right).unwrap().0
+    );
+    let wrong = crate::checksum::sha256_hex(&stored);
+    let refused = manifest
+        .open_vectors_digested(Chunker::Window, &right, Some(&wrong))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains(&name) && refused.contains(&wrong),
+        "{refused}"
+    );
     // The right hash but a count that does not fit the bytes.
     let mut short = manifest.clone();
     let entry = short.chunkings[0].vectors.as_mut().unwrap();

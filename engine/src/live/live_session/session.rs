@@ -244,8 +244,14 @@ impl LiveSession {
     }
 
     /// Loads the vectors of bundle `name`'s loaded `chunker` chunking from their stored bytes
-    /// (verified against the manifest; another model's refused naming the file).
-    pub fn load_vectors(&mut self, name: &str, chunker: Chunker, stored: &[u8]) -> Result<()> {
+    /// (verified against the manifest, by `sha256` when the host computed it; another model's
+    /// refused naming the file).
+    pub fn load_vectors(
+        &mut self,
+        name: &str,
+        chunker: Chunker,
+        stored: (&[u8], Option<&str>),
+    ) -> Result<()> {
         let bundle = self.bundle_named_mut(name)?;
         bundle
             .chunkings

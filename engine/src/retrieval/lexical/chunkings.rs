@@ -163,14 +163,16 @@ impl OpenChunkings {
     }
 
     /// Adds the vectors of the open `chunker` from their stored bytes, verified against
-    /// `manifest`; vectors of another model than the pinned one are refused naming the file.
+    /// `manifest` (by `sha256`, their SHA-256, when the caller computed it:
+    /// [`Manifest::open_vectors_digested`]); vectors of another model than the pinned one are
+    /// refused naming the file.
     pub fn open_vectors(
         &mut self,
         manifest: &Manifest,
         chunker: Chunker,
-        stored: &[u8],
+        (stored, sha256): (&[u8], Option<&str>),
     ) -> Result<()> {
-        let (values, entry) = manifest.open_vectors(chunker, stored)?;
+        let (values, entry) = manifest.open_vectors_digested(chunker, stored, sha256)?;
         check_model(&entry.file, entry.model())?;
         let dimension = entry.dimension as usize;
         let opened = self.opened_mut(chunker)?;
