@@ -20,7 +20,7 @@ const questionsFile = join(root, 'bundler/tests/fixtures/eval-questions.jsonl');
 const models = process.env.ROUTELENS_MODELS ?? join(homedir(), '.cache/routelens/models');
 const model = join(models, 'all-MiniLM-L6-v2');
 const TYPED = 'which function throws away the oldest entry when the cache is full';
-let server, tamperedServer, browser, bundle;
+let server, tamperedServer, browser, bundle, brokenVectors;
 
 before(async () => {
   if (skip) return;
@@ -28,6 +28,15 @@ before(async () => {
   bundle = join(bundles, 'repo');
   cpSync(fixture, bundle, { recursive: true });
   cpSync(questionsFile, join(bundle, 'questions.jsonl'));
+  // A copy whose structural vectors have one byte changed: the browser hashes them, the engine
+  // checks that digest against the manifest.
+  const broken = join(bundles, 'broken');
+  cpSync(bundle, broken, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(broken, 'manifest.json'), 'utf8'));
+  brokenVectors = manifest.chunkings.find((c) => c.chunker === 'structural').vectors.file;
+  const vectors = readFileSync(join(broken, brokenVectors));
+  vectors[7] ^= 1;
+  writeFileSync(join(broken, brokenVectors), vectors);
   server = await startServer({ bundles, args: ['--model', model] });
   // The same model with one byte of config.json changed; the other files linked, not copied.
   const tampered = join(tempDir(), 'all-MiniLM-L6-v2');
@@ -60,8 +69,8 @@ async function watchedPage(context, seen) {
 }
 
 /** Runs a chunk search in the Chunks view and returns its rows, or the error shown. */
-async function search(page, url, retriever, query) {
-  await page.goto(`${url}/?view=chunks&bundle=repo&chunker=structural&retriever=${retriever}`);
+async function search(page, url, retriever, query, name = 'repo') {
+  await page.goto(`${url}/?view=chunks&bundle=${name}&chunker=structural&retriever=${retriever}`);
   // The chunkings are listed once the bundle's manifest is read.
   await page.locator('[data-testid="chunks-chunker"] option[value="structural"]').waitFor({ state: 'attached', timeout: 60000 });
   await page.locator('[data-testid="chunks-query"]').fill(query);
@@ -198,5 +207,14 @@ test('the grid with dense and hybrid equals routelens evaluate, and never fetche
   assert.match(svg, /structural\/hybrid\/cap1 \(shipped\)/);
   assert.deepEqual(modelFetched(seen), [], 'no model file fetched');
   assert.deepEqual(seen.filter((u) => u.includes('/vectors/')).length > 0, true, 'the vectors were fetched');
+  await context.close();
+});
+
+test("a chunking's vectors with one byte changed are refused, naming the file", { skip }, async () => {
+  const [{ question }] = readFileSync(questionsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const { error } = await search(page, server.url, 'dense', question, 'broken');
+  assert.ok(error?.includes(brokenVectors) && /SHA-256/.test(error), error);
   await context.close();
 });
