@@ -1,9 +1,14 @@
 //! routelens' embedder against sentence-transformers' own vectors (tests/minilm/reference.json,
 //! made once by tests/minilm/make-reference.py): for every text, cosine >= 0.99999 and every
-//! component within 1e-4, and the same number of word pieces. The model comes from the folder
+//! component within 1e-4, and the same number of word pieces; the page's narrowed weights, made
+//! as pinned, within cosine 0.9999 of them. The model comes from the folder
 //! scripts/setup.sh installs it into; a missing model fails, naming that step.
 
-use routelens_engine::retrieval::dense::embedder::{Embedder, ModelFiles, MAX_PIECES};
+use routelens_engine::checksum::sha256_hex;
+use routelens_engine::retrieval::dense::embedder::{
+    Embedder, ModelDigests, ModelFiles, MAX_PIECES,
+};
+use routelens_engine::retrieval::dense::page_weights;
 use routelens_engine::retrieval::dense::pin::ModelPin;
 use serde_json::Value;
 
@@ -98,5 +103,75 @@ fn other_model_files_are_refused_naming_the_file() {
     assert!(
         failure.starts_with("config.json: embedding model:"),
         "{failure}"
+    );
+}
+
+/// The fixture's texts and sentence-transformers' vectors for them.
+fn reference_cases() -> Vec<(String, Vec<f32>)> {
+    let reference: Value =
+        serde_json::from_str(include_str!("../../tests/minilm/reference.json")).unwrap();
+    reference["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|case| {
+            let vector = case["vector"].as_array().unwrap();
+            let vector = vector.iter().map(|v| v.as_f64().unwrap() as f32).collect();
+            (case["text"].as_str().unwrap().to_string(), vector)
+        })
+        .collect()
+}
+
+#[test]
+fn the_pages_narrowed_weights_are_made_as_pinned_and_stay_within_the_loss() {
+    let pin = ModelPin::minilm();
+    let page = pin.page_weights().unwrap().clone();
+    let (config, weights, tokenizer) = (
+        read("config.json"),
+        read(&page.from),
+        read("tokenizer.json"),
+    );
+    // This build makes the pinned bytes from the pinned f32 file.
+    let narrowed = page_weights::narrow(&weights, page.mantissa_bits, page.level).unwrap();
+    pin.check_page_weights(narrowed.len(), &sha256_hex(&narrowed))
+        .unwrap();
+    let files = ModelFiles {
+        config: &config,
+        weights: &narrowed,
+        tokenizer: &tokenizer,
+    };
+    let in_page =
+        Embedder::load_page_weights(&files, &ModelDigests::of(&files), pin.clone()).unwrap();
+    let full_files = ModelFiles {
+        weights: &weights,
+        ..files
+    };
+    let rounded = Embedder::load_rounded(&full_files, pin.clone(), page.mantissa_bits).unwrap();
+    let cases = reference_cases();
+    let texts: Vec<&str> = cases.iter().map(|(text, _)| text.as_str()).collect();
+    let vectors = in_page.embed(&texts).unwrap();
+    // What `embed --weights page` computes natively is what the page computes.
+    assert_eq!(vectors, rounded.embed(&texts).unwrap());
+    for ((text, expected), vector) in cases.iter().zip(&vectors) {
+        let dot: f32 = vector.iter().zip(expected).map(|(a, b)| a * b).sum();
+        let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let cosine = dot / (norm(vector) * norm(expected));
+        assert!(cosine >= 0.9999, "{text:?}: cosine {cosine}");
+    }
+
+    // One byte changed: refused before use, naming the file.
+    let mut changed = narrowed.clone();
+    changed[1_000] ^= 1;
+    let files = ModelFiles {
+        weights: &changed,
+        ..files
+    };
+    let refused = Embedder::load_page_weights(&files, &ModelDigests::of(&files), pin)
+        .err()
+        .expect("other bytes are refused")
+        .to_string();
+    assert!(
+        refused.starts_with(&format!("{}: embedding model:", page.file)),
+        "{refused}"
     );
 }

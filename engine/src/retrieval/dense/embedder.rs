@@ -13,6 +13,7 @@ use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{Tokenizer, TruncationParams};
 
+use super::page_weights;
 use super::pin::ModelPin;
 use crate::checksum::sha256_hex;
 use crate::error::{Error, Result};
@@ -31,6 +32,7 @@ const BATCH: usize = 32;
 const BATCH_PIECES: usize = 2048;
 
 /// The model's three files, as bytes (the engine does no I/O).
+#[derive(Clone, Copy)]
 pub struct ModelFiles<'a> {
     /// `config.json`.
     pub config: &'a [u8],
@@ -90,6 +92,49 @@ impl Embedder {
         pin.check_digest("config.json", files.config.len(), &digests.config)?;
         pin.check_digest("model.safetensors", files.weights.len(), &digests.weights)?;
         pin.check_digest("tokenizer.json", files.tokenizer.len(), &digests.tokenizer)?;
+        Embedder::from_checked(files, pin)
+    }
+
+    /// As [`Embedder::load_digested`], `files.weights` being the page's narrowed weights
+    /// (`page_weights`), checked against the pin's and widened before the model is built: what
+    /// the browser's worker runs.
+    pub fn load_page_weights(
+        files: &ModelFiles,
+        digests: &ModelDigests,
+        pin: ModelPin,
+    ) -> Result<Embedder> {
+        pin.check_digest("config.json", files.config.len(), &digests.config)?;
+        pin.check_page_weights(files.weights.len(), &digests.weights)?;
+        pin.check_digest("tokenizer.json", files.tokenizer.len(), &digests.tokenizer)?;
+        let name = pin.page_weights()?.file.clone();
+        let weights = page_weights::widen(&name, files.weights)?;
+        Embedder::from_checked(
+            &ModelFiles {
+                weights: &weights,
+                ..*files
+            },
+            pin,
+        )
+    }
+
+    /// As [`Embedder::load`], every f32 weight then rounded to `mantissa_bits` as the page's
+    /// weights are: natively, the vectors the page computes (and a measure of other widths).
+    pub fn load_rounded(files: &ModelFiles, pin: ModelPin, mantissa_bits: u8) -> Result<Embedder> {
+        pin.check("config.json", files.config)?;
+        pin.check("model.safetensors", files.weights)?;
+        pin.check("tokenizer.json", files.tokenizer)?;
+        let weights = page_weights::rounded(files.weights, mantissa_bits)?;
+        Embedder::from_checked(
+            &ModelFiles {
+                weights: &weights,
+                ..*files
+            },
+            pin,
+        )
+    }
+
+    /// Builds the model from files already checked.
+    fn from_checked(files: &ModelFiles, pin: ModelPin) -> Result<Embedder> {
         let config: Config =
             serde_json::from_slice(files.config).map_err(|e| model_error("config.json", e))?;
         // Read in place: candle copies each tensor out of the file as it builds the model.

@@ -2,10 +2,13 @@
 //! sentence-transformers computes them (`embedder`, feature `dense`), and the model's pin: its
 //! name and the SHA-256 of each file, which every vector set records and is checked against; and
 //! the exact cosine ranking over a chunking's vectors (`rank`); where a question's vector comes
-//! from (`queries`: the bundle's stored question vectors, else the embedder).
+//! from (`queries`: the bundle's stored question vectors, else the embedder); the weights as the
+//! page fetches them, rounded and compressed (`page_weights`).
 
 #[cfg(feature = "dense")]
 pub mod embedder;
+#[cfg(feature = "dense")]
+pub mod page_weights;
 pub mod pin;
 pub mod queries;
 pub mod rank;

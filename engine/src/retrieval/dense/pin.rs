@@ -28,6 +28,27 @@ pub struct ModelPin {
     pub install_as: String,
     /// Each file's size and SHA-256, by file name.
     pub files: BTreeMap<String, PinnedFile>,
+    /// The weights as the page fetches them, narrowed from the pinned f32 file
+    /// (`page_weights`); absent for a model the page fetches at full width.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_weights: Option<PageWeights>,
+}
+
+/// The page's narrowed weights: which file they are made from and how, and the result's size
+/// and SHA-256 (`routelens` makes the same bytes from the same f32 file every time).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageWeights {
+    /// Its file name beside the pinned files (`model.safetensors.rlpw`).
+    pub file: String,
+    /// The pinned f32 file it is made from.
+    pub from: String,
+    /// The mantissa bits each f32 weight keeps (of 23).
+    pub mantissa_bits: u8,
+    /// The DEFLATE level it is compressed at.
+    pub level: u8,
+    /// Its size and SHA-256.
+    #[serde(flatten)]
+    pub pinned: PinnedFile,
 }
 
 /// One pinned file.
@@ -64,6 +85,31 @@ impl ModelPin {
                 file: name.to_string(),
                 message: format!(
                     "{len} bytes with SHA-256 {sha256}; {} is pinned at {} bytes, {}",
+                    self.name, want.bytes, want.sha256
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The page's narrowed weights, or an error when this model has none.
+    pub fn page_weights(&self) -> Result<&PageWeights> {
+        self.page_weights.as_ref().ok_or_else(|| Error::Model {
+            file: "model.safetensors".into(),
+            message: format!("{} has no narrowed weights for the page", self.name),
+        })
+    }
+
+    /// As [`ModelPin::check_digest`] for the page's narrowed weights.
+    pub fn check_page_weights(&self, len: usize, sha256: &str) -> Result<()> {
+        let page = self.page_weights()?;
+        let want = &page.pinned;
+        if len as u64 != want.bytes || sha256 != want.sha256 {
+            return Err(Error::Model {
+                file: page.file.clone(),
+                message: format!(
+                    "{len} bytes with SHA-256 {sha256}; {}'s page weights are pinned at {} \
+                     bytes, {}",
                     self.name, want.bytes, want.sha256
                 ),
             });
