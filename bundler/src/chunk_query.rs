@@ -15,6 +15,7 @@ use crate::cli::{parse_chunker, parse_retriever, ChunksArgs, OutputFormat, Searc
 use crate::clock::elapsed_ms;
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
+use crate::model::ModelChoice;
 use crate::render::text_table;
 use crate::render::{one_line, score_cell};
 
@@ -120,7 +121,8 @@ pub fn search(
     let mut open = folder.open_chunkings(&[chunker])?;
     if retriever.needs_vectors() {
         let texts: Vec<&str> = questions.iter().map(|(_, q)| q.as_str()).collect();
-        folder.open_vectors(&mut open, &[chunker], (&texts, args.model.as_deref()))?;
+        let model = ModelChoice::new(args.model.as_deref(), args.weights, args.mantissa_bits)?;
+        folder.open_vectors(&mut open, &[chunker], (&texts, model))?;
     }
     let table = open.table(chunker)?;
     let batch = questions.len() > 1 || args.query.queries.is_some();

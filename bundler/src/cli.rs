@@ -562,6 +562,15 @@ pub struct SearchArgs {
     #[arg(long, value_name = "DIR")]
     pub model: Option<PathBuf>,
 
+    /// Which weights embed such a question: full, or page (rounded as the page's narrowed
+    /// copy is: the browser's answer to a typed question).
+    #[arg(long, value_enum, default_value_t = WeightsChoice::Full)]
+    pub weights: WeightsChoice,
+
+    /// With --weights page: the mantissa bits kept (1-23) instead of the pin's.
+    #[arg(long, value_name = "BITS", value_parser = clap::value_parser!(u8).range(1..=23))]
+    pub mantissa_bits: Option<u8>,
+
     /// What to search for.
     #[command(flatten)]
     pub query: QueryInput,
@@ -982,6 +991,15 @@ pub fn parse_fusion(text: &str) -> Result<Vec<String>, String> {
     Ok(parts)
 }
 
+/// Which of the model's weights `routelens embed` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WeightsChoice {
+    /// The pinned f32 file.
+    Full,
+    /// The pinned file rounded as the page's narrowed weights are.
+    Page,
+}
+
 /// Options of `routelens embed`.
 #[derive(Debug, Args)]
 pub struct EmbedArgs {
@@ -999,8 +1017,20 @@ pub struct EmbedArgs {
     #[arg(long, value_name = "DIR")]
     pub model: Option<PathBuf>,
 
+    /// Which weights embed: full (the pinned f32 file) or page (its weights rounded as the
+    /// page's narrowed copy is, to the pin's mantissa bits, 13 of 23: the vectors a browser
+    /// computes for a typed question).
+    #[arg(long, value_enum, default_value_t = WeightsChoice::Full)]
+    pub weights: WeightsChoice,
+
+    /// With --weights page: keep this many mantissa bits (1-23) instead of the pin's, to measure
+    /// another width (docs/dense.md).
+    #[arg(long, value_name = "BITS", value_parser = clap::value_parser!(u8).range(1..=23))]
+    pub mantissa_bits: Option<u8>,
+
     /// Output format: JSON is `{"model": {"name", "sha256"}, "vectors": [[…], …]}`, in input
-    /// order; the table prints each text's first components.
+    /// order (with --weights page, `model` also says the `mantissa_bits` kept); the table prints
+    /// each text's first components.
     #[arg(long, value_enum, default_value_t = OutputFormat::Json)]
     pub format: OutputFormat,
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::cli::{EmbedArgs, OutputFormat};
 use crate::failure::Failure;
 use crate::input::read_text;
-use crate::model::{load_embedder, model_folder};
+use crate::model::ModelChoice;
 
 #[derive(Serialize)]
 struct Output<'a> {
@@ -22,6 +22,9 @@ struct Output<'a> {
 struct ModelRef<'a> {
     name: &'a str,
     sha256: std::collections::BTreeMap<&'a str, &'a str>,
+    /// The mantissa bits the weights were rounded to (`--weights page`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mantissa_bits: Option<u8>,
 }
 
 /// Runs the command.
@@ -36,7 +39,9 @@ pub fn run(args: &EmbedArgs, out: &mut dyn Write) -> Result<(), Failure> {
         ));
     }
     let pin = ModelPin::minilm();
-    let embedder = load_embedder(&model_folder(args.model.as_deref(), &pin))?;
+    let model = ModelChoice::new(args.model.as_deref(), args.weights, args.mantissa_bits)?;
+    let mantissa_bits = model.mantissa_bits;
+    let embedder = model.load()?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let vectors = embedder.embed(&refs)?;
     let text = match args.format {
@@ -48,6 +53,7 @@ pub fn run(args: &EmbedArgs, out: &mut dyn Write) -> Result<(), Failure> {
                     .iter()
                     .map(|(name, file)| (name.as_str(), file.sha256.as_str()))
                     .collect(),
+                mantissa_bits,
             };
             crate::bundle::json_line(&Output { model, vectors })?
         }

@@ -26,7 +26,7 @@ use crate::cli::{
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
 use crate::input::read_text;
-use crate::model::load_cross_encoder;
+use crate::model::{load_cross_encoder, ModelChoice};
 use crate::render::text_table;
 
 /// What `evaluate --format json` prints: the bundle, then the engine's report.
@@ -143,7 +143,13 @@ pub fn run(args: &EvaluateArgs, out: &mut dyn Write) -> Result<(), Failure> {
         folder.open_vectors(
             &mut chunkings,
             grid.chunkers(),
-            (&texts, args.model.as_deref()),
+            (
+                &texts,
+                ModelChoice {
+                    folder: args.model.as_deref(),
+                    mantissa_bits: None,
+                },
+            ),
         )?;
     }
     // The reranked chunks' files, read once: every file of the chunkings evaluated.

@@ -24,7 +24,6 @@ use routelens_engine::corpus::bundle::MANIFEST_FILE;
 use routelens_engine::corpus::bundle::{decode_listed_manifest, file_list_of};
 use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
 use routelens_engine::load::question_set::{verify_corpus, PinnedFile};
-use routelens_engine::retrieval::dense::pin::ModelPin;
 use routelens_engine::retrieval::lexical::chunk_index::ChunkIndex;
 use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
 use routelens_engine::retrieval::lexical::fts::split::PackFile;
@@ -32,6 +31,7 @@ use routelens_engine::retrieval::lexical::LexicalIndex;
 use routelens_engine::{BundleFile, Error, Manifest, TextCorpus};
 
 use crate::failure::Failure;
+use crate::model::ModelChoice;
 
 /// A bundle folder whose manifest has been read and checked.
 #[derive(Debug)]
@@ -266,12 +266,12 @@ impl BundleFolder {
 
     /// Adds to `open` the vectors of `chunkers` and the bundle's question vectors (each file
     /// verified, another model's refused), and, when one of `questions` has no stored vector,
-    /// the embedding model from `model` (its folder; default the installed one) to embed it.
+    /// the embedding model `model` names to embed it.
     pub fn open_vectors(
         &self,
         open: &mut OpenChunkings,
         chunkers: &[Chunker],
-        (questions, model): (&[&str], Option<&Path>),
+        (questions, model): (&[&str], ModelChoice),
     ) -> Result<(), Failure> {
         let failed = |source| self_error(&self.dir, source);
         for &chunker in chunkers {
@@ -286,8 +286,7 @@ impl BundleFolder {
                 .map_err(failed)?;
         }
         if questions.iter().any(|q| !open.has_stored_question(q)) {
-            let folder = crate::model::model_folder(model, &ModelPin::minilm());
-            let embedder = crate::model::load_embedder(&folder)?;
+            let embedder = model.load()?;
             open.set_embedder(Box::new(move |text: &str| {
                 Ok(embedder.embed(&[text])?.remove(0))
             }));

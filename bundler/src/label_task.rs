@@ -19,6 +19,7 @@ use crate::cli::{parse_chunker, parse_retriever, LabelTaskArgs};
 use crate::failure::Failure;
 use crate::folder::{write_file_atomic, BundleFolder};
 use crate::input::read_text;
+use crate::model::ModelChoice;
 
 /// Runs `label-task`.
 pub fn run(args: &LabelTaskArgs, out: &mut dyn Write) -> Result<(), Failure> {
@@ -122,7 +123,7 @@ fn pool_rankings(
         let mut open = folder.open_chunkings(&[chunker])?;
         if retriever.needs_vectors() {
             let texts: Vec<&str> = questions.iter().map(|q| q.question.as_str()).collect();
-            folder.open_vectors(&mut open, &[chunker], (&texts, None))?;
+            folder.open_vectors(&mut open, &[chunker], (&texts, ModelChoice::default()))?;
         }
         let table = open.table(chunker)?;
         let mut rankings = Vec::with_capacity(questions.len());

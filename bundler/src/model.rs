@@ -5,10 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
+use routelens_engine::checksum::sha256_hex;
 use routelens_engine::retrieval::cross_encoder::model::{CrossEncoder, CrossEncoderFiles};
 use routelens_engine::retrieval::dense::embedder::{Embedder, ModelFiles};
+use routelens_engine::retrieval::dense::page_weights;
 use routelens_engine::retrieval::dense::pin::ModelPin;
 
+use crate::cli::WeightsChoice;
 use crate::failure::Failure;
 
 /// The folder the pinned model is installed in: `--model`, else
@@ -26,9 +29,61 @@ pub fn model_folder(given: Option<&Path>, pin: &ModelPin) -> PathBuf {
     home.join(&pin.install_as)
 }
 
+/// Which embedding model a command loads: its folder (default the installed one) and, with
+/// `--weights page`, the mantissa bits its f32 weights are rounded to.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ModelChoice<'a> {
+    /// `--model`.
+    pub folder: Option<&'a Path>,
+    /// The mantissa bits kept (`--weights page`); `None` for the full weights.
+    pub mantissa_bits: Option<u8>,
+}
+
+impl<'a> ModelChoice<'a> {
+    /// `--model FOLDER --weights W [--mantissa-bits B]`: `B` only with the page's weights,
+    /// whose pinned width is the default.
+    pub fn new(
+        folder: Option<&'a Path>,
+        weights: WeightsChoice,
+        bits: Option<u8>,
+    ) -> Result<ModelChoice<'a>, Failure> {
+        let mantissa_bits = match (weights, bits) {
+            (WeightsChoice::Full, Some(_)) => {
+                return Err(Failure::Usage(
+                    "--mantissa-bits rounds the page's weights; give --weights page too".into(),
+                ))
+            }
+            (WeightsChoice::Full, None) => None,
+            (WeightsChoice::Page, Some(bits)) => Some(bits),
+            (WeightsChoice::Page, None) => Some(ModelPin::minilm().page_weights()?.mantissa_bits),
+        };
+        Ok(ModelChoice {
+            folder,
+            mantissa_bits,
+        })
+    }
+
+    /// Loads the embedder this choice names.
+    pub fn load(&self) -> Result<Embedder, Failure> {
+        load_embedder_rounded(
+            &model_folder(self.folder, &ModelPin::minilm()),
+            self.mantissa_bits,
+        )
+    }
+}
+
 /// Loads the pinned embedder from `folder`; a missing file says how to install it, other bytes
 /// are refused naming the file on disk.
 pub fn load_embedder(folder: &Path) -> Result<Embedder, Failure> {
+    load_embedder_rounded(folder, None)
+}
+
+/// As [`load_embedder`], every f32 weight rounded to `mantissa_bits` when given, as the page's
+/// narrowed weights are (`embed --weights page`).
+pub fn load_embedder_rounded(
+    folder: &Path,
+    mantissa_bits: Option<u8>,
+) -> Result<Embedder, Failure> {
     // The embedder runs a batch per core on single-thread pools; candle's matrix products read
     // how many threads to split over from RAYON_NUM_THREADS on every call, and splitting each
     // over both cores while both are busy cost a fifth of the time (docs/commands/embed.md).
@@ -49,7 +104,12 @@ pub fn load_embedder(folder: &Path) -> Result<Embedder, Failure> {
         weights: &weights,
         tokenizer: &tokenizer,
     };
-    Embedder::load(&files, ModelPin::minilm()).map_err(|source| Failure::Bundle {
+    let pin = ModelPin::minilm();
+    match mantissa_bits {
+        None => Embedder::load(&files, pin),
+        Some(bits) => Embedder::load_rounded(&files, pin, bits),
+    }
+    .map_err(|source| Failure::Bundle {
         dir: folder.to_path_buf(),
         source,
     })
@@ -110,4 +170,45 @@ pub fn load_cross_encoder(folder: &Path, name: Option<&str>) -> Result<CrossEnco
         dir: folder.to_path_buf(),
         source,
     })
+}
+
+/// The page's narrowed weights for the pinned model in `folder` (`page_weights` in the pin):
+/// the file of that name beside the model when it is there and matches the pin; else made from
+/// the pinned f32 file (checked first) and kept beside it for the next run. A folder that cannot
+/// be written keeps it in the system's temporary folder instead. Returns the file's path.
+pub fn page_weights_file(folder: &Path) -> Result<PathBuf, Failure> {
+    let pin = ModelPin::minilm();
+    let page = pin.page_weights().map_err(Failure::Engine)?;
+    let beside = folder.join(&page.file);
+    let spare =
+        std::env::temp_dir().join(format!("routelens-{}-{}", page.pinned.sha256, page.file));
+    for path in [&beside, &spare] {
+        if let Ok(bytes) = std::fs::read(path) {
+            if pin
+                .check_page_weights(bytes.len(), &sha256_hex(&bytes))
+                .is_ok()
+            {
+                return Ok(path.clone());
+            }
+        }
+    }
+    let weights = read_model_file(folder, &page.from)?;
+    let in_folder = |source| Failure::Bundle {
+        dir: folder.to_path_buf(),
+        source,
+    };
+    pin.check(&page.from, &weights).map_err(in_folder)?;
+    let narrowed =
+        page_weights::narrow(&weights, page.mantissa_bits, page.level).map_err(in_folder)?;
+    // The same f32 file and settings give the same bytes; other bytes mean this build narrows
+    // differently from the one that made the pin.
+    pin.check_page_weights(narrowed.len(), &sha256_hex(&narrowed))
+        .map_err(in_folder)?;
+    match crate::folder::write_file_atomic(&beside, &narrowed) {
+        Ok(()) => Ok(beside),
+        Err(_) => {
+            crate::folder::write_file_atomic(&spare, &narrowed)?;
+            Ok(spare)
+        }
+    }
 }

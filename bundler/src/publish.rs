@@ -165,6 +165,8 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
         (None, Some(url)) => Some(url.trim_end_matches('/').to_string()),
         (None, None) => None,
     };
+    // A model the site carries comes with the page's narrowed weights; a hub has only its own.
+    let model_page_weights = args.model.is_some();
     let reranker_model = match &args.reranker_model {
         Some(dir) => {
             let folder = format!("{MODELS_FOLDER}/{CROSS_ENCODER_FOLDER}");
@@ -190,6 +192,7 @@ pub fn run(args: &PublishArgs, out: &mut dyn Write) -> Result<(), Failure> {
         studies,
         bundles,
         model,
+        model_page_weights,
         reranker_model,
     };
     files.push(BundleFile {
@@ -691,12 +694,18 @@ fn resolved(path: &str) -> String {
     parts.join("/")
 }
 
-/// The embedding model's pinned files from `dir`, each checked against its pin, as the site's
-/// `models/<install_as>/` folder (returned with the files).
+/// The embedding model's pinned files from `dir`, each checked against its pin, and the page's
+/// narrowed weights made from them, as the site's `models/<install_as>/` folder (returned with
+/// the files).
 fn read_model(dir: &Path) -> Result<(String, Vec<BundleFile>), Failure> {
     let pin = ModelPin::minilm();
     let folder = format!("{MODELS_FOLDER}/{}", pin.install_as);
-    let mut files = Vec::with_capacity(pin.files.len());
+    let page = pin.page_weights().map_err(Failure::Engine)?;
+    let narrowed = crate::model::page_weights_file(dir)?;
+    let mut files = vec![BundleFile {
+        name: format!("{folder}/{}", page.file),
+        bytes: std::fs::read(&narrowed).map_err(|e| Failure::read(&narrowed, e))?,
+    }];
     for name in pin.files.keys() {
         let bytes = crate::model::read_model_file(dir, name)?;
         pin.check(name, &bytes).map_err(|source| Failure::Bundle {

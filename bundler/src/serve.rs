@@ -140,6 +140,8 @@ struct Site {
     bundles: Option<PathBuf>,
     /// The embedding model's folder, when it holds the pinned files.
     model: Option<PathBuf>,
+    /// The page's narrowed weights for that model (the pin's `page_weights` file).
+    page_weights: Option<PathBuf>,
     /// The cross-encoder's folder (`--reranker-model`), checked to load at start.
     reranker_model: Option<PathBuf>,
     proxy: Proxy,
@@ -231,11 +233,28 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .all(|name| model_dir.join(name).is_file())
         .then(|| model_dir.canonicalize().ok())
         .flatten();
+    // The page's narrowed weights, made once beside the model (a few seconds) and kept.
+    let page_weights = match &model {
+        Some(dir) => match crate::model::page_weights_file(dir) {
+            Ok(path) => Some(path),
+            Err(error) => {
+                lines_after.push(format!(
+                    "routelens: {error}; the page fetches the full model.safetensors instead"
+                ));
+                None
+            }
+        },
+        None => None,
+    };
     let model_line = match &model {
         Some(_) => format!(
-            "routelens: serving the embedding model of {} at /{MODELS_FOLDER}/{}/",
+            "routelens: serving the embedding model of {} at /{MODELS_FOLDER}/{}/{}",
             model_dir.display(),
-            pin.install_as
+            pin.install_as,
+            match &page_weights {
+                Some(path) => format!(" with the page's narrowed weights ({})", path.display()),
+                None => String::new(),
+            }
         ),
         None => format!(
             "routelens: no embedding model at {} (scripts/setup.sh installs it); typed dense \
@@ -269,6 +288,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         studies,
         bundles,
         model,
+        page_weights,
         reranker_model,
         proxy,
         built: crate::publish::built("routelens serve"),
@@ -395,9 +415,20 @@ fn answer(site: &Site, method: &str, url: &str) -> Response {
         },
         Route::Model(folder, name) => {
             let pin = ModelPin::minilm();
+            let narrowed = pin.page_weights.as_ref().map(|page| &page.file);
             match (&site.model, &site.reranker_model) {
                 (Some(root), _) if folder == pin.install_as && pin.files.contains_key(&name) => {
                     file_cached(root, &[name], REVALIDATE)
+                }
+                (Some(_), _) if folder == pin.install_as && narrowed == Some(&name) => {
+                    match site.page_weights.as_ref().and_then(|path| {
+                        Some((path.parent()?.canonicalize().ok()?, path.file_name()?))
+                    }) {
+                        Some((root, file)) => {
+                            file_cached(&root, &[file.to_string_lossy().into_owned()], REVALIDATE)
+                        }
+                        None => not_found(),
+                    }
                 }
                 (_, Some(root))
                     if folder == CROSS_ENCODER_FOLDER && MODEL_FILES.contains(&name.as_str()) =>
@@ -476,6 +507,7 @@ fn site_index(site: &Site) -> SiteIndex {
             .model
             .as_ref()
             .map(|_| format!("{MODELS_FOLDER}/{}", ModelPin::minilm().install_as)),
+        model_page_weights: site.page_weights.is_some(),
         reranker_model: site
             .reranker_model
             .as_ref()

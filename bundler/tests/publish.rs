@@ -650,10 +650,25 @@ fn publishes_the_model_checked_or_names_its_url_in_the_policy() {
         SiteIndex::from_json("site.json", &std::fs::read(site.join("site.json")).unwrap()).unwrap();
     assert_eq!(index.model.as_deref(), Some("models/all-MiniLM-L6-v2"));
     let listed = checksums_list_every_file(&site);
-    for file in ["config.json", "model.safetensors", "tokenizer.json"] {
+    for file in [
+        "config.json",
+        "model.safetensors",
+        "model.safetensors.rlpw",
+        "tokenizer.json",
+    ] {
         let name = format!("models/all-MiniLM-L6-v2/{file}");
         assert!(listed.contains(&name), "{name} not in CHECKSUMS");
     }
+    // The page's narrowed weights, as pinned; site.json tells the page to fetch them.
+    assert!(index.model_page_weights);
+    let pin = routelens_engine::retrieval::dense::pin::ModelPin::minilm();
+    let narrowed =
+        std::fs::read(site.join("models/all-MiniLM-L6-v2/model.safetensors.rlpw")).unwrap();
+    pin.check_page_weights(
+        narrowed.len(),
+        &routelens_engine::checksum::sha256_hex(&narrowed),
+    )
+    .unwrap();
 
     // One byte of config.json changed: refused, naming the file, and nothing written.
     let changed = root.path().join("changed");
@@ -686,6 +701,8 @@ fn publishes_the_model_checked_or_names_its_url_in_the_policy() {
     )
     .unwrap();
     assert_eq!(index.model.as_deref(), Some(url.trim_end_matches('/')));
+    // A hub has only its own files: the page fetches the full weights there.
+    assert!(!index.model_page_weights);
     let page = std::fs::read_to_string(remote_site.join("index.html")).unwrap();
     let policy = page
         .split("connect-src")

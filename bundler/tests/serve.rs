@@ -664,6 +664,16 @@ fn serves_the_embedding_models_pinned_files_only_and_names_it() {
     )
     .unwrap();
     assert_eq!(index.model.as_deref(), Some("models/all-MiniLM-L6-v2"));
+    // Files that are not the pinned ones give no narrowed weights: the page fetches the full.
+    assert!(!index.model_page_weights);
+    assert_eq!(
+        get(
+            server.port,
+            "/models/all-MiniLM-L6-v2/model.safetensors.rlpw"
+        )
+        .status,
+        404
+    );
     let weights = get(server.port, "/models/all-MiniLM-L6-v2/model.safetensors");
     assert_eq!(
         (weights.status, weights.body.as_slice()),
@@ -692,4 +702,46 @@ fn serves_the_embedding_models_pinned_files_only_and_names_it() {
         get(server.port, "/models/all-MiniLM-L6-v2/config.json").status,
         404
     );
+}
+
+/// The installed model: served with the page's narrowed weights, made (once) and checked
+/// against their pin, and site.json says so.
+#[test]
+fn serves_the_pages_narrowed_weights_of_the_installed_model() {
+    let root = tempfile::tempdir().unwrap();
+    let dist = root.path().join("dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
+    let model = std::env::var_os("ROUTELENS_MODELS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(std::env::var_os("HOME").unwrap())
+                .join(".cache/routelens/models")
+        })
+        .join("all-MiniLM-L6-v2");
+    assert!(
+        model.join("model.safetensors").is_file(),
+        "missing fixture: the embedding model at {} (scripts/setup.sh installs it)",
+        model.display()
+    );
+    let none = root.path().join("none");
+    let model_arg = model.display().to_string();
+    let server = start_with_args(&dist, &none, &none, &["--model", &model_arg]);
+    let index = routelens_engine::publish::site::SiteIndex::from_json(
+        "site.json",
+        &get(server.port, "/site.json").body,
+    )
+    .unwrap();
+    assert!(index.model_page_weights);
+    let narrowed = get(
+        server.port,
+        "/models/all-MiniLM-L6-v2/model.safetensors.rlpw",
+    );
+    assert_eq!(narrowed.status, 200);
+    routelens_engine::retrieval::dense::pin::ModelPin::minilm()
+        .check_page_weights(
+            narrowed.body.len(),
+            &routelens_engine::checksum::sha256_hex(&narrowed.body),
+        )
+        .unwrap();
 }

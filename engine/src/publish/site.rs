@@ -67,6 +67,11 @@ pub struct SiteIndex {
     /// bundle's set still run dense and hybrid from their stored vectors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Whether `model`'s folder also holds the page's narrowed weights (the pin's
+    /// `page_weights` file, which `routelens serve` and `publish --model` put there); the page
+    /// then fetches them instead of the full `model.safetensors`. A model hub has none.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub model_page_weights: bool,
     /// Where a cross-encoder's files are (`config.json`, `model.safetensors`,
     /// `tokenizer.json`) for the reranker rows and the Rerank view's cross-encoder: a folder of
     /// the site (`models/cross-encoder`) or an `https://` URL. Absent: the reader brings one.
@@ -521,6 +526,7 @@ mod tests {
                 questions: Some("bundles/demo/questions.jsonl".into()),
             }],
             model: Some("models/all-MiniLM-L6-v2".into()),
+            model_page_weights: true,
             reranker_model: Some("models/cross-encoder".into()),
         }
     }
