@@ -129,6 +129,14 @@ pub fn model_url() -> Option<String> {
     listed_url(|index| index.model.as_deref())
 }
 
+/// Whether the embedding model's folder holds the page's narrowed weights (`site.json`'s
+/// `model_page_weights`).
+pub fn model_page_weights() -> bool {
+    SITE.with_borrow(
+        |site| matches!(site, Some(Site::Listed(listed)) if listed.index.model_page_weights),
+    )
+}
+
 /// The cross-encoder's folder as an absolute URL, when the site names one (`site.json`'s
 /// `reranker_model`, resolved against the site root).
 pub fn reranker_model_url() -> Option<String> {

@@ -399,6 +399,7 @@ fn messages_survive_json_and_errors_keep_their_text() {
             cap: Some(1),
             retriever: routelens_engine::retrieval::chunk_search::Retriever::Hybrid,
             model: Some("http://127.0.0.1:1/models/all-MiniLM-L6-v2".into()),
+            page_weights: false,
         },
         CallBody::Cancel { call: 3 },
     ];

@@ -1,9 +1,10 @@
 // Scenario: a reader of a CodeAtlas-style supplement runs dense and hybrid chunk search in the
 // page. Questions of the bundle's set use the vectors stored in the bundle and never fetch the
 // embedding model; a typed question has the live worker fetch the model once (each file checked
-// against its pin), keep it in the browser's Cache API for the next visit, and answer what
-// `routelens search` answers. A damaged cached copy is fetched again; a served file with one
-// byte changed is refused, naming it. The Evaluate grid with dense and hybrid equals
+// against its pin; the weights as the page's narrowed copy, never the full f32 file), keep it in
+// the browser's Cache API for the next visit, and answer what `routelens search --weights page`
+// answers, and the same chunks as the full weights within the measured loss. A damaged cached
+// copy is fetched again; a served file with one byte changed is refused, naming it. The Evaluate grid with dense and hybrid equals
 // `routelens evaluate --format json` cell for cell, without the model.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,6 +21,10 @@ const questionsFile = join(root, 'bundler/tests/fixtures/eval-questions.jsonl');
 const models = process.env.ROUTELENS_MODELS ?? join(homedir(), '.cache/routelens/models');
 const model = join(models, 'all-MiniLM-L6-v2');
 const TYPED = 'which function throws away the oldest entry when the cache is full';
+const PAGE_WEIGHTS = 'model.safetensors.rlpw';
+// The measured loss of the page's weights (docs/dense.md): a typed question's scores against the
+// full weights'.
+const PAGE_LOSS = 1e-4;
 let server, tamperedServer, browser, bundle, brokenVectors;
 
 before(async () => {
@@ -37,11 +42,12 @@ before(async () => {
   const vectors = readFileSync(join(broken, brokenVectors));
   vectors[7] ^= 1;
   writeFileSync(join(broken, brokenVectors), vectors);
+  // The server makes the page's narrowed weights beside the model (once) before it says its URL.
   server = await startServer({ bundles, args: ['--model', model] });
   // The same model with one byte of config.json changed; the other files linked, not copied.
   const tampered = join(tempDir(), 'all-MiniLM-L6-v2');
   mkdirSync(tampered);
-  for (const file of ['model.safetensors', 'tokenizer.json']) linkSync(join(model, file), join(tampered, file));
+  for (const file of ['model.safetensors', PAGE_WEIGHTS, 'tokenizer.json']) linkSync(join(model, file), join(tampered, file));
   const config = readFileSync(join(model, 'config.json'));
   config[config.length - 3] ^= 1;
   writeFileSync(join(tampered, 'config.json'), config);
@@ -54,10 +60,12 @@ after(async () => {
   tamperedServer?.stop();
 });
 
-/** `routelens search`'s chunks for `query`. */
-function searchNatively(retriever, query) {
+/** `routelens search`'s chunks for `query`, embedding it (when the bundle stores no vector for
+ * it) with the `weights` named: full, or page (as the page's narrowed weights). */
+function searchNatively(retriever, query, weights = 'full') {
   const out = execFileSync(cli, ['search', bundle, '--unit', 'chunk', '--chunker', 'structural',
-    '--retriever', retriever, '--query', query, '--k', '10', '--model', model, '--format', 'json'],
+    '--retriever', retriever, '--query', query, '--k', '10', '--model', model, '--weights', weights,
+    '--format', 'json'],
   { encoding: 'utf8' });
   return JSON.parse(out).results;
 }
@@ -89,14 +97,23 @@ async function search(page, url, retriever, query, name = 'repo') {
   return { rows };
 }
 
-function sameAsCli(rows, expected, what) {
+function sameAsCli(rows, expected, what, within = 1e-5) {
   assert.deepEqual(rows.map((r) => [r.path, r.start, r.end]),
     expected.map((r) => [r.path, r.start_line, r.end_line]), what);
-  rows.forEach((r, at) => assert.ok(Math.abs(r.score - expected[at].score) <= 1e-5,
+  rows.forEach((r, at) => assert.ok(Math.abs(r.score - expected[at].score) <= within,
     `${what} rank ${at + 1}: ${r.score} against ${expected[at].score}`));
 }
 
-const modelFetched = (seen, file = '') => seen.filter((u) => u.includes('/models/') && u.includes(file));
+/** A typed question's rows against the CLI with the page's weights (to 1e-5), and against the
+ * full weights (the same chunks, scores within the measured loss). */
+function typedAsCli(rows, retriever, what) {
+  sameAsCli(rows, searchNatively(retriever, TYPED, 'page'), `${what} (page weights)`);
+  sameAsCli(rows, searchNatively(retriever, TYPED), `${what} (full weights)`, PAGE_LOSS);
+}
+
+/** The model files fetched, by the file name's end (the URL's path, without its query). */
+const modelFetched = (seen, file = '') => seen.filter((u) => u.includes('/models/')
+  && new URL(u).pathname.endsWith(file));
 
 test("the set's questions search their stored vectors; a typed one fetches the model once, as the CLI answers", { skip }, async () => {
   const questions = readFileSync(questionsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -114,34 +131,39 @@ test("the set's questions search their stored vectors; a typed one fetches the m
   for (const retriever of ['dense', 'hybrid']) {
     const { rows, error } = await search(page, server.url, retriever, TYPED);
     assert.equal(error, undefined, error);
-    sameAsCli(rows, searchNatively(retriever, TYPED), `${retriever}: ${TYPED}`);
+    typedAsCli(rows, retriever, `${retriever}: ${TYPED}`);
   }
-  // Each file once: the second typed search reuses the page's loaded model.
-  for (const file of ['config.json', 'model.safetensors', 'tokenizer.json']) {
+  // Each file once: the second typed search reuses the page's loaded model. The weights come as
+  // the page's narrowed copy; the full f32 file is never fetched.
+  for (const file of ['config.json', PAGE_WEIGHTS, 'tokenizer.json']) {
     assert.equal(modelFetched(seen, file).length, 1, file);
   }
+  assert.equal(modelFetched(seen, '/model.safetensors').length, 0, 'the full weights');
 
   // A later visit (a new page, so a new worker) loads the model from the Cache API.
   seen.length = 0;
   const later = await context.newPage();
   const again = await search(later, server.url, 'dense', TYPED);
-  sameAsCli(again.rows, searchNatively('dense', TYPED), 'dense from the cache');
+  typedAsCli(again.rows, 'dense', 'dense from the cache');
   assert.deepEqual(modelFetched(seen), [], 'the cached model is not fetched again');
 
-  // A damaged cached copy is refused and fetched again; the others still come from the cache.
-  const damaged = await later.evaluate(async () => {
+  // A damaged cached copy of the weights is refused and fetched again; the others still come
+  // from the cache.
+  const damaged = await later.evaluate(async (name) => {
     const cache = await caches.open('routelens-models');
-    const key = (await cache.keys()).find((r) => r.url.includes('/config.json?'));
-    await cache.put(key, new Response('{"damaged": true}'));
+    const key = (await cache.keys()).find((r) => r.url.includes(`/${name}?`));
+    const bytes = new Uint8Array(await (await cache.match(key)).arrayBuffer());
+    bytes[1000] ^= 1;
+    await cache.put(key, new Response(bytes));
     return key.url;
-  });
-  assert.match(damaged, /config\.json\?sha256=[0-9a-f]{64}$/);
+  }, PAGE_WEIGHTS);
+  assert.match(damaged, /model\.safetensors\.rlpw\?sha256=[0-9a-f]{64}$/);
   seen.length = 0;
   const third = await context.newPage();
   const repaired = await search(third, server.url, 'hybrid', TYPED);
-  sameAsCli(repaired.rows, searchNatively('hybrid', TYPED), 'hybrid after the repair');
-  assert.equal(modelFetched(seen, 'config.json').length, 1);
-  assert.equal(modelFetched(seen, 'model.safetensors').length, 0);
+  typedAsCli(repaired.rows, 'hybrid', 'hybrid after the repair');
+  assert.equal(modelFetched(seen, PAGE_WEIGHTS).length, 1);
+  assert.equal(modelFetched(seen, 'config.json').length, 0);
   await context.close();
 });
 

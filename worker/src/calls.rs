@@ -96,13 +96,14 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             cap,
             retriever,
             model,
+            page_weights,
         } => {
             chunk_search(
                 p,
                 (&bundle, chunker, retriever),
                 &query,
                 (k, cap),
-                model.as_deref(),
+                model.as_deref().map(|folder| (folder, page_weights)),
             )
             .await
         }
@@ -153,22 +154,23 @@ struct Parts {
 }
 
 /// A chunk search; a dense or hybrid question the bundle stores no vector for first loads the
-/// embedding model from `model` (once a session).
+/// embedding model from `model`'s folder (once a session), its narrowed page weights when the
+/// folder holds them.
 async fn chunk_search(
     p: Progress,
     (bundle, chunker, retriever): (&str, Chunker, Retriever),
     query: &str,
     (k, cap): (usize, Option<usize>),
-    model: Option<&str>,
+    model: Option<(&str, bool)>,
 ) -> Result<AnswerBody, String> {
     if with_session(|s| s.needs_model(bundle, retriever, query)) {
-        let base = model.ok_or_else(|| {
+        let (base, page_weights) = model.ok_or_else(|| {
             format!(
                 "{}: this question's vector is not stored in the bundle, and no embedding model                  is at hand to embed it",
                 retriever.name()
             )
         })?;
-        load_model(p, base).await?;
+        load_model(p, base, page_weights).await?;
     }
     session(|s| s.chunk_search(bundle, (chunker, retriever), query, (k, cap), &mut now_ms))
         .map(|(hits, ms)| AnswerBody::ChunkHits { hits, ms })

@@ -295,7 +295,8 @@ fn search_panel(
             "bm25: the chunking's own index; dense: cosine between the question's all-MiniLM-L6-v2 \
              vector and each chunk's, stored in the bundle; hybrid: RRF (k = 60) of the two's top \
              60. A question of the bundle's set uses its stored vector; any other question has \
-             this browser fetch the embedding model once (about 91 MB, kept for later visits)."
+             this browser fetch the embedding model once (about 45 MB from a site that carries \
+             it, 91 MB from a model hub; kept for later visits)."
         </p>
         {results}
     }
@@ -350,6 +351,7 @@ async fn chunk_search(
         cap,
         retriever,
         model: crate::site::model_url(),
+        page_weights: crate::site::model_page_weights(),
     };
     let started = live::start_metered(body, progress)?;
     call.update_value(|c| c.id = Some(started.id));

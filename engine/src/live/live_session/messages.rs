@@ -184,6 +184,10 @@ pub enum CallBody {
         /// a dense or hybrid question whose vector the bundle does not store.
         #[serde(default)]
         model: Option<String>,
+        /// Whether that folder holds the page's narrowed weights (the pin's `page_weights`
+        /// file, about half the bytes), fetched instead of the full `model.safetensors`.
+        #[serde(default)]
+        page_weights: bool,
     },
     /// CodeNib's two stages for one question ([`crate::remote::rerank::run`]) over a loaded chunking and
     /// the bundle's texts.

@@ -293,10 +293,21 @@ impl LiveSession {
 
     /// Loads the embedding model from its files (each one's size and SHA-256, `digests`,
     /// checked against the pin first) and lends it to the open bundle for questions it stores
-    /// no vector for.
+    /// no vector for. With `page_weights`, `files.weights` are the page's narrowed weights
+    /// (checked against their own pin, then widened).
     #[cfg(feature = "dense")]
-    pub fn load_embedder(&mut self, files: &ModelFiles, digests: &ModelDigests) -> Result<()> {
-        let embedder = Embedder::load_digested(files, digests, ModelPin::minilm())?;
+    pub fn load_embedder(
+        &mut self,
+        files: &ModelFiles,
+        digests: &ModelDigests,
+        page_weights: bool,
+    ) -> Result<()> {
+        let pin = ModelPin::minilm();
+        let embedder = if page_weights {
+            Embedder::load_page_weights(files, digests, pin)?
+        } else {
+            Embedder::load_digested(files, digests, pin)?
+        };
         self.embedder = Some(std::sync::Arc::new(embedder));
         self.lend_embedder();
         Ok(())
