@@ -51,6 +51,7 @@ mod label_task;
 mod merge;
 mod model;
 mod pack;
+mod page_weights;
 mod printed;
 mod proxy;
 mod publish;

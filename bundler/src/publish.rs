@@ -701,7 +701,7 @@ fn read_model(dir: &Path) -> Result<(String, Vec<BundleFile>), Failure> {
     let pin = ModelPin::minilm();
     let folder = format!("{MODELS_FOLDER}/{}", pin.install_as);
     let page = pin.page_weights().map_err(Failure::Engine)?;
-    let narrowed = crate::model::page_weights_file(dir)?;
+    let narrowed = crate::page_weights::made_beside(dir)?;
     let mut files = vec![BundleFile {
         name: format!("{folder}/{}", page.file),
         bytes: std::fs::read(&narrowed).map_err(|e| Failure::read(&narrowed, e))?,

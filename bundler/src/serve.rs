@@ -235,7 +235,7 @@ pub fn run(args: &ServeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         .flatten();
     // The page's narrowed weights, made once beside the model (a few seconds) and kept.
     let page_weights = match &model {
-        Some(dir) => match crate::model::page_weights_file(dir) {
+        Some(dir) => match crate::page_weights::made_beside(dir) {
             Ok(path) => Some(path),
             Err(error) => {
                 lines_after.push(format!(
