@@ -534,10 +534,12 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
             std::thread::sleep(Duration::from_millis(50));
         }
     };
+    let got = until(503, &mut held);
     assert_eq!(
-        until(503, &mut held),
+        got,
         503,
-        "the 65th connection is turned away"
+        "the 65th connection is turned away; of the 64 held, the server has closed {}",
+        closed_by_server(&mut held)
     );
     drop(held);
     assert_eq!(
@@ -545,6 +547,41 @@ fn hostile_requests_are_refused_and_the_server_keeps_serving() {
         200,
         "served again after 64 slow connections"
     );
+}
+
+/// How many of `held` the server has closed, with the first reply one of them got: the question
+/// a failure of the connection bound leaves open (it failed once, on a fresh machine, and has
+/// not been reproduced since).
+fn closed_by_server(held: &mut [TcpStream]) -> String {
+    let mut closed = 0;
+    let mut first_reply = None;
+    for stream in held.iter_mut() {
+        stream
+            .set_read_timeout(Some(Duration::from_millis(20)))
+            .unwrap();
+        let mut buffer = [0u8; 256];
+        match stream.read(&mut buffer) {
+            Ok(0) => closed += 1,
+            Ok(read) => {
+                closed += 1;
+                first_reply.get_or_insert_with(|| {
+                    String::from_utf8_lossy(&buffer[..read])
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                        .to_string()
+                });
+            }
+            Err(error)
+                if error.kind() == std::io::ErrorKind::WouldBlock
+                    || error.kind() == std::io::ErrorKind::TimedOut => {}
+            Err(_) => closed += 1,
+        }
+    }
+    format!(
+        "{closed} (first reply: {})",
+        first_reply.as_deref().unwrap_or("none")
+    )
 }
 
 /// The Content-Security-Policy on every response: the inline start-up script by its hash,
