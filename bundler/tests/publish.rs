@@ -620,28 +620,13 @@ fn publishes_the_issue_texts_checked_against_their_hashes() {
     }
 }
 
-/// The installed embedding model's folder (what `scripts/setup.sh` installs).
-fn installed_model() -> PathBuf {
-    std::env::var_os("ROUTELENS_MODELS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/routelens/models")
-        })
-        .join("all-MiniLM-L6-v2")
-}
-
 #[test]
 fn publishes_the_model_checked_or_names_its_url_in_the_policy() {
     let root = tempfile::tempdir().unwrap();
     let Some(dist) = fake_dist(root.path()) else {
         return;
     };
-    let model = installed_model();
-    assert!(
-        model.join("model.safetensors").is_file(),
-        "missing fixture: the embedding model at {} (scripts/setup.sh installs it)",
-        model.display()
-    );
+    let model = common::installed_model();
     let site = root.path().join("site");
     let model_arg = model.display().to_string();
     let output = publish(&dist, &site, &["--model", &model_arg], &[]);

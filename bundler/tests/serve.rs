@@ -749,18 +749,7 @@ fn serves_the_pages_narrowed_weights_of_the_installed_model() {
     let dist = root.path().join("dist");
     std::fs::create_dir_all(&dist).unwrap();
     std::fs::write(dist.join("index.html"), "<!doctype html>").unwrap();
-    let model = std::env::var_os("ROUTELENS_MODELS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::PathBuf::from(std::env::var_os("HOME").unwrap())
-                .join(".cache/routelens/models")
-        })
-        .join("all-MiniLM-L6-v2");
-    assert!(
-        model.join("model.safetensors").is_file(),
-        "missing fixture: the embedding model at {} (scripts/setup.sh installs it)",
-        model.display()
-    );
+    let model = common::installed_model();
     let none = root.path().join("none");
     let model_arg = model.display().to_string();
     let server = start_with_args(&dist, &none, &none, &["--model", &model_arg]);

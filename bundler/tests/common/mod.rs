@@ -194,3 +194,21 @@ pub fn git(repo: &std::path::Path, args: &[&str]) {
         .expect("git runs");
     assert!(status.success(), "git {args:?}");
 }
+
+/// The installed embedding model's folder (`$ROUTELENS_MODELS/all-MiniLM-L6-v2`, else under
+/// `~/.cache/routelens/models`). Not a shared input: `scripts/setup.sh` installs it, so a missing
+/// model fails, naming that step.
+pub fn installed_model() -> PathBuf {
+    let model = std::env::var_os("ROUTELENS_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/routelens/models")
+        })
+        .join("all-MiniLM-L6-v2");
+    assert!(
+        model.join("model.safetensors").is_file(),
+        "missing fixture: the embedding model at {} (scripts/setup.sh installs it)",
+        model.display()
+    );
+    model
+}
