@@ -60,6 +60,23 @@ pub struct PinnedFile {
     pub sha256: String,
 }
 
+impl PinnedFile {
+    /// Refuses a `file` of `len` bytes with SHA-256 `sha256` unless it is this one, saying what
+    /// `whose` pin holds.
+    fn check(&self, file: &str, whose: &str, len: usize, sha256: &str) -> Result<()> {
+        if len as u64 == self.bytes && sha256 == self.sha256 {
+            return Ok(());
+        }
+        Err(Error::Model {
+            file: file.to_string(),
+            message: format!(
+                "{len} bytes with SHA-256 {sha256}; {whose} is pinned at {} bytes, {}",
+                self.bytes, self.sha256
+            ),
+        })
+    }
+}
+
 impl ModelPin {
     /// all-MiniLM-L6-v2, the embedder CodeAtlas used.
     pub fn minilm() -> ModelPin {
@@ -80,16 +97,7 @@ impl ModelPin {
             file: name.to_string(),
             message: format!("not one of {}'s pinned files", self.name),
         })?;
-        if len as u64 != want.bytes || sha256 != want.sha256 {
-            return Err(Error::Model {
-                file: name.to_string(),
-                message: format!(
-                    "{len} bytes with SHA-256 {sha256}; {} is pinned at {} bytes, {}",
-                    self.name, want.bytes, want.sha256
-                ),
-            });
-        }
-        Ok(())
+        want.check(name, &self.name, len, sha256)
     }
 
     /// The page's narrowed weights, or an error when this model has none.
@@ -103,18 +111,8 @@ impl ModelPin {
     /// As [`ModelPin::check_digest`] for the page's narrowed weights.
     pub fn check_page_weights(&self, len: usize, sha256: &str) -> Result<()> {
         let page = self.page_weights()?;
-        let want = &page.pinned;
-        if len as u64 != want.bytes || sha256 != want.sha256 {
-            return Err(Error::Model {
-                file: page.file.clone(),
-                message: format!(
-                    "{len} bytes with SHA-256 {sha256}; {}'s page weights are pinned at {} \
-                     bytes, {}",
-                    self.name, want.bytes, want.sha256
-                ),
-            });
-        }
-        Ok(())
+        let whose = format!("{}'s page weights", self.name);
+        page.pinned.check(&page.file, &whose, len, sha256)
     }
 }
 
