@@ -16,18 +16,23 @@
 //     the model's load from the browser's cache (a new page, so a new worker: click to caption
 //     of the first typed question, less that question's own p50); and the grid over the three
 //     CodeAtlas chunkings (GRID_CHUNKERS to choose) with every retriever and cap 1.
-// Usage: [DENSE=1] node bench/chunks-browser.mjs [dist-folder] [bundles-folder] [runs] [bundle]
+//   - next to each pool, the same pools natively in the same run (NATIVE, default
+//     target/release/routelens), and the page's p50 as a multiple of the native one.
+// Usage: [DENSE=1] [ONLY_POOLS=1] node bench/chunks-browser.mjs [dist-folder] [bundles-folder] [runs] [bundle]
 //   defaults: dist, target/bundles, 3 runs, bundle `demo`
 // Build first: trunk build index.html --release; cargo build -p routelens;
 // routelens demo --out target/bundles/demo.
 import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { launchBrowser, root, startCli } from '../tests/e2e/lib/harness.mjs';
 
 const dist = resolve(process.argv[2] ?? 'dist');
 const bundles = resolve(process.argv[3] ?? resolve(root, 'target/bundles'));
 const runs = Number(process.argv[4] ?? '3');
 const name = process.argv[5] ?? 'demo';
+// The native peer of the pools' timing (a release build: `cargo build --release -p routelens`).
+const cli = resolve(process.env.NATIVE ?? resolve(root, 'target/release/routelens'));
 const set = readFileSync(resolve(bundles, name, 'questions.jsonl'), 'utf8')
   .split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line))
   .filter((q) => q.question);
@@ -157,10 +162,12 @@ try {
   if (process.env.DENSE === '1') {
     await dense();
   }
-  // ONLY_DENSE=1 leaves out the BM25 query, the pools and the BM25 grid.
+  // ONLY_DENSE=1 leaves out the BM25 query, the pools and the BM25 grid; ONLY_POOLS=1 keeps
+  // the pools alone.
+  const onlyPools = process.env.ONLY_POOLS === '1';
   if (process.env.ONLY_DENSE !== '1') {
     const page = await browser.newPage();
-    for (const chunker of ['structural', 'structural-unmerged', 'window']) {
+    for (const chunker of onlyPools ? [] : ['structural', 'structural-unmerged', 'window']) {
       await page.goto(`${server.url}/?view=chunks&bundle=${name}&chunker=${chunker}`);
       await page.locator(`[data-testid="chunks-chunker"] option[value="${chunker}"]`)
         .waitFor({ state: 'attached', timeout: 60000 });
@@ -206,8 +213,21 @@ try {
       console.log(`${pool} pool (no reranker): p50 ${percentile(times, 0.5).toFixed(1)} ms, `
         + `p95 ${percentile(times, 0.95).toFixed(1)} ms over ${set.length} questions × ${runs} runs`);
       await rerank.close();
+      // The same pools natively in the same run, as `routelens rerank` times each question
+      // (the bundle opened and the texts' term counts made first, as in the page).
+      const native = [];
+      for (let run = 0; run < runs; run++) {
+        const out = execFileSync(cli, ['rerank', resolve(bundles, name), '--questions',
+          resolve(bundles, name, 'questions.jsonl'), '--route', pool, '--reranker', 'none',
+          '--format', 'json'], { maxBuffer: 1 << 28 });
+        native.push(...JSON.parse(out).questions.map((q) => q.ms));
+      }
+      const browserP50 = percentile(times, 0.5);
+      const nativeP50 = percentile(native, 0.5);
+      console.log(`  natively (${cli}): p50 ${nativeP50.toFixed(1)} ms, p95 `
+        + `${percentile(native, 0.95).toFixed(1)} ms; the page ${(browserP50 / nativeP50).toFixed(2)}× native`);
     }
-    for (const caps of ['', '&caps=2']) {
+    for (const caps of onlyPools ? [] : ['', '&caps=2']) {
       const fresh = await browser.newPage();
       await fresh.goto(`${server.url}/?view=evaluate&bundle=${name}${caps}`);
       await fresh.locator('[data-testid="evaluate-chunker-window"]').waitFor({ timeout: 60000 });

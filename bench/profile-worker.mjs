@@ -3,19 +3,22 @@
 // then read by `node --prof-process`. The worker keeps its function names, so the profile names
 // the engine's functions (the page's module has none: its name section is cut out). Profiling
 // slows the run; compare profiles with each other, and times with bench/chunks-browser.mjs.
-// Usage: node bench/profile-worker.mjs [dist] [bundles] [bundle] [runs] [top]
+// Usage: [PROFILE=grep-pool] node bench/profile-worker.mjs [dist] [bundles] [bundle] [runs] [top]
 //   defaults: dist, target/bundles, demo-dense, 3 runs, the top 25 functions
 // The grid: every chunking the bundle has vectors for (GRID_CHUNKERS to choose), every
 // retriever, cap 1, 10,000 resamples; each run after the first changes the seed.
+// With PROFILE=grep-pool, the Rerank view instead: the offline planner's grep pool with no
+// reranker for every question of the bundle's set, `runs` times (bundle `demo` by default).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchBrowser, root, startCli } from '../tests/e2e/lib/harness.mjs';
 
 const dist = resolve(process.argv[2] ?? 'dist');
 const bundles = resolve(process.argv[3] ?? resolve(root, 'target/bundles'));
-const name = process.argv[4] ?? 'demo-dense';
+const grepPool = process.env.PROFILE === 'grep-pool';
+const name = process.argv[4] ?? (grepPool ? 'demo' : 'demo-dense');
 const runs = Number(process.argv[5] ?? '3');
 const top = Number(process.argv[6] ?? '25');
 const chunkers = process.env.GRID_CHUNKERS ?? 'structural,structural-unmerged,window';
@@ -24,6 +27,38 @@ const logs = mkdtempSync(join(tmpdir(), 'routelens-prof-'));
 const server = await startCli(['serve', '--port', '0', '--dist', dist, '--bundles', bundles]);
 const browser = await launchBrowser([`--js-flags=--prof --logfile=${logs}/v8-%p.log --no-logfile-per-isolate`]);
 try {
+  if (grepPool) {
+    await rerankPools();
+  } else {
+    await grids();
+  }
+} finally {
+  await browser.close();
+  server.stop();
+}
+
+/** Every question's grep pool in the Rerank view, `runs` times. */
+async function rerankPools() {
+  const set = readFileSync(resolve(bundles, name, 'questions.jsonl'), 'utf8')
+    .split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line)).filter((q) => q.question);
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/?view=rerank&bundle=${name}&pool=grep&reranker=none&q=${encodeURIComponent(set[0].id)}`);
+  const select = page.locator('[data-testid="rerank-question-select"]');
+  await select.locator(`option[value="${set[0].id}"]`).waitFor({ state: 'attached', timeout: 60000 });
+  for (let run = 0; run < runs; run++) {
+    for (const q of set) {
+      await select.selectOption(q.id);
+      await page.evaluate(() => document.querySelector('[data-testid="rerank-result"]')?.setAttribute('data-stale', '1'));
+      await page.locator('[data-testid="rerank-run"]').click();
+      await page.locator('[data-testid="rerank-result"]:not([data-stale]) [data-testid="rerank-summary"]')
+        .waitFor({ timeout: 120000 });
+    }
+    console.log(`run ${run + 1}: ${set.length} grep pools (profiled)`);
+  }
+}
+
+/** The Evaluate grid, `runs` times. */
+async function grids() {
   const page = await browser.newPage();
   await page.goto(`${server.url}/?view=evaluate&bundle=${name}&chunkers=${chunkers}&caps=1`);
   await page.locator('[data-testid="evaluate-run"]').waitFor({ timeout: 60000 });
@@ -41,9 +76,6 @@ try {
     const summary = await page.locator('[data-testid="evaluate-summary"]').textContent();
     console.log(`run ${run + 1}: ${summary.match(/ran in \d+ ms/)?.[0] ?? summary} (profiled)`);
   }
-} finally {
-  await browser.close();
-  server.stop();
 }
 // The renderer that ran the worker wrote the log with wasm functions in it: the largest.
 for (const log of readdirSync(logs).filter((f) => f.endsWith('.log'))) {

@@ -8,11 +8,12 @@
 //! others still run.
 
 use crate::stable_sort;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use super::needle::{fold_ascii, holds_look_alikes, Needle};
 use super::plan::Plan;
 use crate::corpus::code_chunks::CodeChunk;
 
@@ -63,43 +64,112 @@ pub struct GrepPool {
     pub candidates: Vec<usize>,
 }
 
-/// For each file, its chunks from the smallest: the enclosing-chunk map.
+/// For each file, its chunks: the enclosing-chunk map. Built for every pool, so it only groups
+/// the table by path (a hash per run of one path's chunks); which chunk is the smallest is found
+/// when a line asks, over that file's chunks alone.
 pub struct EnclosingChunks<'c> {
-    by_path: BTreeMap<&'c str, Vec<usize>>,
+    by_path: HashMap<&'c str, Vec<usize>>,
     chunks: &'c [CodeChunk],
 }
 
 impl<'c> EnclosingChunks<'c> {
     /// The map over a chunk table.
     pub fn new(chunks: &'c [CodeChunk]) -> Self {
-        let mut by_path: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (at, chunk) in chunks.iter().enumerate() {
-            by_path.entry(&chunk.path).or_default().push(at);
-        }
-        for list in by_path.values_mut() {
-            stable_sort::by(list, |&a, &b| {
-                let (a, b) = (&chunks[a], &chunks[b]);
-                let len = |c: &CodeChunk| c.end_line - c.start_line;
-                len(a)
-                    .cmp(&len(b))
-                    .then(a.start_line.cmp(&b.start_line))
-                    .then(a.name.cmp(&b.name))
-            });
+        let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut at = 0;
+        while at < chunks.len() {
+            let path = chunks[at].path.as_str();
+            let run = chunks[at..].iter().take_while(|c| c.path == path).count();
+            by_path.entry(path).or_default().extend(at..at + run);
+            at += run;
         }
         EnclosingChunks { by_path, chunks }
     }
 
-    /// The smallest chunk of `path` holding `line`, if any.
+    /// The smallest chunk of `path` holding `line`, if any: fewest lines, then the earliest
+    /// start, then the name, then the first in the table.
     pub fn of(&self, path: &str, line: u32) -> Option<usize> {
-        self.by_path.get(path)?.iter().copied().find(|&at| {
+        let key = |at: usize| {
             let c = &self.chunks[at];
-            c.start_line <= line && line <= c.end_line
-        })
+            (c.end_line - c.start_line, c.start_line, c.name.as_str())
+        };
+        let mut best: Option<usize> = None;
+        for &at in self.by_path.get(path)? {
+            let c = &self.chunks[at];
+            if c.start_line <= line && line <= c.end_line && best.is_none_or(|b| key(at) < key(b)) {
+                best = Some(at);
+            }
+        }
+        best
+    }
+}
+
+/// One action ready to run: its regex, its glob, the needle its matches hold.
+struct Search {
+    regex: Regex,
+    glob: globset::GlobMatcher,
+    needle: Option<Needle>,
+}
+
+impl Search {
+    /// The lines of `text` this action matches (see [`matching_lines`]), found through its
+    /// needle when it has one it can trust in `text`; `fold` is `text`'s, made on first need.
+    fn lines<'t>(&self, text: &'t str, fold: &mut Fold) -> Vec<(usize, &'t str)> {
+        match &self.needle {
+            Some(needle) if !needle.exotic() || !fold.look_alikes(text) => {
+                let haystack = if needle.folded() {
+                    fold.of(text)
+                } else {
+                    text.as_bytes()
+                };
+                matching_lines(&self.regex, text, |at| {
+                    needle.find(&haystack[at..]).map(|found| at + found)
+                })
+            }
+            _ => matching_lines(&self.regex, text, |at| {
+                self.regex.find_at(text, at).map(|m| m.start())
+            }),
+        }
+    }
+}
+
+/// What the current file's actions share, each made on first need: its text with the ASCII
+/// letters lower-cased, and whether it holds a look-alike of `k` or `s`.
+#[derive(Default)]
+struct Fold {
+    bytes: Vec<u8>,
+    ready: bool,
+    look_alikes: Option<bool>,
+}
+
+impl Fold {
+    /// Starts on another file.
+    fn reset(&mut self) {
+        self.ready = false;
+        self.look_alikes = None;
+    }
+
+    /// `text` folded ([`fold_ascii`]).
+    fn of(&mut self, text: &str) -> &[u8] {
+        if !self.ready {
+            fold_ascii(text, &mut self.bytes);
+            self.ready = true;
+        }
+        &self.bytes
+    }
+
+    /// Whether `text` holds a look-alike ([`holds_look_alikes`]).
+    fn look_alikes(&mut self, text: &str) -> bool {
+        *self
+            .look_alikes
+            .get_or_insert_with(|| holds_look_alikes(text))
     }
 }
 
 /// Runs `plan` over `files` (`(path, text)`, any order: searched in path order) with `limits`,
-/// mapping matches onto `chunks`.
+/// mapping matches onto `chunks`. The files are read once, each action in turn on each file
+/// (so that a file's fold serves every case-insensitive action); every action keeps its own
+/// limits, as if it ran alone.
 pub fn grep_pool<'t>(
     plan: &Plan,
     files: impl IntoIterator<Item = (&'t str, &'t str)>,
@@ -109,52 +179,63 @@ pub fn grep_pool<'t>(
     let mut files: Vec<(&str, &str)> = files.into_iter().collect();
     stable_sort::by(&mut files, |a, b| a.0.cmp(b.0));
     let enclosing = EnclosingChunks::new(chunks);
-    let actions: Vec<ActionMatches> = plan
-        .actions
-        .iter()
-        .enumerate()
-        .map(|(at, action)| {
-            let mut found = ActionMatches {
-                action: at,
-                lines: Vec::new(),
-                truncated: false,
-                outside: 0,
-                chunks: Vec::new(),
-                error: None,
-            };
-            let (regex, glob) = match (action.regex(), action.matcher()) {
-                (Ok(r), Ok(g)) => (r, g),
-                (Err(why), _) | (_, Err(why)) => {
-                    found.error = Some(why);
-                    return found;
-                }
-            };
-            let mut seen = HashSet::new();
-            'files: for (path, text) in &files {
-                if !glob.is_match(path) {
-                    continue;
-                }
-                for (in_file, (number, _)) in matching_lines(&regex, text).into_iter().enumerate() {
-                    if in_file == limits.per_file {
-                        found.truncated = true;
-                        break;
-                    }
-                    if found.lines.len() == limits.per_action {
-                        found.truncated = true;
-                        break 'files;
-                    }
-                    let number = number as u32 + 1;
-                    found.lines.push((path.to_string(), number));
-                    match enclosing.of(path, number) {
-                        Some(chunk) if seen.insert(chunk) => found.chunks.push(chunk),
-                        Some(_) => {}
-                        None => found.outside += 1,
-                    }
-                }
-            }
-            found
+    let mut actions: Vec<ActionMatches> = (0..plan.actions.len())
+        .map(|at| ActionMatches {
+            action: at,
+            lines: Vec::new(),
+            truncated: false,
+            outside: 0,
+            chunks: Vec::new(),
+            error: None,
         })
         .collect();
+    // An action that failed to compile, or reached its limit, has no search left.
+    let mut searches: Vec<Option<Search>> = plan
+        .actions
+        .iter()
+        .zip(&mut actions)
+        .map(|(action, found)| match (action.regex(), action.matcher()) {
+            (Ok(regex), Ok(glob)) => Some(Search {
+                regex,
+                glob,
+                needle: Needle::of(&action.pattern, action.case_sensitive),
+            }),
+            (Err(why), _) | (_, Err(why)) => {
+                found.error = Some(why);
+                None
+            }
+        })
+        .collect();
+    let mut seen: Vec<HashSet<usize>> = vec![HashSet::new(); actions.len()];
+    let mut fold = Fold::default();
+    for (path, text) in &files {
+        fold.reset();
+        for ((slot, found), seen) in searches.iter_mut().zip(&mut actions).zip(&mut seen) {
+            let Some(search) = slot else { continue };
+            if !search.glob.is_match(path) {
+                continue;
+            }
+            let lines = search.lines(text, &mut fold);
+            for (in_file, (number, _)) in lines.into_iter().enumerate() {
+                if in_file == limits.per_file {
+                    found.truncated = true;
+                    break;
+                }
+                if found.lines.len() == limits.per_action {
+                    found.truncated = true;
+                    *slot = None;
+                    break;
+                }
+                let number = number as u32 + 1;
+                found.lines.push((path.to_string(), number));
+                match enclosing.of(path, number) {
+                    Some(chunk) if seen.insert(chunk) => found.chunks.push(chunk),
+                    Some(_) => {}
+                    None => found.outside += 1,
+                }
+            }
+        }
+    }
     let lists: Vec<&[usize]> = actions.iter().map(|a| a.chunks.as_slice()).collect();
     let candidates = round_robin(&lists, limits.candidates);
     GrepPool {
@@ -164,26 +245,29 @@ pub fn grep_pool<'t>(
 }
 
 /// The lines of `text` that `regex` matches, each once, as `(0-based line number, line)`: the
-/// same lines as testing every line of `text.lines()` on its own, found by searching the whole
-/// text (the regex crate's literal prefilters skip most of it, about ten times faster on the
-/// demo corpus than a match attempt per line). A match found across a line break only points at
-/// its first line, which is then tested alone, so a pattern never matches across lines.
-fn matching_lines<'t>(regex: &Regex, text: &'t str) -> Vec<(usize, &'t str)> {
+/// same lines as testing every line of `text.lines()` on its own. `next(at)` gives where a
+/// match may start at or after byte `at` — a regex search over the whole text, or a needle's
+/// ([`Needle`]) — and only the line holding it is tested, then the search goes on after that
+/// line: the literal prefilters skip most of the text, about ten times faster on the demo corpus
+/// than a match attempt per line. A match found across a line break only points at its first
+/// line, which is then tested alone, so a pattern never matches across lines.
+fn matching_lines<'t>(
+    regex: &Regex,
+    text: &'t str,
+    mut next: impl FnMut(usize) -> Option<usize>,
+) -> Vec<(usize, &'t str)> {
     let mut out = Vec::new();
     let (mut at, mut line_start, mut number) = (0, 0, 0);
-    while let Some(found) = regex.find_at(text, at) {
-        let start = found.start();
+    while let Some(start) = next(at) {
         // `str::lines` has no empty line after a final newline (nor in an empty text).
         if start == text.len() && (text.is_empty() || text.ends_with('\n')) {
             break;
         }
         // Advance to the line holding the match's start.
-        number += text[line_start..start]
-            .bytes()
-            .filter(|&b| b == b'\n')
-            .count();
-        line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let bytes = text.as_bytes();
+        number += memchr::memchr_iter(b'\n', &bytes[line_start..start]).count();
+        line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
+        let line_end = memchr::memchr(b'\n', &bytes[start..]).map_or(text.len(), |i| start + i);
         // As `str::lines`: a `\r` goes with the `\n` after it, not at the end of the text.
         let whole = &text[line_start..line_end];
         let line = match whole.strip_suffix('\r') {
@@ -362,6 +446,64 @@ mod tests {
 
     proptest::proptest! {
         #[test]
+        fn an_action_finds_through_its_needle_the_lines_a_line_by_line_search_finds(
+            text in "[kKsSeEyY_\u{212A}\u{17F}é \n\r]{0,60}",
+            pattern in proptest::sample::select(vec![
+                "key", "\\bkey\\b", "sey", "^s", "k$", "e_s", "ké", "y(?-i:K)e", "s\\s+k", "[ks]e",
+            ]),
+            case_sensitive in proptest::bool::ANY,
+        ) {
+            let action = GrepAction {
+                pattern: pattern.to_string(),
+                glob: "**/*".into(),
+                case_sensitive,
+            };
+            let search = Search {
+                regex: action.regex().unwrap(),
+                glob: action.matcher().unwrap(),
+                needle: Needle::of(pattern, case_sensitive),
+            };
+            let expected: Vec<(usize, &str)> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| search.regex.is_match(line))
+                .collect();
+            proptest::prop_assert_eq!(search.lines(&text, &mut Fold::default()), expected);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_enclosing_chunk_is_the_first_smallest_of_a_brute_force_search(
+            table in proptest::collection::vec(
+                (0..3usize, 1..12u32, 0..6u32, 0..3usize), 0..30),
+            line in 0..20u32,
+        ) {
+            let paths = ["a.py", "b.py", "c.py"];
+            let names = ["x", "y", ""];
+            let chunks: Vec<CodeChunk> = table
+                .iter()
+                .map(|&(p, start, len, n)| chunk(paths[p], start, start + len, names[n]))
+                .collect();
+            let map = EnclosingChunks::new(&chunks);
+            for path in paths {
+                // Every chunk of the file holding the line, by (lines, start, name), the
+                // earlier in the table first.
+                let mut holding: Vec<usize> = (0..chunks.len())
+                    .filter(|&at| chunks[at].path == path)
+                    .filter(|&at| chunks[at].start_line <= line && line <= chunks[at].end_line)
+                    .collect();
+                holding.sort_by_key(|&at| {
+                    let c = &chunks[at];
+                    (c.end_line - c.start_line, c.start_line, c.name.clone(), at)
+                });
+                proptest::prop_assert_eq!(map.of(path, line), holding.first().copied());
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
         fn whole_text_search_finds_the_lines_a_line_by_line_search_finds(
             text in "[abcxy \\n\\r]{0,80}",
             pattern in proptest::sample::select(vec![
@@ -379,7 +521,8 @@ mod tests {
                 .enumerate()
                 .filter(|(_, line)| regex.is_match(line))
                 .collect();
-            proptest::prop_assert_eq!(matching_lines(&regex, &text), expected);
+            let found = matching_lines(&regex, &text, |at| regex.find_at(&text, at).map(|m| m.start()));
+            proptest::prop_assert_eq!(found, expected);
         }
     }
 }

@@ -9,7 +9,9 @@
 //!   terms, so a pool forms with no key; [`chat_planner`] the live one, a model asked through an
 //!   OpenAI-compatible chat-completions endpoint, as a step machine, recorded and replayable.
 //! - [`grep_pool`]: a plan run over the bundle's texts with CodeNib's limits, each matched line
-//!   mapped to the smallest chunk holding it, the actions merged round-robin.
+//!   mapped to the smallest chunk holding it, the actions merged round-robin; [`needle`] the
+//!   literal each pattern requires, searched for first so that only the lines holding it are
+//!   tested.
 //! - [`pools`]: the BM25 pool, the union of two pools, and what of a candidate a reranker sees.
 //! - [`reranker`]: the reranker interface, with the pool's own order ("no reranker") and an
 //!   offline lexical judge as implementations; [`jev`] the Jev Score judge over the decision
@@ -26,6 +28,7 @@ pub mod chat_planner;
 pub mod coverage;
 pub mod grep_pool;
 pub mod jev;
+pub mod needle;
 pub mod plan;
 pub mod planner;
 pub mod pools;

@@ -1,0 +1,257 @@
+//! The literal every match of a grep action must contain, so that the grep stage looks for it
+//! with memchr's substring search and tests only the lines that hold it.
+//!
+//! Hand-written because of the browser: a case-insensitive literal (`(?i)\bexponent\b`, nearly
+//! every action of the offline planner) is a set of case variants to the regex crate, and its
+//! prefilter for a set (Teddy) has no wasm32 path, so the worker scanned the texts about seven
+//! times slower than the CLI. memchr's substring search has a SIMD path on every target the
+//! app runs on (wasm32's `simd128` included).
+//!
+//! A needle from case-insensitive classes is searched in the text with its ASCII letters
+//! lower-cased ([`fold_ascii`]: the same length, so offsets carry over); any other needle in the
+//! text itself. Finding a needle only says a line may match: the line is then tested with the
+//! regex, so the needle may find more than the regex, never less. Two non-ASCII letters fold to
+//! ASCII ones under the regex crate's simple case folding, KELVIN SIGN to `k` and LATIN SMALL
+//! LETTER LONG S to `s`: a needle holding a `k` or an `s` that either could stand for is not
+//! trusted on a text holding them ([`Needle::exotic`]), and that text is searched with the
+//! regex alone.
+
+use memchr::memmem::Finder;
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+/// The non-ASCII letters that simple case folding maps to an ASCII one, with the letter.
+const FOLDS_TO_ASCII: [(char, u8); 2] = [('\u{212A}', b'k'), ('\u{17F}', b's')];
+
+/// A literal every match of a pattern contains, ready to search for.
+pub struct Needle {
+    finder: Finder<'static>,
+    folded: bool,
+    exotic: bool,
+}
+
+/// One byte of a match, as far as a needle can tell.
+#[derive(Clone, Copy)]
+enum Unit {
+    /// Exactly this byte.
+    Byte(u8),
+    /// This ASCII letter in either case (lower-cased here); `exotic` when a non-ASCII letter
+    /// (see [`FOLDS_TO_ASCII`]) matches it too.
+    Letter { lower: u8, exotic: bool },
+}
+
+impl Needle {
+    /// The longest run of single bytes or single letters (either case) that every match of
+    /// `pattern` holds, parsed with the flags the grep stage compiles it with; `None` when there
+    /// is none (an alternation at the top, a pattern that does not parse, …).
+    pub fn of(pattern: &str, case_sensitive: bool) -> Option<Needle> {
+        let hir = regex_syntax::ParserBuilder::new()
+            .case_insensitive(!case_sensitive)
+            .multi_line(true)
+            .crlf(true)
+            .build()
+            .parse(pattern)
+            .ok()?;
+        let mut steps = Vec::new();
+        flatten(&hir, &mut steps);
+        let units = longest_run(&steps);
+        if units.is_empty() {
+            return None;
+        }
+        let folded = units.iter().any(|u| matches!(u, Unit::Letter { .. }));
+        let bytes: Vec<u8> = units
+            .iter()
+            .map(|u| match *u {
+                Unit::Byte(b) if folded => b.to_ascii_lowercase(),
+                Unit::Byte(b) => b,
+                Unit::Letter { lower, .. } => lower,
+            })
+            .collect();
+        Some(Needle {
+            finder: Finder::new(&bytes).into_owned(),
+            folded,
+            exotic: units
+                .iter()
+                .any(|u| matches!(u, Unit::Letter { exotic: true, .. })),
+        })
+    }
+
+    /// Whether the needle is searched in the ASCII-lower-cased text ([`fold_ascii`]).
+    pub fn folded(&self) -> bool {
+        self.folded
+    }
+
+    /// Whether the needle holds a `k` or an `s` that a KELVIN SIGN or a LONG S could stand for:
+    /// then it is trusted only in a text without either ([`holds_look_alikes`]).
+    pub fn exotic(&self) -> bool {
+        self.exotic
+    }
+
+    /// Where the needle first occurs in `haystack` (the text, or its fold when [`folded`]).
+    ///
+    /// [`folded`]: Needle::folded
+    pub fn find(&self, haystack: &[u8]) -> Option<usize> {
+        self.finder.find(haystack)
+    }
+}
+
+/// Whether `text` holds a non-ASCII letter that folds to an ASCII one (see [`FOLDS_TO_ASCII`]).
+pub fn holds_look_alikes(text: &str) -> bool {
+    // memchr's search, not `str::contains`: a multi-byte char is searched for as a string, and
+    // the standard library's string search has no SIMD path in wasm32 (it was a tenth of the
+    // browser's grep time).
+    !text.is_ascii()
+        && FOLDS_TO_ASCII.iter().any(|(c, _)| {
+            memchr::memmem::find(text.as_bytes(), c.encode_utf8(&mut [0; 4]).as_bytes()).is_some()
+        })
+}
+
+/// `text`'s bytes with the ASCII letters lower-cased, into `out` (cleared first).
+pub fn fold_ascii(text: &str, out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(text.as_bytes());
+    out.make_ascii_lowercase();
+}
+
+/// The pattern as a sequence of steps: `Some(units)` for what matches a fixed run of bytes
+/// (empty for a zero-width assertion), `None` for anything else, which ends a run.
+fn flatten(hir: &Hir, steps: &mut Vec<Option<Vec<Unit>>>) {
+    match hir.kind() {
+        HirKind::Concat(parts) => parts.iter().for_each(|p| flatten(p, steps)),
+        HirKind::Capture(capture) => flatten(&capture.sub, steps),
+        HirKind::Literal(literal) => {
+            steps.push(Some(literal.0.iter().map(|&b| Unit::Byte(b)).collect()))
+        }
+        HirKind::Look(_) => steps.push(Some(Vec::new())),
+        HirKind::Class(class) => steps.push(letter(class).map(|u| vec![u])),
+        _ => steps.push(None),
+    }
+}
+
+/// The longest run of units between the steps that end one (the first of the longest).
+fn longest_run(steps: &[Option<Vec<Unit>>]) -> Vec<Unit> {
+    let (mut best, mut run) = (Vec::new(), Vec::new());
+    for step in steps {
+        match step {
+            Some(units) => run.extend_from_slice(units),
+            None => run.clear(),
+        }
+        if run.len() > best.len() {
+            best.clone_from(&run);
+        }
+    }
+    best
+}
+
+/// A class that holds one ASCII letter in one or both cases (and at most the non-ASCII letter
+/// that folds to it), or one ASCII byte.
+fn letter(class: &Class) -> Option<Unit> {
+    let chars: Vec<char> = match class {
+        Class::Unicode(set) => {
+            let mut chars = Vec::new();
+            for range in set.ranges() {
+                for c in range.start()..=range.end() {
+                    chars.push(c);
+                    if chars.len() > 3 {
+                        return None;
+                    }
+                }
+            }
+            chars
+        }
+        Class::Bytes(set) => {
+            let mut chars = Vec::new();
+            for range in set.ranges() {
+                for b in range.start()..=range.end() {
+                    chars.push(char::from(b));
+                    if chars.len() > 3 || !b.is_ascii() {
+                        return None;
+                    }
+                }
+            }
+            chars
+        }
+    };
+    let first = *chars.iter().find(|c| c.is_ascii())?;
+    let lower = (first as u8).to_ascii_lowercase();
+    let mut exotic = false;
+    for &c in &chars {
+        if c.is_ascii() {
+            if (c as u8).to_ascii_lowercase() != lower {
+                return None;
+            }
+        } else if FOLDS_TO_ASCII.contains(&(c, lower)) {
+            exotic = true;
+        } else {
+            return None;
+        }
+    }
+    Some(if chars.len() == 1 {
+        Unit::Byte(first as u8)
+    } else {
+        Unit::Letter { lower, exotic }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The needle's bytes, whether folded, whether exotic.
+    fn needle(pattern: &str, case_sensitive: bool) -> Option<(String, bool, bool)> {
+        Needle::of(pattern, case_sensitive).map(|n| {
+            let bytes = String::from_utf8(n.finder.needle().to_vec()).unwrap();
+            (bytes, n.folded, n.exotic)
+        })
+    }
+
+    #[test]
+    fn the_offline_planners_patterns_give_their_word() {
+        assert_eq!(
+            needle(r"\bexponent\b", false),
+            Some(("exponent".into(), true, false))
+        );
+        assert_eq!(
+            needle(r"\bserde_json\b", true),
+            Some(("serde_json".into(), false, false))
+        );
+        assert_eq!(
+            needle(r"\bRateLimit\b", false),
+            Some(("ratelimit".into(), true, false))
+        );
+    }
+
+    #[test]
+    fn a_k_or_an_s_folded_is_exotic_and_trusted_only_without_their_look_alikes() {
+        assert!(Needle::of(r"\bkey\b", false).unwrap().exotic());
+        assert!(!Needle::of(r"\bkey\b", true).unwrap().exotic());
+        assert!(!Needle::of(r"\bfoo\b", false).unwrap().exotic());
+        assert!(!holds_look_alikes("the key"));
+        assert!(!holds_look_alikes("the clé"));
+        assert!(holds_look_alikes("the \u{212A}ey"));
+        assert!(holds_look_alikes("the \u{17F}ey"));
+    }
+
+    #[test]
+    fn the_longest_fixed_run_is_taken_and_an_alternation_gives_none() {
+        assert_eq!(
+            needle(r"ab+cdef", true),
+            Some(("cdef".into(), false, false))
+        );
+        assert_eq!(needle(r"(xy)z\w", true), Some(("xyz".into(), false, false)));
+        assert_eq!(
+            needle(r"fo(?-i:O)x", false),
+            Some(("foox".into(), true, false))
+        );
+        assert_eq!(needle(r"ab|cd", true), None);
+        assert_eq!(needle(r"[ab]c", true), Some(("c".into(), false, false)));
+        assert_eq!(needle(r"\w+", true), None);
+        assert_eq!(needle(r"(unclosed", true), None);
+    }
+
+    #[test]
+    fn folding_lower_cases_ascii_letters_only() {
+        let mut out = vec![1, 2, 3];
+        fold_ascii("AbC_é\u{212A}Z", &mut out);
+        assert_eq!(out, "abc_é\u{212A}z".as_bytes());
+    }
+}
