@@ -21,7 +21,7 @@ use routelens_engine::remote::rerank::plan::{parse_plan, Plan};
 use routelens_engine::remote::rerank::pools::{Candidate, PoolSettings, Route};
 use routelens_engine::remote::rerank::reranker::JudgeAccounting;
 use routelens_engine::remote::rerank::run::{
-    rerank_question, RerankArm, RerankSettings, RerankerChoice, TermFiles,
+    rerank_question, PreparedTexts, RerankArm, RerankSettings, RerankerChoice,
 };
 use routelens_engine::retrieval::chunk_search::ChunkRankings;
 use routelens_engine::retrieval::cross_encoder::model::{ChunkTexts, CrossEncoder};
@@ -121,7 +121,7 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let table = open.table(settings.chunker)?;
     let paths = folder.manifest.paths();
     let texts = folder.read_files(paths.iter().map(String::as_str))?;
-    let terms = TermFiles::new(texts.values().map(String::as_str));
+    let terms = PreparedTexts::new(&texts);
     let mut remote = Remote::new(
         judge.as_deref(),
         &args.planner,
@@ -238,7 +238,7 @@ fn run_questions(
         &OpenChunkings,
         &[CodeChunk],
         &BTreeMap<String, String>,
-        &TermFiles,
+        &PreparedTexts,
     ),
     (repo, paths, needs_grep, top): (&str, &[String], bool, usize),
 ) -> Result<(Vec<Shown>, Units), Failure> {
@@ -274,7 +274,7 @@ fn run_questions(
             &question.question,
             open,
             texts,
-            &|term| terms.holding(term),
+            terms,
             (settings, scorer.as_ref().map(|s| s as &dyn ChunkReranker)),
         )?;
         let ms = elapsed_ms(started);

@@ -9,7 +9,7 @@ use routelens_engine::remote::rerank::coverage::{coverage, target_blocks, Audite
 use routelens_engine::remote::rerank::plan::Plan;
 use routelens_engine::remote::rerank::pools::{Candidate, PoolSettings};
 use routelens_engine::remote::rerank::run::{
-    rerank_question, RerankSettings, RerankerChoice, TermFiles,
+    rerank_question, PreparedTexts, RerankSettings, RerankerChoice,
 };
 use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
 use routelens_engine::{Cell, GoldSpan, Table};
@@ -28,7 +28,7 @@ pub fn audit(
     questions: &[Question],
     plans: &[Option<Plan>],
     settings: &RerankSettings,
-    (open, texts, terms): (&OpenChunkings, &BTreeMap<String, String>, &TermFiles),
+    (open, texts, terms): (&OpenChunkings, &BTreeMap<String, String>, &PreparedTexts),
     depths: &[usize],
 ) -> Result<Vec<RouteCoverage>, Failure> {
     if depths.is_empty() || depths.contains(&0) {
@@ -55,13 +55,7 @@ pub fn audit(
                 },
                 ..settings.clone()
             };
-            let run = rerank_question(
-                &question.question,
-                open,
-                texts,
-                &|t| terms.holding(t),
-                (&deep, None),
-            )?;
+            let run = rerank_question(&question.question, open, texts, terms, (&deep, None))?;
             pools.push(
                 run.arms
                     .into_iter()

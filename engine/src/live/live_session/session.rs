@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::evaluate::{GridRun, GridSettings, GridStep};
 use crate::load::question_set::{parse_question_set, verify_corpus};
 use crate::remote::rerank::plan::parse_plan;
-use crate::remote::rerank::run::{rerank_question, QuestionRun, RerankSettings, TermFiles};
+use crate::remote::rerank::run::{rerank_question, PreparedTexts, QuestionRun, RerankSettings};
 use crate::retrieval::chunk_search::{ChunkRankings, Retriever};
 #[cfg(feature = "dense")]
 use crate::retrieval::cross_encoder::model::{ChunkTexts, CrossEncoder, CrossEncoderFiles};
@@ -63,8 +63,8 @@ struct LoadedBundle {
 struct Texts {
     by_path: BTreeMap<String, String>,
     corpus: TextCorpus,
-    /// The offline planner's term counts, made on its first use.
-    term_files: std::cell::OnceCell<TermFiles>,
+    /// The planner's term counts and the grep stage's file filter, made on their first use.
+    prepared: std::cell::OnceCell<PreparedTexts>,
 }
 
 impl LiveSession {
@@ -211,7 +211,7 @@ impl LiveSession {
         bundle.texts = Some(Texts {
             by_path,
             corpus,
-            term_files: std::cell::OnceCell::new(),
+            prepared: std::cell::OnceCell::new(),
         });
         Ok(files)
     }
@@ -427,9 +427,9 @@ impl LiveSession {
             )
         })?;
         let started = clock();
-        let terms = texts
-            .term_files
-            .get_or_init(|| TermFiles::new(texts.by_path.values().map(String::as_str)));
+        let prepared = texts
+            .prepared
+            .get_or_init(|| PreparedTexts::new(&texts.by_path));
         let text_of = texts.text_of();
         let wants_model = settings
             .rerankers
@@ -444,7 +444,7 @@ impl LiveSession {
             query,
             &bundle.chunkings,
             &texts.by_path,
-            &|term| terms.holding(term),
+            prepared,
             (&settings, scorer.as_deref()),
         )?;
         Ok((run, clock() - started))

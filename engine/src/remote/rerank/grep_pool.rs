@@ -8,13 +8,14 @@
 //! others still run.
 
 use crate::stable_sort;
-use std::collections::{HashMap, HashSet};
 
 use regex::Regex;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
+use super::file_trigrams::{self, FileSet, FileTrigrams};
 use super::needle::{fold_ascii, holds_look_alikes, Needle};
-use super::plan::Plan;
+use super::plan::{GrepAction, Plan};
 use crate::corpus::code_chunks::CodeChunk;
 
 /// CodeNib's grep limits, the defaults.
@@ -68,14 +69,14 @@ pub struct GrepPool {
 /// the table by path (a hash per run of one path's chunks); which chunk is the smallest is found
 /// when a line asks, over that file's chunks alone.
 pub struct EnclosingChunks<'c> {
-    by_path: HashMap<&'c str, Vec<usize>>,
+    by_path: FxHashMap<&'c str, Vec<usize>>,
     chunks: &'c [CodeChunk],
 }
 
 impl<'c> EnclosingChunks<'c> {
     /// The map over a chunk table.
     pub fn new(chunks: &'c [CodeChunk]) -> Self {
-        let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut by_path: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
         let mut at = 0;
         while at < chunks.len() {
             let path = chunks[at].path.as_str();
@@ -109,9 +110,37 @@ struct Search {
     regex: Regex,
     glob: globset::GlobMatcher,
     needle: Option<Needle>,
+    /// The files that may hold a match (`None`: any file may).
+    files: Option<FileSet>,
 }
 
 impl Search {
+    fn new(
+        (regex, glob): (Regex, globset::GlobMatcher),
+        action: &GrepAction,
+        index: &FileTrigrams,
+    ) -> Self {
+        let needle = Needle::of(&action.pattern, action.case_sensitive);
+        let files = needle
+            .as_ref()
+            .and_then(|n| index.candidates(&file_trigrams::trigrams_of(n.bytes()), n.exotic()));
+        Search {
+            regex,
+            glob,
+            needle,
+            files,
+        }
+    }
+
+    /// Whether the file numbered `id` in the index (`None`: a file it does not know) may hold a
+    /// match.
+    fn may_match(&self, id: Option<u32>) -> bool {
+        match (&self.files, id) {
+            (Some(files), Some(id)) => files.contains(id),
+            _ => true,
+        }
+    }
+
     /// The lines of `text` this action matches (see [`matching_lines`]), found through its
     /// needle when it has one it can trust in `text`; `fold` is `text`'s, made on first need.
     fn lines<'t>(&self, text: &'t str, fold: &mut Fold) -> Vec<(usize, &'t str)> {
@@ -167,12 +196,14 @@ impl Fold {
 }
 
 /// Runs `plan` over `files` (`(path, text)`, any order: searched in path order) with `limits`,
-/// mapping matches onto `chunks`. The files are read once, each action in turn on each file
-/// (so that a file's fold serves every case-insensitive action); every action keeps its own
-/// limits, as if it ran alone.
+/// mapping matches onto `chunks`; `index` is the files' trigram index, made once over the same
+/// texts ([`FileTrigrams`]: a file it does not know is read). The files are read once,
+/// each action in turn on each file (so that a file's fold serves every case-insensitive
+/// action); every action keeps its own limits, as if it ran alone.
 pub fn grep_pool<'t>(
     plan: &Plan,
     files: impl IntoIterator<Item = (&'t str, &'t str)>,
+    index: &FileTrigrams,
     chunks: &[CodeChunk],
     limits: GrepLimits,
 ) -> GrepPool {
@@ -195,24 +226,21 @@ pub fn grep_pool<'t>(
         .iter()
         .zip(&mut actions)
         .map(|(action, found)| match (action.regex(), action.matcher()) {
-            (Ok(regex), Ok(glob)) => Some(Search {
-                regex,
-                glob,
-                needle: Needle::of(&action.pattern, action.case_sensitive),
-            }),
+            (Ok(regex), Ok(glob)) => Some(Search::new((regex, glob), action, index)),
             (Err(why), _) | (_, Err(why)) => {
                 found.error = Some(why);
                 None
             }
         })
         .collect();
-    let mut seen: Vec<HashSet<usize>> = vec![HashSet::new(); actions.len()];
+    let mut seen: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); actions.len()];
     let mut fold = Fold::default();
     for (path, text) in &files {
         fold.reset();
+        let id = index.id(path);
         for ((slot, found), seen) in searches.iter_mut().zip(&mut actions).zip(&mut seen) {
             let Some(search) = slot else { continue };
-            if !search.glob.is_match(path) {
+            if !search.may_match(id) || !search.glob.is_match(path) {
                 continue;
             }
             let lines = search.lines(text, &mut fold);
@@ -291,7 +319,7 @@ fn matching_lines<'t>(
 /// once (its first appearance), at most `cap`.
 pub fn round_robin(lists: &[&[usize]], cap: usize) -> Vec<usize> {
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     let longest = lists.iter().map(|l| l.len()).max().unwrap_or(0);
     for depth in 0..longest {
         for list in lists {
@@ -382,7 +410,7 @@ mod tests {
         let plan = Plan {
             actions: vec![action("hit", "**/*.py")],
         };
-        let pool = grep_pool(&plan, files, &chunks, limits);
+        let pool = grep_pool(&plan, files, &FileTrigrams::new(files), &chunks, limits);
         let found = &pool.actions[0];
         assert!(found.truncated);
         assert_eq!(found.lines.len(), 25, "20 of a.py, then 5 of b.py");
@@ -401,7 +429,13 @@ mod tests {
         let plan = Plan {
             actions: vec![action("(unclosed", "**/*"), action("rate", "**/*")],
         };
-        let pool = grep_pool(&plan, files, &chunks, GrepLimits::default());
+        let pool = grep_pool(
+            &plan,
+            files,
+            &FileTrigrams::new(files),
+            &chunks,
+            GrepLimits::default(),
+        );
         assert!(pool.actions[0]
             .error
             .as_deref()
@@ -417,9 +451,15 @@ mod tests {
         let none = Plan {
             actions: vec![action("absent", "**/*")],
         };
-        assert!(grep_pool(&none, files, &chunks, GrepLimits::default())
-            .candidates
-            .is_empty());
+        assert!(grep_pool(
+            &none,
+            files,
+            &FileTrigrams::new(files),
+            &chunks,
+            GrepLimits::default()
+        )
+        .candidates
+        .is_empty());
     }
 
     #[test]
@@ -432,43 +472,71 @@ mod tests {
             actions: vec![sensitive],
         };
         assert_eq!(
-            grep_pool(&plan, files, &chunks, GrepLimits::default()).candidates,
+            grep_pool(
+                &plan,
+                files,
+                &FileTrigrams::new(files),
+                &chunks,
+                GrepLimits::default()
+            )
+            .candidates,
             [0]
         );
         let plan = Plan {
             actions: vec![action("RateLimit", "**/*")],
         };
         assert_eq!(
-            grep_pool(&plan, files, &chunks, GrepLimits::default()).candidates,
+            grep_pool(
+                &plan,
+                files,
+                &FileTrigrams::new(files),
+                &chunks,
+                GrepLimits::default()
+            )
+            .candidates,
             [0, 1]
         );
     }
 
     proptest::proptest! {
         #[test]
-        fn an_action_finds_through_its_needle_the_lines_a_line_by_line_search_finds(
-            text in "[kKsSeEyY_\u{212A}\u{17F}é \n\r]{0,60}",
-            pattern in proptest::sample::select(vec![
+        fn a_plan_finds_through_needles_and_trigrams_the_lines_a_line_by_line_search_finds(
+            texts in proptest::collection::vec("[kKsSeEyY_\u{212A}\u{17F}é \n\r]{0,60}", 1..4),
+            patterns in proptest::collection::vec(proptest::sample::select(vec![
                 "key", "\\bkey\\b", "sey", "^s", "k$", "e_s", "ké", "y(?-i:K)e", "s\\s+k", "[ks]e",
-            ]),
+                "ye|ke",
+            ]), 1..4),
             case_sensitive in proptest::bool::ANY,
         ) {
-            let action = GrepAction {
-                pattern: pattern.to_string(),
-                glob: "**/*".into(),
-                case_sensitive,
+            let paths: Vec<String> = (0..texts.len()).map(|at| format!("f{at}.py")).collect();
+            let files: Vec<(&str, &str)> =
+                paths.iter().map(String::as_str).zip(texts.iter().map(String::as_str)).collect();
+            let plan = Plan {
+                actions: patterns
+                    .iter()
+                    .map(|p| GrepAction {
+                        pattern: p.to_string(),
+                        glob: "**/*".into(),
+                        case_sensitive,
+                    })
+                    .collect(),
             };
-            let search = Search {
-                regex: action.regex().unwrap(),
-                glob: action.matcher().unwrap(),
-                needle: Needle::of(pattern, case_sensitive),
-            };
-            let expected: Vec<(usize, &str)> = text
-                .lines()
-                .enumerate()
-                .filter(|(_, line)| search.regex.is_match(line))
-                .collect();
-            proptest::prop_assert_eq!(search.lines(&text, &mut Fold::default()), expected);
+            let limits = GrepLimits { per_file: 1000, per_action: 1000, candidates: 100 };
+            let pool = grep_pool(&plan, files.clone(), &FileTrigrams::new(files.clone()), &[], limits);
+            for (action, found) in plan.actions.iter().zip(&pool.actions) {
+                let regex = action.regex().unwrap();
+                let expected: Vec<(String, u32)> = files
+                    .iter()
+                    .flat_map(|(path, text)| {
+                        text.lines()
+                            .enumerate()
+                            .filter(|(_, line)| regex.is_match(line))
+                            .map(|(at, _)| (path.to_string(), at as u32 + 1))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                proptest::prop_assert_eq!(&found.lines, &expected, "{}", action.pattern);
+            }
         }
     }
 

@@ -11,7 +11,8 @@
 //! - [`grep_pool`]: a plan run over the bundle's texts with CodeNib's limits, each matched line
 //!   mapped to the smallest chunk holding it, the actions merged round-robin; [`needle`] the
 //!   literal each pattern requires, searched for first so that only the lines holding it are
-//!   tested.
+//!   tested; [`file_trigrams`] which files hold each trigram, so that a file without the
+//!   literal's is not read.
 //! - [`pools`]: the BM25 pool, the union of two pools, and what of a candidate a reranker sees.
 //! - [`reranker`]: the reranker interface, with the pool's own order ("no reranker") and an
 //!   offline lexical judge as implementations; [`jev`] the Jev Score judge over the decision
@@ -26,6 +27,7 @@
 
 pub mod chat_planner;
 pub mod coverage;
+pub mod file_trigrams;
 pub mod grep_pool;
 pub mod jev;
 pub mod needle;

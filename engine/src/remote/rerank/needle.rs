@@ -86,6 +86,11 @@ impl Needle {
         self.exotic
     }
 
+    /// The needle's bytes, as searched for.
+    pub fn bytes(&self) -> &[u8] {
+        self.finder.needle()
+    }
+
     /// Where the needle first occurs in `haystack` (the text, or its fold when [`folded`]).
     ///
     /// [`folded`]: Needle::folded

@@ -101,9 +101,8 @@ pub fn candidates<'t>(
                     "the bundle holds no text for this chunk's file",
                 )
             })?;
-            let lines: Vec<&str> = text
+            let lines: Vec<&str> = from_line(text, chunk.start_line)
                 .lines()
-                .skip(chunk.start_line as usize - 1)
                 .take((chunk.end_line - chunk.start_line + 1) as usize)
                 .collect();
             let (content, shown) = visible(&lines, visible_chars);
@@ -135,6 +134,19 @@ fn visible(lines: &[&str], chars: usize) -> (String, usize) {
             (shown.to_string(), shown.matches('\n').count() + 1)
         }
     }
+}
+
+/// `text` from the start of its 1-based line `line` on (empty past the last line), as
+/// `text.lines().skip(line - 1)` would go on: the line breaks found with memchr, which has a
+/// SIMD path in wasm32 (`str::lines` has none).
+fn from_line(text: &str, line: u32) -> &str {
+    let skip = (line as usize).saturating_sub(1);
+    if skip == 0 {
+        return text;
+    }
+    memchr::memchr_iter(b'\n', text.as_bytes())
+        .nth(skip - 1)
+        .map_or("", |at| &text[at + 1..])
 }
 
 #[cfg(test)]
@@ -172,5 +184,17 @@ mod tests {
     #[test]
     fn the_union_interleaves_bm25_first_and_caps() {
         assert_eq!(union_pool(&[1, 2, 3], &[3, 4], 4), [1, 3, 2, 4]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn from_line_goes_on_as_skipping_lines_does(
+            text in "[ab\r\n]{0,30}",
+            line in 1..12u32,
+        ) {
+            let skipped: Vec<&str> = text.lines().skip(line as usize - 1).collect();
+            let from: Vec<&str> = from_line(&text, line).lines().collect();
+            proptest::prop_assert_eq!(from, skipped);
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use super::file_trigrams::FileTrigrams;
 use super::grep_pool::{grep_pool, GrepLimits};
 use super::planner::offline_plan;
 use super::pools::{candidates, union_pool, Route};
@@ -16,14 +17,14 @@ use crate::retrieval::lexical::chunkings::OpenChunkings;
 use crate::terms::token_runs;
 
 /// Runs both stages for `query` (see the module docs). `texts` holds every file's text by path;
-/// `files_holding` counts the files holding a lower-case term, for the offline planner;
+/// `prepared` is made from them once, for every question ([`PreparedTexts`]);
 /// `cross_encoder` scores the cross-encoder rerankers' pairs (a run asking for one without it is
 /// refused).
 pub fn rerank_question(
     query: &str,
     chunkings: &OpenChunkings,
     texts: &BTreeMap<String, String>,
-    files_holding: &dyn Fn(&str) -> usize,
+    prepared: &PreparedTexts,
     (settings, cross_encoder): (&RerankSettings, Option<&dyn ChunkReranker>),
 ) -> Result<QuestionRun> {
     if settings.pool.depth == 0 || settings.batch == 0 {
@@ -39,7 +40,7 @@ pub fn rerank_question(
     let plan = match (&settings.plan, needs_grep) {
         (_, false) => None,
         (Some(plan), true) => Some(plan.clone()),
-        (None, true) => offline_plan(query, files_holding),
+        (None, true) => offline_plan(query, &|term| prepared.terms.holding(term)),
     };
     let limits = GrepLimits {
         candidates: settings.pool.depth,
@@ -49,6 +50,7 @@ pub fn rerank_question(
         grep_pool(
             plan,
             texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
+            &prepared.trigrams,
             table,
             limits,
         )
@@ -111,16 +113,34 @@ pub fn rerank_question(
     Ok(QuestionRun { plan, grep, arms })
 }
 
+/// What every question's two stages share over one bundle's texts, made once when the texts
+/// are there: how many files hold each token (the offline planner's rarity) and which files
+/// hold each trigram (the grep stage's file filter).
+pub struct PreparedTexts {
+    terms: TermFiles,
+    trigrams: FileTrigrams,
+}
+
+impl PreparedTexts {
+    /// Both, over every file's text by path.
+    pub fn new(texts: &BTreeMap<String, String>) -> Self {
+        PreparedTexts {
+            terms: TermFiles::new(texts.values().map(String::as_str)),
+            trigrams: FileTrigrams::new(texts.iter().map(|(p, t)| (p.as_str(), t.as_str()))),
+        }
+    }
+}
+
 /// How many files hold each token (the offline planner's rarity), counted once over the texts:
 /// a query term is a token (`terms::extract_terms`), so a file holds it when one of its tokens
 /// is the term — a lookup per term instead of a scan of every text.
-pub struct TermFiles {
+struct TermFiles {
     files: HashMap<String, usize>,
 }
 
 impl TermFiles {
     /// Counts the files of each lower-cased token of the texts.
-    pub fn new<'t>(texts: impl IntoIterator<Item = &'t str>) -> Self {
+    fn new<'t>(texts: impl IntoIterator<Item = &'t str>) -> Self {
         let mut files: HashMap<String, usize> = HashMap::new();
         for text in texts {
             let lower = text.to_lowercase();
@@ -133,7 +153,7 @@ impl TermFiles {
     }
 
     /// Files holding the token `term` (lower-case).
-    pub fn holding(&self, term: &str) -> usize {
+    fn holding(&self, term: &str) -> usize {
         self.files.get(term).copied().unwrap_or(0)
     }
 }
