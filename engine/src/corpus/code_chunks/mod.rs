@@ -27,6 +27,7 @@
 //! cut into windows by every chunker, and so is a file whose parse has syntax errors, with a note
 //! that says so ([`FileChunks::note`]).
 
+mod by_file;
 mod chunk;
 #[cfg(feature = "chunkers")]
 pub mod codenib;
@@ -45,6 +46,7 @@ mod structural;
 use crate::corpus::tokens::TokenCounter;
 use crate::error::Result;
 
+pub use by_file::ChunksByFile;
 pub use chunk::{
     BudgetCounter, ChunkConfig, Chunker, CodeChunk, FileChunks, CODENIB_MAX_LINES, DEFAULT_BUDGET,
 };

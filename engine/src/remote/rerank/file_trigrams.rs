@@ -113,6 +113,11 @@ impl FileTrigrams {
         self.ids.get(path).copied()
     }
 
+    /// Whether file `id` holds a letter that folds to `k` or `s` (see `needle::holds_look_alikes`).
+    pub fn holds_look_alikes(&self, id: u32) -> bool {
+        self.look_alikes.binary_search(&id).is_ok()
+    }
+
     /// The files that may hold a match of a needle with `trigrams` ([`trigrams_of`]): those
     /// holding every one, and with `exotic` (as `Needle::exotic`) those holding a look-alike
     /// letter, which may match without them. `None`: every file may (no trigram).
@@ -177,6 +182,7 @@ mod tests {
         );
         assert!(!index.candidates(&key, false).unwrap().contains(0));
         assert!(!index.candidates(&key, true).unwrap().contains(1));
+        assert!(index.holds_look_alikes(0) && !index.holds_look_alikes(1));
     }
 
     #[test]

@@ -10,13 +10,13 @@
 use crate::stable_sort;
 
 use regex::Regex;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use super::file_trigrams::{self, FileSet, FileTrigrams};
 use super::needle::{fold_ascii, holds_look_alikes, Needle};
 use super::plan::{GrepAction, Plan};
-use crate::corpus::code_chunks::CodeChunk;
+use crate::corpus::code_chunks::ChunksByFile;
 
 /// CodeNib's grep limits, the defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,46 +63,6 @@ pub struct GrepPool {
     pub actions: Vec<ActionMatches>,
     /// The merged candidates (positions in the chunk table), best first.
     pub candidates: Vec<usize>,
-}
-
-/// For each file, its chunks: the enclosing-chunk map. Built for every pool, so it only groups
-/// the table by path (a hash per run of one path's chunks); which chunk is the smallest is found
-/// when a line asks, over that file's chunks alone.
-pub struct EnclosingChunks<'c> {
-    by_path: FxHashMap<&'c str, Vec<usize>>,
-    chunks: &'c [CodeChunk],
-}
-
-impl<'c> EnclosingChunks<'c> {
-    /// The map over a chunk table.
-    pub fn new(chunks: &'c [CodeChunk]) -> Self {
-        let mut by_path: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-        let mut at = 0;
-        while at < chunks.len() {
-            let path = chunks[at].path.as_str();
-            let run = chunks[at..].iter().take_while(|c| c.path == path).count();
-            by_path.entry(path).or_default().extend(at..at + run);
-            at += run;
-        }
-        EnclosingChunks { by_path, chunks }
-    }
-
-    /// The smallest chunk of `path` holding `line`, if any: fewest lines, then the earliest
-    /// start, then the name, then the first in the table.
-    pub fn of(&self, path: &str, line: u32) -> Option<usize> {
-        let key = |at: usize| {
-            let c = &self.chunks[at];
-            (c.end_line - c.start_line, c.start_line, c.name.as_str())
-        };
-        let mut best: Option<usize> = None;
-        for &at in self.by_path.get(path)? {
-            let c = &self.chunks[at];
-            if c.start_line <= line && line <= c.end_line && best.is_none_or(|b| key(at) < key(b)) {
-                best = Some(at);
-            }
-        }
-        best
-    }
 }
 
 /// One action ready to run: its regex, its glob, the needle its matches hold.
@@ -172,10 +132,10 @@ struct Fold {
 }
 
 impl Fold {
-    /// Starts on another file.
-    fn reset(&mut self) {
+    /// Starts on another file; `look_alikes` when already known.
+    fn reset(&mut self, look_alikes: Option<bool>) {
         self.ready = false;
-        self.look_alikes = None;
+        self.look_alikes = look_alikes;
     }
 
     /// `text` folded ([`fold_ascii`]).
@@ -196,7 +156,7 @@ impl Fold {
 }
 
 /// Runs `plan` over `files` (`(path, text)`, any order: searched in path order) with `limits`,
-/// mapping matches onto `chunks`; `index` is the files' trigram index, made once over the same
+/// mapping matches onto the chunks of `by_file`; `index` is the files' trigram index, made once over the same
 /// texts ([`FileTrigrams`]: a file it does not know is read). The files are read once,
 /// each action in turn on each file (so that a file's fold serves every case-insensitive
 /// action); every action keeps its own limits, as if it ran alone.
@@ -204,12 +164,11 @@ pub fn grep_pool<'t>(
     plan: &Plan,
     files: impl IntoIterator<Item = (&'t str, &'t str)>,
     index: &FileTrigrams,
-    chunks: &[CodeChunk],
+    by_file: &ChunksByFile,
     limits: GrepLimits,
 ) -> GrepPool {
     let mut files: Vec<(&str, &str)> = files.into_iter().collect();
     stable_sort::by(&mut files, |a, b| a.0.cmp(b.0));
-    let enclosing = EnclosingChunks::new(chunks);
     let mut actions: Vec<ActionMatches> = (0..plan.actions.len())
         .map(|at| ActionMatches {
             action: at,
@@ -236,8 +195,8 @@ pub fn grep_pool<'t>(
     let mut seen: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); actions.len()];
     let mut fold = Fold::default();
     for (path, text) in &files {
-        fold.reset();
         let id = index.id(path);
+        fold.reset(id.map(|id| index.holds_look_alikes(id)));
         for ((slot, found), seen) in searches.iter_mut().zip(&mut actions).zip(&mut seen) {
             let Some(search) = slot else { continue };
             if !search.may_match(id) || !search.glob.is_match(path) {
@@ -256,7 +215,7 @@ pub fn grep_pool<'t>(
                 }
                 let number = number as u32 + 1;
                 found.lines.push((path.to_string(), number));
-                match enclosing.of(path, number) {
+                match by_file.enclosing(path, number) {
                     Some(chunk) if seen.insert(chunk) => found.chunks.push(chunk),
                     Some(_) => {}
                     None => found.outside += 1,
@@ -339,6 +298,7 @@ pub fn round_robin(lists: &[&[usize]], cap: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::code_chunks::CodeChunk;
     use crate::remote::rerank::plan::GrepAction;
 
     fn chunk(path: &str, start: u32, end: u32, name: &str) -> CodeChunk {
@@ -358,22 +318,6 @@ mod tests {
             glob: glob.into(),
             case_sensitive: false,
         }
-    }
-
-    #[test]
-    fn a_line_maps_to_the_smallest_chunk_holding_it_ties_by_start_then_name() {
-        let chunks = vec![
-            chunk("a.py", 1, 20, "Outer"),
-            chunk("a.py", 5, 9, "Outer.inner"),
-            chunk("a.py", 5, 9, "Outer.alias"),
-            chunk("a.py", 12, 16, "Outer.other"),
-        ];
-        let map = EnclosingChunks::new(&chunks);
-        assert_eq!(map.of("a.py", 6), Some(2), "same length and start: by name");
-        assert_eq!(map.of("a.py", 14), Some(3));
-        assert_eq!(map.of("a.py", 2), Some(0));
-        assert_eq!(map.of("a.py", 21), None);
-        assert_eq!(map.of("b.py", 1), None);
     }
 
     #[test]
@@ -410,7 +354,13 @@ mod tests {
         let plan = Plan {
             actions: vec![action("hit", "**/*.py")],
         };
-        let pool = grep_pool(&plan, files, &FileTrigrams::new(files), &chunks, limits);
+        let pool = grep_pool(
+            &plan,
+            files,
+            &FileTrigrams::new(files),
+            &ChunksByFile::new(&chunks),
+            limits,
+        );
         let found = &pool.actions[0];
         assert!(found.truncated);
         assert_eq!(found.lines.len(), 25, "20 of a.py, then 5 of b.py");
@@ -433,7 +383,7 @@ mod tests {
             &plan,
             files,
             &FileTrigrams::new(files),
-            &chunks,
+            &ChunksByFile::new(&chunks),
             GrepLimits::default(),
         );
         assert!(pool.actions[0]
@@ -455,7 +405,7 @@ mod tests {
             &none,
             files,
             &FileTrigrams::new(files),
-            &chunks,
+            &ChunksByFile::new(&chunks),
             GrepLimits::default()
         )
         .candidates
@@ -476,7 +426,7 @@ mod tests {
                 &plan,
                 files,
                 &FileTrigrams::new(files),
-                &chunks,
+                &ChunksByFile::new(&chunks),
                 GrepLimits::default()
             )
             .candidates,
@@ -490,7 +440,7 @@ mod tests {
                 &plan,
                 files,
                 &FileTrigrams::new(files),
-                &chunks,
+                &ChunksByFile::new(&chunks),
                 GrepLimits::default()
             )
             .candidates,
@@ -522,7 +472,7 @@ mod tests {
                     .collect(),
             };
             let limits = GrepLimits { per_file: 1000, per_action: 1000, candidates: 100 };
-            let pool = grep_pool(&plan, files.clone(), &FileTrigrams::new(files.clone()), &[], limits);
+            let pool = grep_pool(&plan, files.clone(), &FileTrigrams::new(files.clone()), &ChunksByFile::new(&[]), limits);
             for (action, found) in plan.actions.iter().zip(&pool.actions) {
                 let regex = action.regex().unwrap();
                 let expected: Vec<(String, u32)> = files
@@ -536,36 +486,6 @@ mod tests {
                     })
                     .collect();
                 proptest::prop_assert_eq!(&found.lines, &expected, "{}", action.pattern);
-            }
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn the_enclosing_chunk_is_the_first_smallest_of_a_brute_force_search(
-            table in proptest::collection::vec(
-                (0..3usize, 1..12u32, 0..6u32, 0..3usize), 0..30),
-            line in 0..20u32,
-        ) {
-            let paths = ["a.py", "b.py", "c.py"];
-            let names = ["x", "y", ""];
-            let chunks: Vec<CodeChunk> = table
-                .iter()
-                .map(|&(p, start, len, n)| chunk(paths[p], start, start + len, names[n]))
-                .collect();
-            let map = EnclosingChunks::new(&chunks);
-            for path in paths {
-                // Every chunk of the file holding the line, by (lines, start, name), the
-                // earlier in the table first.
-                let mut holding: Vec<usize> = (0..chunks.len())
-                    .filter(|&at| chunks[at].path == path)
-                    .filter(|&at| chunks[at].start_line <= line && line <= chunks[at].end_line)
-                    .collect();
-                holding.sort_by_key(|&at| {
-                    let c = &chunks[at];
-                    (c.end_line - c.start_line, c.start_line, c.name.clone(), at)
-                });
-                proptest::prop_assert_eq!(map.of(path, line), holding.first().copied());
             }
         }
     }

@@ -30,10 +30,11 @@ pub fn offline_plan(issue: &str, files_holding: &dyn Fn(&str) -> usize) -> Optio
             case_sensitive: true,
         });
     }
+    let lower = issue.to_lowercase();
     let mut terms: Vec<(usize, usize, String)> = extract_terms(issue)
         .into_iter()
         .filter(|t| !taken.contains(t))
-        .map(|t| (files_holding(&t), first_at(issue, &t), t))
+        .map(|t| (files_holding(&t), first_at(&lower, &t), t))
         .filter(|(held, _, _)| *held > 0)
         .collect();
     stable_sort::sort(&mut terms);
@@ -47,9 +48,9 @@ pub fn offline_plan(issue: &str, files_holding: &dyn Fn(&str) -> usize) -> Optio
     (!actions.is_empty()).then_some(Plan { actions })
 }
 
-/// Where `term` first appears in the issue (lower-cased), for ties.
-fn first_at(issue: &str, term: &str) -> usize {
-    issue.to_lowercase().find(term).unwrap_or(usize::MAX)
+/// Where `term` first appears in the lower-cased issue, for ties.
+fn first_at(lower: &str, term: &str) -> usize {
+    lower.find(term).unwrap_or(usize::MAX)
 }
 
 /// The issue's code identifiers, each once, in order of appearance.

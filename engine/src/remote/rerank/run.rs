@@ -46,15 +46,16 @@ pub fn rerank_question(
         candidates: settings.pool.depth,
         ..settings.limits
     };
-    let grep = plan.as_ref().map(|plan| {
-        grep_pool(
+    let grep = match &plan {
+        Some(plan) => Some(grep_pool(
             plan,
             texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
             &prepared.trigrams,
-            table,
+            chunkings.chunks_by_file(chunker)?,
             limits,
-        )
-    });
+        )),
+        None => None,
+    };
     let bm25: Vec<usize> =
         if settings.routes.contains(&Route::Bm25) || settings.routes.contains(&Route::Union) {
             chunkings

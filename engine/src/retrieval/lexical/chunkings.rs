@@ -4,14 +4,14 @@
 //! per-file cap when one is asked).
 
 use crate::corpus::bundle::Manifest;
-use crate::corpus::code_chunks::{Chunker, CodeChunk};
+use crate::corpus::code_chunks::{Chunker, ChunksByFile, CodeChunk};
 use crate::error::{Error, Result};
 use crate::retrieval::chunk_search::{
     cap_per_file, fuse_chunk_rankings, prefix_for_caps, ChunkRankings, Retriever, CHUNK_RRF,
 };
 use crate::retrieval::dense::queries::{check_model, EmbedFn, QueryVectors};
 use crate::retrieval::dense::rank::{best, scores, scores_many, VectorTable};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::chunk_index::{ChunkHit, ChunkIndex};
 
@@ -30,6 +30,8 @@ struct Opened {
     /// The last BM25 search (query, depth, hits), which answers any shallower one with the
     /// same query (a shallow search is a prefix of a deep one): hybrid's lexical half.
     last_search: Mutex<Option<Searched>>,
+    /// The table grouped by file, made on first need (the grep stage's enclosing chunks).
+    by_file: OnceLock<ChunksByFile>,
 }
 
 /// A question vector, every chunk's score against it, and the deepest ranking read from them
@@ -143,6 +145,7 @@ impl OpenChunkings {
             vectors: None,
             scans: Mutex::new(Vec::new()),
             last_search: Mutex::new(None),
+            by_file: OnceLock::new(),
         });
     }
 
@@ -213,6 +216,14 @@ impl OpenChunkings {
     /// Whether `text` has a vector without the embedder (one of the bundle's questions).
     pub fn has_stored_question(&self, text: &str) -> bool {
         self.queries.has_stored(text)
+    }
+
+    /// `chunker`'s table grouped by file ([`ChunksByFile`]), made on first need.
+    pub fn chunks_by_file(&self, chunker: Chunker) -> Result<&ChunksByFile> {
+        let opened = self.entry(chunker)?;
+        Ok(opened
+            .by_file
+            .get_or_init(|| ChunksByFile::new(&opened.table)))
     }
 
     fn entry(&self, chunker: Chunker) -> Result<&Opened> {
