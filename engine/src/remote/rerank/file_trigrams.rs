@@ -12,7 +12,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::needle::holds_look_alikes;
+use super::needle::{fold_ascii, holds_look_alikes};
 
 /// Classes of a byte: 26 letters, 10 digits, `_`, and everything else.
 const CLASSES: usize = 38;
@@ -56,6 +56,8 @@ pub fn trigrams_of(bytes: &[u8]) -> Vec<u32> {
 /// Every file's trigrams: for each trigram, the files holding it.
 pub struct FileTrigrams {
     ids: FxHashMap<String, u32>,
+    /// Each file's text folded (`needle::fold_ascii`), so that no pool folds it again.
+    folded: Vec<Box<[u8]>>,
     postings: Vec<Vec<u32>>,
     look_alikes: Vec<u32>,
 }
@@ -86,6 +88,7 @@ impl FileTrigrams {
         let mut ids = FxHashMap::default();
         let mut postings: Vec<Vec<u32>> = vec![Vec::new(); TRIGRAMS];
         let mut look_alikes = Vec::new();
+        let mut folded = Vec::new();
         // The last file each trigram was seen in, as the file's number plus one.
         let mut seen_in = vec![0u32; TRIGRAMS];
         for (id, (path, text)) in files.into_iter().enumerate() {
@@ -100,9 +103,13 @@ impl FileTrigrams {
             if holds_look_alikes(text) {
                 look_alikes.push(id);
             }
+            let mut bytes = Vec::new();
+            fold_ascii(text, &mut bytes);
+            folded.push(bytes.into_boxed_slice());
         }
         FileTrigrams {
             ids,
+            folded,
             postings,
             look_alikes,
         }
@@ -113,9 +120,13 @@ impl FileTrigrams {
         self.ids.get(path).copied()
     }
 
-    /// Whether file `id` holds a letter that folds to `k` or `s` (see `needle::holds_look_alikes`).
-    pub fn holds_look_alikes(&self, id: u32) -> bool {
-        self.look_alikes.binary_search(&id).is_ok()
+    /// What the index keeps of file `id`, whose text is `text`: the text folded, and whether it
+    /// holds a letter that folds to `k` or `s` (`needle::holds_look_alikes`). `None` when the
+    /// index was made over another text (its length differs).
+    pub fn known(&self, id: u32, text: &str) -> Option<(&[u8], bool)> {
+        let folded = self.folded.get(id as usize)?;
+        (folded.len() == text.len())
+            .then(|| (&folded[..], self.look_alikes.binary_search(&id).is_ok()))
     }
 
     /// The files that may hold a match of a needle with `trigrams` ([`trigrams_of`]): those
@@ -182,7 +193,12 @@ mod tests {
         );
         assert!(!index.candidates(&key, false).unwrap().contains(0));
         assert!(!index.candidates(&key, true).unwrap().contains(1));
-        assert!(index.holds_look_alikes(0) && !index.holds_look_alikes(1));
+        assert_eq!(
+            index.known(0, "\u{212A}ey"),
+            Some(("\u{212A}ey".as_bytes(), true))
+        );
+        assert_eq!(index.known(1, "hey"), Some((&b"hey"[..], false)));
+        assert_eq!(index.known(1, "other"), None, "another text");
     }
 
     #[test]

@@ -103,7 +103,7 @@ impl Search {
 
     /// The lines of `text` this action matches (see [`matching_lines`]), found through its
     /// needle when it has one it can trust in `text`; `fold` is `text`'s, made on first need.
-    fn lines<'t>(&self, text: &'t str, fold: &mut Fold) -> Vec<(usize, &'t str)> {
+    fn lines<'t>(&self, text: &'t str, fold: &mut Fold<'_>) -> Vec<(usize, &'t str)> {
         match &self.needle {
             Some(needle) if !needle.exotic() || !fold.look_alikes(text) => {
                 let haystack = if needle.folded() {
@@ -122,24 +122,30 @@ impl Search {
     }
 }
 
-/// What the current file's actions share, each made on first need: its text with the ASCII
-/// letters lower-cased, and whether it holds a look-alike of `k` or `s`.
+/// What the current file's actions share, each made on first need or taken from the trigram
+/// index: its text with the ASCII letters lower-cased, and whether it holds a look-alike of `k`
+/// or `s`.
 #[derive(Default)]
-struct Fold {
+struct Fold<'i> {
+    known: Option<&'i [u8]>,
     bytes: Vec<u8>,
     ready: bool,
     look_alikes: Option<bool>,
 }
 
-impl Fold {
-    /// Starts on another file; `look_alikes` when already known.
-    fn reset(&mut self, look_alikes: Option<bool>) {
+impl<'i> Fold<'i> {
+    /// Starts on another file, with what the index knows of it.
+    fn reset(&mut self, known: Option<(&'i [u8], bool)>) {
         self.ready = false;
-        self.look_alikes = look_alikes;
+        self.known = known.map(|(folded, _)| folded);
+        self.look_alikes = known.map(|(_, look_alikes)| look_alikes);
     }
 
     /// `text` folded ([`fold_ascii`]).
     fn of(&mut self, text: &str) -> &[u8] {
+        if let Some(known) = self.known {
+            return known;
+        }
         if !self.ready {
             fold_ascii(text, &mut self.bytes);
             self.ready = true;
@@ -196,7 +202,7 @@ pub fn grep_pool<'t>(
     let mut fold = Fold::default();
     for (path, text) in &files {
         let id = index.id(path);
-        fold.reset(id.map(|id| index.holds_look_alikes(id)));
+        fold.reset(id.and_then(|id| index.known(id, text)));
         for ((slot, found), seen) in searches.iter_mut().zip(&mut actions).zip(&mut seen) {
             let Some(search) = slot else { continue };
             if !search.may_match(id) || !search.glob.is_match(path) {
