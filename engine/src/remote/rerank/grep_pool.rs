@@ -101,9 +101,9 @@ impl Search {
         }
     }
 
-    /// The lines of `text` this action matches (see [`matching_lines`]), found through its
+    /// The first `most` lines of `text` this action matches (see [`matching_lines`]), found through its
     /// needle when it has one it can trust in `text`; `fold` is `text`'s, made on first need.
-    fn lines<'t>(&self, text: &'t str, fold: &mut Fold<'_>) -> Vec<(usize, &'t str)> {
+    fn lines<'t>(&self, text: &'t str, fold: &mut Fold<'_>, most: usize) -> Vec<(usize, &'t str)> {
         match &self.needle {
             Some(needle) if !needle.exotic() || !fold.look_alikes(text) => {
                 let haystack = if needle.folded() {
@@ -111,11 +111,11 @@ impl Search {
                 } else {
                     text.as_bytes()
                 };
-                matching_lines(&self.regex, text, |at| {
+                matching_lines(&self.regex, (text, most), |at| {
                     needle.find(&haystack[at..]).map(|found| at + found)
                 })
             }
-            _ => matching_lines(&self.regex, text, |at| {
+            _ => matching_lines(&self.regex, (text, most), |at| {
                 self.regex.find_at(text, at).map(|m| m.start())
             }),
         }
@@ -208,7 +208,11 @@ pub fn grep_pool<'t>(
             if !search.may_match(id) || !search.glob.is_match(path) {
                 continue;
             }
-            let lines = search.lines(text, &mut fold);
+            // One line past what the limits keep tells whether they cut it.
+            let room = limits
+                .per_file
+                .min(limits.per_action.saturating_sub(found.lines.len()));
+            let lines = search.lines(text, &mut fold, room + 1);
             for (in_file, (number, _)) in lines.into_iter().enumerate() {
                 if in_file == limits.per_file {
                     found.truncated = true;
@@ -237,8 +241,8 @@ pub fn grep_pool<'t>(
     }
 }
 
-/// The lines of `text` that `regex` matches, each once, as `(0-based line number, line)`: the
-/// same lines as testing every line of `text.lines()` on its own. `next(at)` gives where a
+/// The first `most` lines of `text` that `regex` matches, each once, as `(0-based line number,
+/// line)`: the same lines as testing every line of `text.lines()` on its own. `next(at)` gives where a
 /// match may start at or after byte `at` — a regex search over the whole text, or a needle's
 /// ([`Needle`]) — and only the line holding it is tested, then the search goes on after that
 /// line: the literal prefilters skip most of the text, about ten times faster on the demo corpus
@@ -246,7 +250,7 @@ pub fn grep_pool<'t>(
 /// line, which is then tested alone, so a pattern never matches across lines.
 fn matching_lines<'t>(
     regex: &Regex,
-    text: &'t str,
+    (text, most): (&'t str, usize),
     mut next: impl FnMut(usize) -> Option<usize>,
 ) -> Vec<(usize, &'t str)> {
     let mut out = Vec::new();
@@ -269,6 +273,9 @@ fn matching_lines<'t>(
         };
         if regex.is_match(line) {
             out.push((number, line));
+            if out.len() == most {
+                break;
+            }
         }
         if line_end >= text.len() {
             break;
@@ -463,6 +470,7 @@ mod tests {
                 "ye|ke",
             ]), 1..4),
             case_sensitive in proptest::bool::ANY,
+            (per_file, per_action) in (0..4usize, 0..6usize),
         ) {
             let paths: Vec<String> = (0..texts.len()).map(|at| format!("f{at}.py")).collect();
             let files: Vec<(&str, &str)> =
@@ -477,21 +485,28 @@ mod tests {
                     })
                     .collect(),
             };
-            let limits = GrepLimits { per_file: 1000, per_action: 1000, candidates: 100 };
+            let limits = GrepLimits { per_file, per_action, candidates: 100 };
             let pool = grep_pool(&plan, files.clone(), &FileTrigrams::new(files.clone()), &ChunksByFile::new(&[]), limits);
             for (action, found) in plan.actions.iter().zip(&pool.actions) {
+                // Every matching line of every file, tested alone, then the limits.
                 let regex = action.regex().unwrap();
-                let expected: Vec<(String, u32)> = files
-                    .iter()
-                    .flat_map(|(path, text)| {
-                        text.lines()
-                            .enumerate()
-                            .filter(|(_, line)| regex.is_match(line))
-                            .map(|(at, _)| (path.to_string(), at as u32 + 1))
-                            .collect::<Vec<_>>()
-                    })
-                    .collect();
+                let (mut expected, mut truncated) = (Vec::new(), false);
+                'files: for (path, text) in &files {
+                    let lines = text.lines().enumerate().filter(|(_, line)| regex.is_match(line));
+                    for (in_file, (at, _)) in lines.enumerate() {
+                        if in_file == per_file {
+                            truncated = true;
+                            break;
+                        }
+                        if expected.len() == per_action {
+                            truncated = true;
+                            break 'files;
+                        }
+                        expected.push((path.to_string(), at as u32 + 1));
+                    }
+                }
                 proptest::prop_assert_eq!(&found.lines, &expected, "{}", action.pattern);
+                proptest::prop_assert_eq!(found.truncated, truncated, "{}", action.pattern);
             }
         }
     }
@@ -515,7 +530,7 @@ mod tests {
                 .enumerate()
                 .filter(|(_, line)| regex.is_match(line))
                 .collect();
-            let found = matching_lines(&regex, &text, |at| regex.find_at(&text, at).map(|m| m.start()));
+            let found = matching_lines(&regex, (&text, usize::MAX), |at| regex.find_at(&text, at).map(|m| m.start()));
             proptest::prop_assert_eq!(found, expected);
         }
     }
