@@ -67,17 +67,7 @@ impl ChunksByFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn chunk(path: &str, start: u32, end: u32, name: &str) -> CodeChunk {
-        CodeChunk {
-            path: path.into(),
-            start_line: start,
-            end_line: end,
-            kind: "function".into(),
-            name: name.into(),
-            tokens: 0,
-        }
-    }
+    use crate::corpus::code_chunks::test_chunk as chunk;
 
     #[test]
     fn a_line_maps_to_the_smallest_chunk_holding_it_ties_by_start_then_name() {

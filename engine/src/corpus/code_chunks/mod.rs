@@ -54,6 +54,19 @@ pub use chunk::{
 pub use language::SourceLanguage;
 pub use sizing::{window_chunks, Measured};
 
+/// A chunk for tests: a `function` of `path` over lines `start..=end`, no token count.
+#[cfg(test)]
+pub(crate) fn test_chunk(path: &str, start: u32, end: u32, name: &str) -> CodeChunk {
+    CodeChunk {
+        path: path.into(),
+        start_line: start,
+        end_line: end,
+        kind: "function".into(),
+        name: name.into(),
+        tokens: 0,
+    }
+}
+
 /// Cuts one file (`path`, its UTF-8 `text`) with `chunker`, counting tokens with `counter`.
 #[cfg(feature = "chunkers")]
 pub fn chunk_file(

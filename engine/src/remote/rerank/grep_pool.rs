@@ -311,18 +311,25 @@ pub fn round_robin(lists: &[&[usize]], cap: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::code_chunks::test_chunk as chunk;
     use crate::corpus::code_chunks::CodeChunk;
     use crate::remote::rerank::plan::GrepAction;
 
-    fn chunk(path: &str, start: u32, end: u32, name: &str) -> CodeChunk {
-        CodeChunk {
-            path: path.into(),
-            start_line: start,
-            end_line: end,
-            kind: "function".into(),
-            name: name.into(),
-            tokens: 0,
-        }
+    /// `plan`'s pool over `files`, its trigram index made over the same files.
+    fn pool_of(
+        plan: &Plan,
+        files: &[(&str, &str)],
+        chunks: &[CodeChunk],
+        limits: GrepLimits,
+    ) -> GrepPool {
+        let index = FileTrigrams::new(files.iter().copied());
+        grep_pool(
+            plan,
+            files.iter().copied(),
+            &index,
+            &ChunksByFile::new(chunks),
+            limits,
+        )
     }
 
     fn action(pattern: &str, glob: &str) -> GrepAction {
@@ -367,13 +374,7 @@ mod tests {
         let plan = Plan {
             actions: vec![action("hit", "**/*.py")],
         };
-        let pool = grep_pool(
-            &plan,
-            files,
-            &FileTrigrams::new(files),
-            &ChunksByFile::new(&chunks),
-            limits,
-        );
+        let pool = pool_of(&plan, &files, &chunks, limits);
         let found = &pool.actions[0];
         assert!(found.truncated);
         assert_eq!(found.lines.len(), 25, "20 of a.py, then 5 of b.py");
@@ -392,13 +393,7 @@ mod tests {
         let plan = Plan {
             actions: vec![action("(unclosed", "**/*"), action("rate", "**/*")],
         };
-        let pool = grep_pool(
-            &plan,
-            files,
-            &FileTrigrams::new(files),
-            &ChunksByFile::new(&chunks),
-            GrepLimits::default(),
-        );
+        let pool = pool_of(&plan, &files, &chunks, GrepLimits::default());
         assert!(pool.actions[0]
             .error
             .as_deref()
@@ -414,15 +409,9 @@ mod tests {
         let none = Plan {
             actions: vec![action("absent", "**/*")],
         };
-        assert!(grep_pool(
-            &none,
-            files,
-            &FileTrigrams::new(files),
-            &ChunksByFile::new(&chunks),
-            GrepLimits::default()
-        )
-        .candidates
-        .is_empty());
+        assert!(pool_of(&none, &files, &chunks, GrepLimits::default())
+            .candidates
+            .is_empty());
     }
 
     #[test]
@@ -435,28 +424,14 @@ mod tests {
             actions: vec![sensitive],
         };
         assert_eq!(
-            grep_pool(
-                &plan,
-                files,
-                &FileTrigrams::new(files),
-                &ChunksByFile::new(&chunks),
-                GrepLimits::default()
-            )
-            .candidates,
+            pool_of(&plan, &files, &chunks, GrepLimits::default()).candidates,
             [0]
         );
         let plan = Plan {
             actions: vec![action("RateLimit", "**/*")],
         };
         assert_eq!(
-            grep_pool(
-                &plan,
-                files,
-                &FileTrigrams::new(files),
-                &ChunksByFile::new(&chunks),
-                GrepLimits::default()
-            )
-            .candidates,
+            pool_of(&plan, &files, &chunks, GrepLimits::default()).candidates,
             [0, 1]
         );
     }
@@ -486,7 +461,7 @@ mod tests {
                     .collect(),
             };
             let limits = GrepLimits { per_file, per_action, candidates: 100 };
-            let pool = grep_pool(&plan, files.clone(), &FileTrigrams::new(files.clone()), &ChunksByFile::new(&[]), limits);
+            let pool = pool_of(&plan, &files, &[], limits);
             for (action, found) in plan.actions.iter().zip(&pool.actions) {
                 // Every matching line of every file, tested alone, then the limits.
                 let regex = action.regex().unwrap();

@@ -288,17 +288,7 @@ pub fn chunk_texts<'t>(chunks: &[CodeChunk], text_of: impl Fn(&str) -> &'t str) 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn chunk(path: &str, start: u32, end: u32, name: &str) -> CodeChunk {
-        CodeChunk {
-            path: path.into(),
-            start_line: start,
-            end_line: end,
-            kind: "function".into(),
-            name: name.into(),
-            tokens: 0,
-        }
-    }
+    use crate::corpus::code_chunks::test_chunk as chunk;
 
     #[test]
     fn rate_limit_reaches_rate_limit_filter_and_stop_words_do_not_count() {
