@@ -237,6 +237,23 @@ pub struct MergeArgs {
     /// files. `routelens serve --bundles DIR` serves it; `routelens publish` takes its bundles.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+
+    /// Store the texts in version packs shared by every bundle (format 7): each path's versions
+    /// side by side, compressed together by Zstandard, so a file that changed a little between
+    /// snapshots costs about its change. Every distinct version is held in memory while packing.
+    #[arg(long)]
+    pub versions: bool,
+
+    /// Store no search index: the reader (the page's worker, or `routelens search`) builds each
+    /// bundle's from its texts on its first search, as `routelens bundle` built it. A site of
+    /// many snapshots is then far smaller, and a first search fetches every text of its snapshot.
+    #[arg(long)]
+    pub derive_index: bool,
+
+    /// The Zstandard level of the version packs (1 to 22).
+    #[arg(long, value_name = "N", default_value_t = routelens_engine::corpus::bundle::DEFAULT_PACK_LEVEL,
+          value_parser = clap::value_parser!(i32).range(1..=22), requires = "versions")]
+    pub level: i32,
 }
 
 /// Options of `routelens snapshots` (see `snapshots.rs`).

@@ -157,9 +157,9 @@ impl BundleFolder {
         read_in(&self.dir, &self.manifest.located(name))
     }
 
-    /// Whether the bundle has a search index, whole or split.
+    /// Whether the bundle has a search index, whole, split, or built from its texts.
     pub fn has_index(&self) -> bool {
-        LexicalIndex::file_of(&self.manifest).is_some()
+        LexicalIndex::file_of(&self.manifest).is_some() || self.manifest.derived_index.is_some()
     }
 
     /// Reads, verifies and opens the search index: the blob, or a split index's base file with
@@ -184,7 +184,12 @@ impl BundleFolder {
 
     /// Reads, verifies and opens the index blob, or only a split index's base file (its packs
     /// are added by [`BundleFolder::add_files`] as a search needs them, as the page does).
+    /// A merged site's snapshot that stores no index has it built from its texts.
     pub fn open_index_base(&self) -> Result<LexicalIndex, Failure> {
+        if self.manifest.derived_index.is_some() {
+            return LexicalIndex::derive(&self.manifest, self.read_all_texts()?)
+                .map_err(|source| self_error(&self.dir, source));
+        }
         let (file, _) = LexicalIndex::file_of(&self.manifest).ok_or_else(|| {
             self_error(
                 &self.dir,
@@ -296,17 +301,20 @@ impl BundleFolder {
 
     /// Reads and verifies every chunk and every file, and prepares them for literal search.
     pub fn read_texts(&self) -> Result<TextCorpus, Failure> {
+        Ok(TextCorpus::new(self.read_all_texts()?))
+    }
+
+    /// Every file's path and text, in path order, each chunk and file verified.
+    pub fn read_all_texts(&self) -> Result<Vec<(String, String)>, Failure> {
         let chunks = self
             .manifest
             .chunks
             .iter()
             .map(|chunk| self.read(&chunk.file))
             .collect::<Result<Vec<_>, _>>()?;
-        let texts = self
-            .manifest
+        self.manifest
             .read_all(&chunks)
-            .map_err(|source| self_error(&self.dir, source))?;
-        Ok(TextCorpus::new(texts))
+            .map_err(|source| self_error(&self.dir, source))
     }
 
     /// Reads and verifies the texts of those of `paths` the bundle holds, opening only the chunks

@@ -70,6 +70,7 @@ mod sources;
 mod stub;
 mod transport;
 mod vectors;
+mod version_packs;
 
 use std::io::Write;
 use std::process::ExitCode;

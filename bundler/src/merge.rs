@@ -23,13 +23,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use routelens_engine::corpus::bundle::{
-    decode_listed_manifest, LISTED_FORMAT_VERSION, MANIFEST_FILE,
+    decode_listed_manifest, ChunkEntry, Manifest, LISTED_FORMAT_VERSION, MANIFEST_FILE,
+    VERSIONED_FORMAT_VERSION,
 };
+use routelens_engine::retrieval::lexical::fts::split::SPLIT_FORMAT_PREFIX;
 
 use crate::cli::MergeArgs;
 use crate::failure::Failure;
 use crate::folder::{BundleFolder, FolderKind, FolderWriter};
 use crate::input::read_text;
+use crate::version_packs::VersionPacks;
 
 /// The shared store's folder, beside the bundles.
 pub const STORE: &str = "store";
@@ -47,31 +50,38 @@ const MERGED: FolderKind = FolderKind {
 pub fn run(args: &MergeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     crate::folder::check_target_of(MERGED, &args.out)?;
     let dirs = bundle_dirs(&args.bundles)?;
-    // Written as read, one bundle at a time: a site of many snapshots need not fit in memory.
+    // Version packs need every bundle's texts at once; everything else is written as read, one
+    // bundle at a time, so a site of many snapshots need not fit in memory.
+    let packs = if args.versions {
+        writeln!(out, "packing   the texts of {} bundles", dirs.len()).map_err(Failure::output)?;
+        Some(VersionPacks::build(&dirs, args.level)?)
+    } else {
+        None
+    };
     // Nothing is in place until `finish`; an error removes what was written.
     let mut folder = FolderWriter::begin(MERGED, &args.out)?;
     let mut stored: BTreeSet<String> = BTreeSet::new();
     let mut apart = 0u64;
-    for (name, dir) in &dirs {
+    for (entry, bytes) in packs.iter().flat_map(|packs| &packs.packs) {
+        folder.add(&format!("{STORE}/{}", entry.file), bytes)?;
+        stored.insert(entry.file.clone());
+    }
+    for (nth, (name, dir)) in dirs.iter().enumerate() {
         let bundle = BundleFolder::open(dir)?;
-        if bundle.manifest.format_version < LISTED_FORMAT_VERSION || bundle.manifest.store.is_some()
-        {
-            return Err(Failure::Usage(format!(
-                "{}: bundle format {}{}; merge takes format-{LISTED_FORMAT_VERSION} bundles as \
-                 `routelens bundle` writes them (not --no-split, not already merged)",
-                dir.display(),
-                bundle.manifest.format_version,
-                if bundle.manifest.store.is_some() {
-                    ", already merged"
-                } else {
-                    ""
-                }
-            )));
+        check_mergeable(dir, &bundle.manifest)?;
+        // What the merged bundle no longer stores: its chunks when packed, its index when built
+        // by the reader. Counted among the bundles' bytes apart all the same.
+        let mut replaced: BTreeSet<String> = BTreeSet::new();
+        if packs.is_some() {
+            replaced.extend(bundle.manifest.chunks.iter().map(|c| c.file.clone()));
+        }
+        if args.derive_index {
+            replaced.extend(bundle.index_files()?.into_iter().map(|pack| pack.file));
         }
         for file in bundle.verified_files()? {
             let bytes = bundle.read(&file)?;
             apart += bytes.len() as u64;
-            if !stored.contains(&file) {
+            if !stored.contains(&file) && !replaced.contains(&file) {
                 folder.add(&format!("{STORE}/{file}"), &bytes)?;
                 stored.insert(file);
             }
@@ -81,10 +91,22 @@ pub fn run(args: &MergeArgs, out: &mut dyn Write) -> Result<(), Failure> {
         apart += manifest.len() as u64;
         let list = bundle.manifest.file_list.as_ref().map(|l| l.file.clone());
         let list = bundle.read(&list.unwrap_or_default())?;
-        folder.add(
-            &format!("{name}/{MANIFEST_FILE}"),
-            &with_store(dir, &manifest, &list)?,
-        )?;
+        let rewrite = Rewrite {
+            chunks: packs.as_ref().map(|packs| packs.chunks_of(nth)),
+            derive_index: args.derive_index,
+        };
+        let merged = with_store(dir, &manifest, &list, &rewrite)?;
+        if let Some(packs) = &packs {
+            let decoded = decode_listed_manifest(&merged, Some(&list)).and_then(|manifest| {
+                packs.check(nth, &manifest)?;
+                Ok(manifest)
+            });
+            decoded.map_err(|source| Failure::Bundle {
+                dir: dir.clone(),
+                source,
+            })?;
+        }
+        folder.add(&format!("{name}/{MANIFEST_FILE}"), &merged)?;
         let questions = dir.join(QUESTIONS_FILE);
         if questions.is_file() {
             let text = read_text(&questions)?;
@@ -158,9 +180,40 @@ fn bundle_dirs(given: &[PathBuf]) -> Result<Vec<(String, PathBuf)>, Failure> {
     Ok(named)
 }
 
-/// The manifest's bytes naming the shared store (`"store": "../store"`), checked to decode with
-/// the bundle's file list as a reader will.
-fn with_store(dir: &Path, manifest: &[u8], file_list: &[u8]) -> Result<Vec<u8>, Failure> {
+/// Refuses a bundle merge cannot take: not format 6, or already merged.
+pub fn check_mergeable(dir: &Path, manifest: &Manifest) -> Result<(), Failure> {
+    if manifest.format_version == LISTED_FORMAT_VERSION && manifest.store.is_none() {
+        return Ok(());
+    }
+    Err(Failure::Usage(format!(
+        "{}: bundle format {}{}; merge takes format-{LISTED_FORMAT_VERSION} bundles as \
+         `routelens bundle` writes them (not --no-split, not already merged)",
+        dir.display(),
+        manifest.format_version,
+        if manifest.store.is_some() {
+            ", already merged"
+        } else {
+            ""
+        }
+    )))
+}
+
+/// How a bundle's manifest changes beyond naming the store (format 7).
+struct Rewrite {
+    /// Its chunks, when its texts are in version packs.
+    chunks: Option<Vec<ChunkEntry>>,
+    /// Whether its index is left for the reader to build.
+    derive_index: bool,
+}
+
+/// The manifest's bytes naming the shared store (`"store": "../store"`), rewritten as `rewrite`
+/// says, checked to decode with the bundle's file list as a reader will.
+fn with_store(
+    dir: &Path,
+    manifest: &[u8],
+    file_list: &[u8],
+    rewrite: &Rewrite,
+) -> Result<Vec<u8>, Failure> {
     let bad = |source| Failure::Bundle {
         dir: dir.to_path_buf(),
         source,
@@ -173,6 +226,23 @@ fn with_store(dir: &Path, manifest: &[u8], file_list: &[u8]) -> Result<Vec<u8>, 
     })?;
     if let Some(object) = value.as_object_mut() {
         object.insert("store".into(), format!("../{STORE}").into());
+        let versioned = rewrite.chunks.is_some() || rewrite.derive_index;
+        if let Some(chunks) = &rewrite.chunks {
+            object.insert("chunks".into(), serde_json::json!(chunks));
+        }
+        // The index's format (a split index's, without its prefix): what the reader builds.
+        let format = ["split_index", "index"]
+            .iter()
+            .find_map(|field| object.get(*field)?.get("format")?.as_str())
+            .map(|format| format.trim_start_matches(SPLIT_FORMAT_PREFIX).to_string());
+        if let (true, Some(format)) = (rewrite.derive_index, format) {
+            object.remove("index");
+            object.remove("split_index");
+            object.insert("derived_index".into(), format.into());
+        }
+        if versioned {
+            object.insert("format_version".into(), VERSIONED_FORMAT_VERSION.into());
+        }
     }
     let mut bytes = serde_json::to_vec(&value).unwrap_or_default();
     bytes.push(b'\n');

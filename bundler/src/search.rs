@@ -201,9 +201,12 @@ fn fetched(
             .map_or(0, |list| list.bytes),
         ..Fetched::default()
     };
+    let all_chunks = folder.manifest.chunks.iter().map(|c| c.bytes).sum();
     match arm.needs() {
         Needs::Paths => {}
-        Needs::Texts => fetched.chunks = folder.manifest.chunks.iter().map(|c| c.bytes).sum(),
+        Needs::Texts => fetched.chunks = all_chunks,
+        // An index built from the texts (a merged site's snapshot) costs every chunk.
+        Needs::Index if folder.manifest.derived_index.is_some() => fetched.chunks = all_chunks,
         Needs::Index => {
             fetched.index = LexicalIndex::file_of(&folder.manifest).map_or(0, |(_, bytes)| bytes);
             if let Some(index) = index {

@@ -29,16 +29,18 @@ fn files_under(dir: &Path) -> Vec<(String, u64)> {
 
 /// What `routelens search --arm all` ranks, without its timings and byte counts.
 fn rankings(bundle: &str, dir: &Path) -> serde_json::Value {
+    rankings_for(
+        bundle,
+        dir,
+        "parse the router configuration and evict cached entries",
+    )
+}
+
+/// [`rankings`] for `query`, every match (`--k` past any file count).
+fn rankings_for(bundle: &str, dir: &Path, query: &str) -> serde_json::Value {
     let text = ok(routelens(
         &[
-            "search",
-            bundle,
-            "--arm",
-            "all",
-            "--query",
-            "parse the router configuration and evict cached entries",
-            "--format",
-            "json",
+            "search", bundle, "--arm", "all", "--query", query, "--k", "100000", "--format", "json",
         ],
         dir,
     ));
@@ -179,4 +181,160 @@ fn two_snapshots_share_their_unchanged_chunks_and_search_as_before() {
         assert_eq!(refused.status.code(), Some(64), "{input}");
         assert!(String::from_utf8_lossy(&refused.stderr).contains("format-6"));
     }
+}
+
+/// Three snapshots of one repository whose files change by a few lines between commits (and a
+/// file added, one deleted), bundled at each commit under `dir/snaps`.
+fn three_snapshots(dir: &Path) -> Vec<&'static str> {
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    // Files of 20 to 60 kB, past DEFLATE's 32 KiB window.
+    let body = |i: usize, edit: usize| -> String {
+        (0..(400 + 40 * i))
+            .map(|line| {
+                if line % 97 == edit {
+                    format!("fn edited_{i}_{edit}() {{ parse_router(café_{edit}); }}\n")
+                } else {
+                    format!("fn item_{i}_{line}() {{ route(config_{i}); evict({line}); }}\n")
+                }
+            })
+            .collect()
+    };
+    for i in 0..20 {
+        std::fs::write(repo.join(format!("src/m{i:02}.rs")), body(i, 1)).unwrap();
+    }
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    for i in (0..20).step_by(2) {
+        std::fs::write(repo.join(format!("src/m{i:02}.rs")), body(i, 2)).unwrap();
+    }
+    std::fs::write(
+        repo.join("src/new.rs"),
+        "fn parse_router() { evict(cache) }\n",
+    )
+    .unwrap();
+    std::fs::remove_file(repo.join("src/m05.rs")).unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "two"]);
+    for i in 10..20 {
+        std::fs::write(repo.join(format!("src/m{i:02}.rs")), body(i, 3)).unwrap();
+    }
+    git(&repo, &["commit", "-q", "-am", "three"]);
+    let names = vec!["one", "two", "three"];
+    for (commit, name) in ["HEAD~2", "HEAD~1", "HEAD"].into_iter().zip(&names) {
+        let out = format!("snaps/{name}");
+        ok(routelens(
+            &[
+                "bundle",
+                "repo",
+                "--commit",
+                commit,
+                "--out",
+                &out,
+                "--chunkers",
+                "none",
+            ],
+            dir,
+        ));
+    }
+    names
+}
+
+#[test]
+fn version_packs_and_derived_indexes_search_exactly_as_the_snapshots() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
+    let names = three_snapshots(dir);
+    let queries = [
+        "parse the router configuration and evict cached entries",
+        "parse_router café_2 edited_12_3 item_7_300",
+        "config_19 evict absent_token new",
+    ];
+    let sized = |path: &str| -> u64 { files_under(&dir.join(path)).iter().map(|f| f.1).sum() };
+    let one_bundle = sized("snaps/three");
+    for (out, flags) in [
+        ("both", &["--versions", "--derive-index"][..]),
+        ("packs", &["--versions", "--level", "3"][..]),
+        ("derived", &["--derive-index"][..]),
+    ] {
+        let mut args = vec!["merge", "snaps", "--out", out];
+        args.extend_from_slice(flags);
+        let said = ok(routelens(&args, dir));
+        assert!(said.contains("merged    3 bundles"), "{said}");
+        let packed = flags.contains(&"--versions");
+        let derived = flags.contains(&"--derive-index");
+        for name in &names {
+            let manifest: serde_json::Value = serde_json::from_slice(
+                &std::fs::read(dir.join(format!("{out}/{name}/manifest.json"))).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(manifest["format_version"], 7, "{out}/{name}");
+            assert_eq!(
+                manifest["derived_index"].is_string(),
+                derived,
+                "{out}/{name}"
+            );
+            assert_eq!(
+                manifest["split_index"].is_object(),
+                !derived,
+                "{out}/{name}"
+            );
+            let chunks = manifest["chunks"].as_array().unwrap();
+            assert!(chunks.iter().all(|c| c["entries"].is_array() == packed
+                && c["file"].as_str().unwrap().ends_with(if packed {
+                    ".zst"
+                } else {
+                    ".deflate"
+                })));
+            for query in queries {
+                assert_eq!(
+                    rankings_for(&format!("{out}/{name}"), dir, query),
+                    rankings_for(&format!("snaps/{name}"), dir, query),
+                    "{out}/{name}: {query}"
+                );
+            }
+        }
+        let stored = sized(out);
+        if packed && derived {
+            // Three snapshots in about the bytes of one.
+            assert!(
+                stored < one_bundle * 2,
+                "{stored} against one bundle's {one_bundle}"
+            );
+        }
+        if packed {
+            let store = files_under(&dir.join(out).join("store"));
+            assert!(store
+                .iter()
+                .all(|(n, _)| !n.ends_with(".deflate") || !n.starts_with("chunks/")));
+        }
+    }
+    assert!(sized("both") < sized("packs") && sized("both") < sized("derived"));
+
+    // A damaged pack is refused by name when a search reads it.
+    let pack = files_under(&dir.join("both/store"))
+        .into_iter()
+        .find(|(n, _)| n.ends_with(".zst"))
+        .unwrap();
+    let path = dir.join("both/store").join(&pack.0);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+    let failed = routelens(
+        &["search", "both/two", "--arm", "fts5", "--query", "parse"],
+        dir,
+    );
+    assert_eq!(failed.status.code(), Some(65));
+    let error = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        error.contains(&pack.0) && error.contains("SHA-256"),
+        "{error}"
+    );
+
+    // --level is for version packs only.
+    let refused = routelens(&["merge", "snaps", "--out", "x", "--level", "3"], dir);
+    assert_ne!(refused.status.code(), Some(0));
+    assert!(!dir.join("x").exists());
 }

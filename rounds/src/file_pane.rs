@@ -28,9 +28,13 @@ pub fn FilePane(
             return;
         }
         spawn_local(async move {
-            let text = file_text(&bundle.entry, &bundle.manifest, &path)
-                .await
-                .map_err(|e| e.to_string());
+            let text = file_text(
+                &bundle.entry,
+                (&bundle.manifest, &bundle.manifest_sha256),
+                &path,
+            )
+            .await
+            .map_err(|e| e.to_string());
             texts.update(|t| {
                 t.insert(path, text);
             });

@@ -320,3 +320,50 @@ test('a merged site\'s bundle reads its files from the shared store and ranks as
     second.stop();
   }
 });
+
+test('a merged site in version packs, its index built by the worker, ranks as the bundle did and shows its files', { skip }, async () => {
+  const merged = join(tempDir(), 'packed');
+  const cli = join(root, 'target/debug/routelens');
+  execFileSync(cli, ['merge', demo, '--out', merged, '--versions', '--derive-index', '--level', '3'], { encoding: 'utf8' });
+  const manifest = JSON.parse(readFileSync(join(merged, 'demo/manifest.json'), 'utf8'));
+  assert.equal(manifest.format_version, 7);
+  assert.ok(manifest.derived_index && !manifest.split_index && !manifest.index, 'no index stored');
+  const second = await startServer({ bundles: merged });
+  const context = await browser.newContext();
+  try {
+    const { page: fresh, question } = await searchedIn(context, second.url);
+    const shown = await fresh.locator('[data-testid="search-column"]').evaluateAll((cols) =>
+      cols.map((col) => [col.getAttribute('data-arm'),
+        [...col.querySelectorAll('[data-testid="search-hit"]')].map((hit) => hit.getAttribute('data-path'))]));
+    const native = JSON.parse(execFileSync(cli,
+      ['search', demo, '--arm', 'all', '--query', question, '--k', '1000', '--format', 'json'], { encoding: 'utf8' }));
+    assert.equal(shown.length, ARMS.length);
+    for (const [arm, paths] of shown) {
+      const own = native.find((r) => r.arm === arm).results.map((r) => r.path);
+      assert.ok(paths.length > 0, `${arm} shows hits`);
+      assert.deepEqual(paths, own.slice(0, paths.length), `${arm} as the original bundle's`);
+    }
+    const [worker] = fresh.workers();
+    const fetched = await worker.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    assert.ok(fetched.some((url) => /\/bundles\/store\/chunks\/[0-9a-f]{64}\.zst$/.test(url)), 'version packs from the store');
+    assert.ok(!fetched.some((url) => url.includes('/bundles/store/index/')), 'no index fetched: the worker built it');
+    // A hit's file, from its version pack through the worker (the page has no Zstandard).
+    const hit = fresh.locator('[data-testid="search-column"][data-arm="fts5"] [data-testid="search-hit-open"]').first();
+    const path = await hit.textContent();
+    await hit.click();
+    const view = fresh.locator('[data-testid="file-view"]');
+    await view.waitFor({ timeout: 60000 });
+    assert.equal(await view.getAttribute('data-path'), path);
+    assert.ok(await view.locator('mark').count() > 0, 'matched terms are highlighted');
+    // The same file opened from the original bundle (its DEFLATE chunk, read by the page).
+    const { page: original } = await searchedIn(context, server.url);
+    await original.locator('[data-testid="search-column"][data-arm="fts5"] [data-testid="search-hit-open"]',
+      { hasText: path }).first().click();
+    const own = original.locator('[data-testid="file-view"]');
+    await own.waitFor({ timeout: 60000 });
+    assert.equal(await view.textContent(), await own.textContent(), 'the same text as the bundle\'s own');
+  } finally {
+    await context.close();
+    second.stop();
+  }
+});

@@ -140,6 +140,7 @@ pub async fn answer(p: Progress, body: CallBody) -> AnswerBody {
             .await
         }
         // Heard by the channel as it arrives; never queued.
+        CallBody::FileText { bundle, path } => file_text(&bundle, &path).await,
         CallBody::Cancel { call } => Err(format!("cancel {call} reached the queue")),
     };
     done.unwrap_or_else(|message| AnswerBody::Failed { message })
@@ -234,7 +235,12 @@ async fn load(
     })
     .ok_or_else(|| format!("{bundle}: the manifest did not stay loaded"))?;
     let total = chunks.len() + 1;
-    if index && !with_session(|s| s.has_index(bundle)) {
+    // A merged site's snapshot may store no index: it is built here from the texts.
+    let derived = with_session(|s| {
+        s.manifest(bundle)
+            .is_some_and(|m| m.derived_index.is_some())
+    });
+    if index && !derived && !with_session(|s| s.has_index(bundle)) {
         let (file, bytes) =
             index_entry.ok_or_else(|| format!("{bundle}: this bundle has no search index"))?;
         p.say(format!(
@@ -243,7 +249,7 @@ async fn load(
         let blob = fetch(&url_of(&file)?).await?;
         session(|s| s.load_index(bundle, &blob))?;
     }
-    if texts && !with_session(|s| s.has_texts(bundle)) {
+    if (texts || (index && derived)) && !with_session(|s| s.has_texts(bundle)) {
         let mut stored = Vec::with_capacity(chunks.len());
         let all_bytes: u64 = chunks.iter().map(|(_, bytes)| bytes).sum();
         let mut fetched = 0;
@@ -264,6 +270,12 @@ async fn load(
             stored.push(bytes);
         }
         session(|s| s.load_texts(bundle, &stored))?;
+    }
+    if index && derived && !with_session(|s| s.has_index(bundle)) {
+        p.say(format!(
+            "building the search index from the {files} files' texts (this snapshot stores none)"
+        ));
+        session(|s| s.derive_index(bundle))?;
     }
     for &chunker in &chunkings {
         if with_session(|s| s.has_chunking(bundle, chunker)) {
@@ -296,6 +308,18 @@ async fn load(
         stored_bytes,
         texts: with_session(|s| s.has_texts(bundle)),
     })
+}
+
+/// The text of `path` in the loaded `bundle`: its chunk fetched and verified (for the page, which
+/// cannot decode a version pack).
+async fn file_text(bundle: &str, path: &str) -> Result<AnswerBody, String> {
+    let (at, file) = session(|s| s.chunk_of(bundle, path))?;
+    let url = urls_of(bundle)?
+        .url_of(&file)
+        .ok_or_else(|| format!("{bundle}: the picked folder has no {file}"))?;
+    let stored = fetch(&url).await?;
+    let text = session(|s| s.file_text(bundle, at, &stored, path))?;
+    Ok(AnswerBody::FileText { text })
 }
 
 /// Fetches and verifies the vectors of each of `chunkings` that stores them, and the question

@@ -16,6 +16,7 @@ use routelens_engine::corpus::code_chunks::{Chunker, CodeChunk};
 use routelens_engine::live::live_session::{AnswerBody, CallBody, ChunkResult};
 use routelens_engine::retrieval::chunk_search::Retriever;
 
+use crate::bundles::file_text;
 use crate::components::bundle_select;
 use crate::error::{Error, Result};
 use crate::params::shared::SharedParamsStoreFields;
@@ -428,14 +429,12 @@ async fn load(app: AppState, name: &str, path: &str) -> Result<Shown> {
     let entry = app.bundles.find(name).await?;
     let files = app.bundles.open(&entry, &|_| {}).await?;
     let manifest = &files.manifest;
-    let file = manifest
-        .file(path)
-        .ok_or_else(|| Error::refused(format!("{path:?} is not a file of bundle {name}")))?;
-    let at = file.chunk as usize;
-    let stored =
-        api::fetch_required(&entry.url_of(&manifest.located(&manifest.chunks[at].file))).await?;
-    let chunk = manifest.open_chunk(at, &stored)?;
-    let text = manifest.file_text(&chunk, path)?;
+    if manifest.file(path).is_none() {
+        return Err(Error::refused(format!(
+            "{path:?} is not a file of bundle {name}"
+        )));
+    }
+    let text = file_text(&entry, (manifest, &files.manifest_sha256), path).await?;
     if manifest.chunkings.is_empty() {
         return Err(Error::refused(format!(
             "bundle {name} has no chunkings (format {}); rebuild it with `routelens bundle`",

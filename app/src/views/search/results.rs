@@ -151,7 +151,7 @@ async fn file_from_chunk(s: SearchState, path: &str) -> Result<String, Error> {
         .open
         .get_untracked()
         .ok_or_else(|| Error::refused("no bundle is open"))?;
-    file_text(&open.entry, &open.manifest, path).await
+    file_text(&open.entry, (&open.manifest, &open.manifest_sha256), path).await
 }
 
 /// The open file, its lines with the matched terms in `<mark>`.

@@ -2,9 +2,10 @@
 //! against it as it is opened.
 
 use super::listing::{decode_header, decode_list, header_len};
+use super::versions::{decode_pack, decompress_pack, PackEntries};
 use super::{
-    decompress, DirTree, FileEntry, IndexEntry, Listed, Manifest, LISTED_FORMAT_VERSION,
-    MANIFEST_FILE, READ_VERSIONS,
+    decompress, ChunkEntry, DirTree, FileEntry, IndexEntry, Listed, Manifest,
+    LISTED_FORMAT_VERSION, MANIFEST_FILE, READ_VERSIONS, VERSIONED_FORMAT_VERSION,
 };
 use crate::checksum::sha256_hex;
 use crate::corpus::policy::is_clean_path;
@@ -124,6 +125,8 @@ pub struct Chunk {
     raw: Vec<u8>,
     /// Where its header's hashes lie in `raw` (format 6).
     hashes: Option<std::ops::Range<usize>>,
+    /// Its entries, when it is a version pack (format 7).
+    pack: Option<PackEntries>,
 }
 
 impl Chunk {
@@ -213,6 +216,9 @@ impl Manifest {
             )
         })?;
         verify_hash(&entry.file, &entry.sha256, stored)?;
+        if let Some(entries) = &entry.entries {
+            return open_pack(index, entry, entries, stored);
+        }
         let raw = decompress(&entry.file, stored, entry.raw_bytes as usize)?;
         let hashes = match entry.files {
             Some(count) => {
@@ -222,7 +228,12 @@ impl Manifest {
             }
             None => None,
         };
-        Ok(Chunk { index, raw, hashes })
+        Ok(Chunk {
+            index,
+            raw,
+            hashes,
+            pack: None,
+        })
     }
 
     /// The SHA-256 of `path`: the manifest's, or (format 6) its chunk header's, from the chunk.
@@ -244,6 +255,13 @@ impl Manifest {
         let first = self
             .files
             .partition_point(|file| (file.chunk as usize) < chunk.index);
+        if let Some(pack) = &chunk.pack {
+            let at = self.pack_entry(chunk, at - first).ok_or_else(misplaced)?;
+            return pack
+                .sha256(&chunk.raw, at)
+                .map(crate::checksum::hex)
+                .ok_or_else(misplaced);
+        }
         let hashes = chunk
             .hashes
             .clone()
@@ -255,6 +273,12 @@ impl Manifest {
             .filter(|_| start < hashes.end)
             .map(crate::checksum::hex)
             .ok_or_else(misplaced)
+    }
+
+    /// The pack entry of the chunk's `nth` file of this bundle (format 7).
+    fn pack_entry(&self, chunk: &Chunk, nth: usize) -> Option<usize> {
+        let entries = self.chunks.get(chunk.index)?.entries.as_ref()?;
+        entries.get(nth).map(|&at| at as usize)
     }
 
     fn file_at(&self, path: &str) -> Result<(usize, &FileEntry)> {
@@ -276,10 +300,34 @@ impl Manifest {
         }
         // `check` proved the range lies inside the chunk's raw size, and `open_chunk` proved
         // the raw size; `get` keeps this panic-free regardless.
-        let start = entry.offset as usize;
+        let range = match &chunk.pack {
+            Some(pack) => {
+                let (at, _) = self.file_at(path)?;
+                let first = self
+                    .files
+                    .partition_point(|file| (file.chunk as usize) < chunk.index);
+                let range = self
+                    .pack_entry(chunk, at - first)
+                    .and_then(|at| pack.ranges.get(at).cloned())
+                    .ok_or_else(|| Error::field(path, "chunk", "not in its version pack"))?;
+                if range.len() as u64 != entry.bytes {
+                    return Err(Error::field(
+                        path,
+                        "bytes",
+                        format!(
+                            "{} in the file list, {} in its version pack",
+                            entry.bytes,
+                            range.len()
+                        ),
+                    ));
+                }
+                range
+            }
+            None => entry.offset as usize..entry.offset as usize + entry.bytes as usize,
+        };
         let bytes = chunk
             .raw
-            .get(start..start + entry.bytes as usize)
+            .get(range)
             .ok_or_else(|| Error::field(path, "offset", "outside its chunk"))?;
         verify_hash(path, &self.file_sha256(chunk, path)?, bytes)?;
         std::str::from_utf8(bytes).map_err(|error| Error::Parse {
@@ -354,6 +402,19 @@ impl Manifest {
         let mut files = Vec::with_capacity(entry.count as usize);
         for (at, chunk) in self.chunks.iter().enumerate() {
             let count = chunk.files.unwrap_or_default() as usize;
+            if chunk.entries.is_some() {
+                // A version pack's files are placed by its header when it is opened: their
+                // offsets here stay 0, inside the pack whatever the header says.
+                files.extend(listed.by_ref().take(count).map(|file| FileEntry {
+                    path: file.path,
+                    bytes: file.bytes,
+                    lines: file.lines,
+                    sha256: None,
+                    chunk: at as u32,
+                    offset: 0,
+                }));
+                continue;
+            }
             let mut offset = header_len(count) as u64;
             for file in listed.by_ref().take(count) {
                 files.push(FileEntry {
@@ -423,7 +484,13 @@ impl Manifest {
         for (index, chunk) in self.chunks.iter().enumerate() {
             let field = format!("chunks[{index}]");
             check_hex(&chunk.sha256, &format!("{field}.sha256"))?;
-            check_named(&chunk.file, "chunks/", &chunk.sha256, ".deflate", &field)?;
+            let suffix = if chunk.entries.is_some() {
+                self.check_pack_entry(chunk, &field)?;
+                ".zst"
+            } else {
+                ".deflate"
+            };
+            check_named(&chunk.file, "chunks/", &chunk.sha256, suffix, &field)?;
             if chunk.files.is_some() != listed_apart {
                 return Err(Error::field(
                     MANIFEST_FILE,
@@ -469,9 +536,71 @@ impl Manifest {
                 ));
             }
         }
+        if let Some(format) = &self.derived_index {
+            if self.format_version < VERSIONED_FORMAT_VERSION
+                || self.index.is_some()
+                || self.split_index.is_some()
+                || format.is_empty()
+            {
+                return Err(Error::field(
+                    MANIFEST_FILE,
+                    "derived_index",
+                    format!(
+                        "{format:?}: an index format, in format {VERSIONED_FORMAT_VERSION} and \
+                         only for a bundle that stores no index"
+                    ),
+                ));
+            }
+        }
         self.check_chunkings()?;
         self.check_vectors()
     }
+
+    /// A version pack's entry (format 7): one entry per file, increasing.
+    fn check_pack_entry(&self, chunk: &ChunkEntry, field: &str) -> Result<()> {
+        let entries = chunk.entries.as_deref().unwrap_or_default();
+        let wrong = |message: String| Err(Error::field(MANIFEST_FILE, field, message));
+        if self.format_version < VERSIONED_FORMAT_VERSION {
+            return wrong(format!(
+                "a version pack (entries), which format {} does not have",
+                self.format_version
+            ));
+        }
+        if chunk.files != Some(entries.len() as u32) {
+            return wrong(format!(
+                "{} entries for {:?} files",
+                entries.len(),
+                chunk.files
+            ));
+        }
+        if entries.windows(2).any(|pair| pair[0] >= pair[1]) {
+            return wrong("entries out of order or repeated".into());
+        }
+        Ok(())
+    }
+}
+
+/// A version pack, verified: its header read, and every entry the bundle names in it.
+fn open_pack(index: usize, entry: &ChunkEntry, entries: &[u32], stored: &[u8]) -> Result<Chunk> {
+    let raw = decompress_pack(&entry.file, stored, entry.raw_bytes as usize)?;
+    let pack = decode_pack(&entry.file, &raw)?;
+    if let Some(&beyond) = entries.iter().find(|&&at| at as usize >= pack.ranges.len()) {
+        return Err(Error::field(
+            MANIFEST_FILE,
+            format!("chunks[{index}].entries"),
+            format!(
+                "entry {beyond}, but {} holds {}",
+                entry.file,
+                pack.ranges.len()
+            ),
+        ));
+    }
+    Ok(Chunk {
+        index,
+        raw,
+        hashes: None,
+        pack: Some(pack),
+    })
 }
 
 impl Manifest {

@@ -218,6 +218,7 @@ impl PendingBundle {
                 split_index: None,
                 question_vectors: None,
                 store: None,
+                derived_index: None,
             },
             index,
             compression_level: options.compression_level,
@@ -317,6 +318,7 @@ fn compress_chunk(raw: &[u8], level: u8) -> (ChunkEntry, BundleFile) {
             bytes: stored.len() as u64,
             raw_bytes: raw.len() as u64,
             files: None,
+            entries: None,
         },
         BundleFile {
             name: file,

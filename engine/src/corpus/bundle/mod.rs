@@ -20,6 +20,8 @@
 //! index/<sha256>.base.deflate    the split index's base file, and its packs
 //! index/<sha256>.postings.deflate (format 5, in place of the blob; see `lexical::fts::split`)
 //! index/<sha256>.positions.deflate
+//! chunks/<sha256>.zst            a version pack: every version of a run of paths across a
+//!                                merged site's snapshots (format 7; see `versions`)
 //! ```
 //!
 //! Format 2 compresses the index (a tantivy index is bit-packed but its term dictionary is not:
@@ -33,7 +35,10 @@
 //! files in path order, so a chunk's file count and the sizes give every offset). Format 6 also
 //! cuts chunks where the files say, not where a running total lands, so a snapshot of the same
 //! repository at another commit stores most chunks byte for byte again (see `chunk`). This
-//! build writes format 6 (4 with `--no-split`, today's layout for comparison) and reads all six.
+//! build writes format 6 (4 with `--no-split`, today's layout for comparison) and reads all seven.
+//! Format 7 is what `routelens merge` makes of format-6 snapshots when asked: their texts in
+//! version packs shared by every snapshot (`--versions`), and no stored index (`--derive-index`),
+//! so that eight snapshots of a repository cost about one.
 //!
 //! The directory tree is not a separate file: the manifest lists every path, sorted, and the
 //! files its policy kept out by content, and [`Manifest::tree`] derives the walks' tree from them. The app fetches `manifest.json` first,
@@ -56,6 +61,7 @@ mod listing;
 mod tests;
 mod tree;
 mod vectors;
+mod versions;
 
 use std::collections::BTreeMap;
 
@@ -76,6 +82,11 @@ pub use encode::{
 };
 pub use tree::{DirTree, Listed};
 pub use vectors::{Precision, QuestionVectors, VectorModel, VectorsEntry};
+#[cfg(not(target_arch = "wasm32"))]
+pub use versions::{compress_pack, encode_pack};
+pub use versions::{
+    decode_pack, decompress_pack, pack_header_len, DEFAULT_PACK_LEVEL, DEFAULT_PACK_TARGET_BYTES,
+};
 
 use crate::corpus::policy::{ExclusionReason, Policy};
 
@@ -91,8 +102,14 @@ pub const SPLIT_FORMAT_VERSION: u32 = 5;
 /// headers with each file's SHA-256, chunks cut by content, the index whole or split.
 pub const LISTED_FORMAT_VERSION: u32 = 6;
 
+/// The format version of a merged site's bundle whose texts lie in version packs shared with
+/// the other snapshots of its repository (`ChunkEntry::entries`), or whose index is built from
+/// its texts by the reader (`Manifest::derived_index`): `routelens merge --versions`,
+/// `--derive-index`. Format 6 otherwise.
+pub const VERSIONED_FORMAT_VERSION: u32 = 7;
+
 /// The format versions this build reads.
-pub const READ_VERSIONS: [u32; 6] = [1, 2, 3, 4, 5, 6];
+pub const READ_VERSIONS: [u32; 7] = [1, 2, 3, 4, 5, 6, 7];
 
 /// The manifest's file name in the bundle folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -147,6 +164,12 @@ pub struct Manifest {
     /// [`is_store_path`]). Format 6 only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<String>,
+    /// The format of the index the reader builds from the bundle's texts (format 7, in place of
+    /// `index` and `split_index`): a merged site of many snapshots stores no index for them
+    /// (`routelens merge --derive-index`), and each is built, exactly as `routelens bundle`
+    /// builds it, when first searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_index: Option<String>,
 }
 
 /// Where a bundle's `file` is relative to its folder, given the manifest's `store`.
@@ -211,6 +234,10 @@ pub struct ChunkEntry {
     /// How many files it holds (format 6, where the files' places are derived from it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub files: Option<u32>,
+    /// Format 7: the chunk is a version pack (`chunks/<sha256>.zst`, see `versions`) shared
+    /// with other snapshots, and these are this bundle's entries in it, in path order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<Vec<u32>>,
 }
 
 /// The file list, `files/<sha256>.deflate` (format 6), as named in `manifest.json`.

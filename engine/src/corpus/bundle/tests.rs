@@ -269,10 +269,10 @@ fn refuses_malformed_manifests() {
         .to_string()
         .contains("invalid JSON"));
     let mut value = manifest_value();
-    value["format_version"] = 7.into();
+    value["format_version"] = 8.into();
     assert!(
         decode_error(&value)
-            .contains("bundle format 7; this build reads formats [1, 2, 3, 4, 5, 6]"),
+            .contains("bundle format 8; this build reads formats [1, 2, 3, 4, 5, 6, 7]"),
         "{}",
         decode_error(&value)
     );
@@ -762,4 +762,121 @@ fn a_store_locates_the_files_and_must_be_a_relative_folder() {
     old["store"] = "../store".into();
     assert!(decode_error(&old).contains("format 6 only"));
     assert!(is_store_path("../store/a") && !is_store_path("../../x") && !is_store_path("a/../b"));
+}
+
+/// A format-7 bundle whose files lie in a version pack beside other versions of them: each file
+/// read back by its own entry, and a manifest that misplaces one refused by name.
+#[cfg(feature = "version-packs")]
+#[test]
+fn a_version_pack_gives_each_bundle_its_own_versions() {
+    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let list = encoded.file_list_bytes();
+    let own = decode_listed_manifest(&encoded.files[0].bytes, list).unwrap();
+    let texts: Vec<(String, String)> = {
+        let chunks: Vec<&[u8]> = own
+            .chunks
+            .iter()
+            .map(|c| {
+                let file = encoded.files.iter().find(|f| f.name == c.file).unwrap();
+                file.bytes.as_slice()
+            })
+            .collect();
+        own.read_all(&chunks).unwrap()
+    };
+    // Each path's other version first, then this bundle's.
+    let others: Vec<String> = texts
+        .iter()
+        .map(|(_, t)| format!("{t}// older\n"))
+        .collect();
+    let mut entries: Vec<&[u8]> = Vec::new();
+    for ((_, text), other) in texts.iter().zip(&others) {
+        entries.push(other.as_bytes());
+        entries.push(text.as_bytes());
+    }
+    let raw = encode_pack(&entries);
+    let stored = compress_pack(&raw, 3);
+    let sha256 = sha256_hex(&stored);
+    let mut json: serde_json::Value = serde_json::from_slice(&encoded.files[0].bytes).unwrap();
+    json["format_version"] = VERSIONED_FORMAT_VERSION.into();
+    let own_entries: Vec<u32> = (0..texts.len() as u32).map(|at| 2 * at + 1).collect();
+    json["chunks"] = serde_json::json!([{
+        "file": format!("chunks/{sha256}.zst"),
+        "sha256": sha256,
+        "bytes": stored.len(),
+        "raw_bytes": raw.len(),
+        "files": texts.len(),
+        "entries": own_entries,
+    }]);
+    let decode =
+        |json: &serde_json::Value| decode_listed_manifest(&serde_json::to_vec(json).unwrap(), list);
+    let manifest = decode(&json).unwrap();
+    assert_eq!(manifest.read_all(&[&stored]).unwrap(), texts);
+    let chunk = manifest.open_chunk(0, &stored).unwrap();
+    let (path, text) = &texts[1];
+    assert_eq!(manifest.file_text(&chunk, path).unwrap(), text);
+    assert_eq!(
+        manifest.file_sha256(&chunk, path).unwrap(),
+        sha256_hex(text.as_bytes())
+    );
+
+    // Another version's entry: its size, then (same size) its hash, differ from the list's.
+    let mut shifted = json.clone();
+    shifted["chunks"][0]["entries"] = serde_json::json!([0, 3, 5, 7]);
+    let wrong = decode(&shifted).unwrap().read_all(&[&stored]).unwrap_err();
+    assert!(wrong.to_string().contains("in its version pack"), "{wrong}");
+    // An entry past the pack's, out of order, or in format 6.
+    let mut beyond = json.clone();
+    beyond["chunks"][0]["entries"] = serde_json::json!([1, 3, 5, 8]);
+    let error = decode(&beyond).unwrap().open_chunk(0, &stored).unwrap_err();
+    assert!(error.to_string().contains("entry 8, but"), "{error}");
+    let mut unordered = json.clone();
+    unordered["chunks"][0]["entries"] = serde_json::json!([3, 1, 5, 7]);
+    assert!(decode(&unordered)
+        .unwrap_err()
+        .to_string()
+        .contains("out of order"));
+    let mut old = json.clone();
+    old["format_version"] = LISTED_FORMAT_VERSION.into();
+    assert!(decode(&old)
+        .unwrap_err()
+        .to_string()
+        .contains("format 6 does not have"));
+    // A pack named as a DEFLATE chunk.
+    let mut misnamed = json.clone();
+    misnamed["chunks"][0]["file"] = format!(
+        "chunks/{}.deflate",
+        json["chunks"][0]["sha256"].as_str().unwrap()
+    )
+    .into();
+    assert!(decode(&misnamed).unwrap_err().to_string().contains(".zst"));
+}
+
+/// An index left for the reader to build is named by its format, in format 7, and only where
+/// no index is stored.
+#[test]
+fn a_derived_index_stands_in_for_a_stored_one() {
+    let encoded = encode_bundle(input(FILES), BundleOptions::default()).unwrap();
+    let list = encoded.file_list_bytes();
+    let mut json: serde_json::Value = serde_json::from_slice(&encoded.files[0].bytes).unwrap();
+    json["derived_index"] = "tantivy-0.27/unicode61+positions/3".into();
+    let decode =
+        |json: &serde_json::Value| decode_listed_manifest(&serde_json::to_vec(json).unwrap(), list);
+    assert!(decode(&json)
+        .unwrap_err()
+        .to_string()
+        .contains("field derived_index"));
+    json["format_version"] = VERSIONED_FORMAT_VERSION.into();
+    let manifest = decode(&json).unwrap();
+    assert_eq!(
+        manifest.derived_index.as_deref(),
+        Some("tantivy-0.27/unicode61+positions/3")
+    );
+    json["index"] = serde_json::json!({
+        "file": format!("index/{}.tantivy.deflate", "a".repeat(64)),
+        "sha256": "a".repeat(64), "bytes": 1, "raw_bytes": 1, "format": "x"
+    });
+    assert!(decode(&json)
+        .unwrap_err()
+        .to_string()
+        .contains("stores no index"));
 }

@@ -225,6 +225,15 @@ pub enum CallBody {
         #[serde(default)]
         also_questions: Option<String>,
     },
+    /// One file's text, from the chunk that holds it, fetched and verified: how the page shows a
+    /// file stored in a version pack (format 7), whose decoder only the worker carries. The
+    /// bundle is loaded first ([`CallBody::Load`], with or without parts).
+    FileText {
+        /// The bundle holding the file.
+        bundle: String,
+        /// The file's path.
+        path: String,
+    },
     /// Stops the running call `call` at its next step; it answers with what it has.
     Cancel {
         /// The id of the call to stop.
@@ -284,6 +293,11 @@ pub enum AnswerBody {
         stored_bytes: u64,
         /// Whether every file's text is loaded (asked for now or by an earlier call).
         texts: bool,
+    },
+    /// [`CallBody::FileText`]'s text.
+    FileText {
+        /// The file's text, verified against its SHA-256.
+        text: String,
     },
     /// The counter is built.
     CounterReady {
@@ -372,6 +386,7 @@ impl AnswerBody {
         match self {
             AnswerBody::Progress { .. } => "progress",
             AnswerBody::Loaded { .. } => "loaded",
+            AnswerBody::FileText { .. } => "file_text",
             AnswerBody::CounterReady { .. } => "counter_ready",
             AnswerBody::Ran { .. } => "ran",
             AnswerBody::RanAll { .. } => "ran_all",

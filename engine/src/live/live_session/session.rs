@@ -158,6 +158,23 @@ impl LiveSession {
         Ok(())
     }
 
+    /// Builds bundle `name`'s index from its loaded texts, for a bundle that stores none
+    /// (`Manifest::derived_index`, a merged site's snapshot); the caller loads the texts first.
+    pub fn derive_index(&mut self, name: &str) -> Result<()> {
+        let bundle = self.bundle_named_mut(name)?;
+        let texts = bundle.texts.as_ref().ok_or_else(|| Error::Unavailable {
+            arm: "fts5".into(),
+            needs: format!("the texts of bundle {name:?}, to build its index from"),
+        })?;
+        let files = texts
+            .by_path
+            .iter()
+            .map(|(path, text)| (path.clone(), text.clone()))
+            .collect();
+        bundle.index = Some(LexicalIndex::derive(&bundle.manifest, files)?);
+        Ok(())
+    }
+
     /// The next round of bundle `name`'s split index files (table pages, then packs) that
     /// `arms` need for `issues` and that are not added yet, each once (none for a whole index or
     /// one not loaded): a caller fetches and adds them, then asks again until none are left.
@@ -192,6 +209,36 @@ impl LiveSession {
             needs: format!("the index of bundle {name:?}, which is not loaded"),
         })?;
         index.add_file(file, stored)
+    }
+
+    /// The chunk holding `path` in bundle `name`: its position and file name (relative to the
+    /// bundle's folder, the store's path included).
+    pub fn chunk_of(&self, name: &str, path: &str) -> Result<(usize, String)> {
+        let manifest = &self.bundle_named(name)?.manifest;
+        let file = manifest.file(path).ok_or_else(|| {
+            Error::field(
+                MANIFEST_FILE,
+                "files",
+                format!("no file {path:?} in {name}"),
+            )
+        })?;
+        let at = file.chunk as usize;
+        let chunk = manifest.chunks.get(at).ok_or_else(|| {
+            Error::field(
+                MANIFEST_FILE,
+                "chunks",
+                format!("no chunk {at} for {path:?}"),
+            )
+        })?;
+        Ok((at, manifest.located(&chunk.file)))
+    }
+
+    /// The text of `path` in bundle `name`, from the stored bytes of its chunk `at` (see
+    /// [`LiveSession::chunk_of`]), chunk and file verified.
+    pub fn file_text(&self, name: &str, at: usize, stored: &[u8], path: &str) -> Result<String> {
+        let manifest = &self.bundle_named(name)?.manifest;
+        let chunk = manifest.open_chunk(at, stored)?;
+        manifest.file_text(&chunk, path).map(str::to_string)
     }
 
     /// Checks chunk `at` of bundle `name` against its manifest (to name a bad chunk before the

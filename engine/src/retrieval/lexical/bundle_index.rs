@@ -2,7 +2,7 @@
 //! split one the packs a query needs.
 
 use super::fts::split::{PackFile, SplitIndex};
-use super::fts::FtsIndex;
+use super::fts::{build_index_blob_owned, FtsIndex, IndexSpec};
 use super::{ArmOutput, LexicalArm};
 use crate::corpus::bundle::Manifest;
 use crate::error::{Error, Result};
@@ -25,6 +25,39 @@ impl LexicalIndex {
         } else {
             FtsIndex::from_bundle(manifest, stored).map(LexicalIndex::Whole)
         }
+    }
+
+    /// The index of a bundle that stores none (`Manifest::derived_index`, a merged site's
+    /// snapshot), built from its texts (every file's path and text) exactly as `routelens bundle`
+    /// builds it, so it ranks as the stored one would.
+    pub fn derive(manifest: &Manifest, texts: Vec<(String, String)>) -> Result<LexicalIndex> {
+        let spec = LexicalIndex::derived_spec(manifest)?.ok_or_else(|| {
+            Error::field(
+                crate::corpus::bundle::MANIFEST_FILE,
+                "derived_index",
+                "absent: this bundle stores its index",
+            )
+        })?;
+        let blob = build_index_blob_owned(texts, spec)?;
+        FtsIndex::open("the index built from the texts", &blob, manifest.paths())
+            .map(LexicalIndex::Whole)
+    }
+
+    /// The spec of the index a reader builds for the bundle, if it stores none; a format this
+    /// build cannot make is an error naming the field.
+    pub fn derived_spec(manifest: &Manifest) -> Result<Option<IndexSpec>> {
+        let Some(format) = &manifest.derived_index else {
+            return Ok(None);
+        };
+        IndexSpec::from_index_format(format)
+            .map(Some)
+            .ok_or_else(|| {
+                Error::field(
+                    crate::corpus::bundle::MANIFEST_FILE,
+                    "derived_index",
+                    format!("{format:?}; this build makes {:?}", IndexSpec::formats()),
+                )
+            })
     }
 
     /// The file [`LexicalIndex::from_bundle`] reads, and its stored size.

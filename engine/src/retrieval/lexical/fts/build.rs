@@ -1,4 +1,5 @@
-//! Building the index blob (native only: the texts are tokenized on a second thread).
+//! Building the index blob: natively the texts are tokenized on a second thread; in the browser
+//! (a merged site's bundle that stores no index, `Manifest::derived_index`) on the writer's own.
 
 use crate::stable_sort;
 use std::path::{Path, PathBuf};
@@ -66,14 +67,11 @@ pub fn build_index_blob_owned(
     // second thread, helped by this one when it falls behind ([`grouping`]); their token counts
     // are the exact row lengths FTS5's scoring needs.
     let queue = GroupingQueue::new(&files);
-    std::thread::scope(|scope| {
-        let grouper = move || Grouper::new(spec.tokenizer, spec.positions);
-        let helped = &queue;
-        scope.spawn(move || helped.help(&mut grouper()));
-        let mut grouper = grouper();
+    let grouper = move || Grouper::new(spec.tokenizer, spec.positions);
+    let mut feed = |grouper: &mut Grouper| {
         let fed = (0..files.len()).try_for_each(|id| {
             let (path, content) = queue
-                .take(id, &mut grouper)
+                .take(id, grouper)
                 .ok_or_else(|| index_error(INDEX_NAME, "the tokenizing thread stopped"))?;
             let (path_tokens, content_tokens) = (path.tokens(), content.tokens());
             replay.offer([path, content]);
@@ -91,7 +89,16 @@ pub fn build_index_blob_owned(
             queue.abandon();
         }
         fed
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    std::thread::scope(|scope| {
+        let helped = &queue;
+        scope.spawn(move || helped.help(&mut grouper()));
+        feed(&mut grouper())
     })?;
+    // No thread in the browser's worker: `take` groups each file itself.
+    #[cfg(target_arch = "wasm32")]
+    feed(&mut grouper())?;
     let index_files = written_files(writer, &directory)?;
     let paths: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
     Ok(blob::encode(
@@ -116,7 +123,12 @@ fn new_writer(
     // format names it.
     Index::builder()
         .schema(schema(spec).0)
-        .settings(IndexSettings::default())
+        .settings(IndexSettings {
+            // The document store (empty: no field is stored) is compressed on a thread of its
+            // own by default, and the browser's worker has none.
+            docstore_compress_dedicated_thread: !cfg!(target_arch = "wasm32"),
+            ..IndexSettings::default()
+        })
         .tokenizers(tokenizers)
         .single_segment_index_writer(directory.clone(), WRITER_BUDGET_BYTES)
         .map_err(|error| index_error(INDEX_NAME, error))

@@ -44,6 +44,7 @@ impl<'f> GroupingQueue<'f> {
     }
 
     /// The helper thread's work: groups files until none is left unclaimed.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub fn help(&self, grouper: &mut Grouper) {
         // Set even if grouping panics, so that the writer stops waiting for this thread.
         let _stopped = HelperStopped(self);

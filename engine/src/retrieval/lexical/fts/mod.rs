@@ -2,8 +2,8 @@
 //!
 //! The paper used in-memory SQLite FTS5 with the `unicode61` tokenizer, a table
 //! `fts5(path, content)`, an OR of the quoted terms, and `ORDER BY bm25(files, 2.0, 1.0), path`.
-//! Here the index is built natively by [`build_index_blob`] (tantivy's writer needs threads, so
-//! it is not compiled for wasm32), shipped as one blob (layout in [`blob`]), and opened anywhere,
+//! Here the index is built natively by [`build_index_blob`] (in the browser too, on one thread,
+//! for a merged site's bundle that stores none: `Manifest::derived_index`), shipped as one blob (layout in [`blob`]), and opened anywhere,
 //! the browser included, by [`FtsIndex::open`] from a RAM directory with
 //! [`ReloadPolicy::Manual`].
 //!
@@ -53,14 +53,11 @@
 
 mod all_matches;
 pub mod blob;
-#[cfg(not(target_arch = "wasm32"))]
 pub(super) mod build;
 pub mod code_tokenizer;
 mod fts5_rank;
 mod fts5_score;
-#[cfg(not(target_arch = "wasm32"))]
 mod grouped;
-#[cfg(not(target_arch = "wasm32"))]
 mod grouping;
 pub mod split;
 mod term_table;
@@ -79,7 +76,6 @@ use tantivy::tokenizer::{
 };
 use tantivy::{ReloadPolicy, Score, Searcher, Term};
 
-#[cfg(not(target_arch = "wasm32"))]
 pub use build::{build_index_blob, build_index_blob_owned, build_index_blob_with};
 pub use unicode61::{analyzer, MAX_TOKEN_BYTES};
 
@@ -155,7 +151,7 @@ impl IndexSpec {
     }
 
     /// Every format this build reads (for error messages).
-    fn formats() -> Vec<String> {
+    pub(in crate::retrieval::lexical) fn formats() -> Vec<String> {
         IndexSpec::ALL.map(IndexSpec::index_format).to_vec()
     }
 }
@@ -235,12 +231,9 @@ fn tokens_of(analyzer: &mut TextAnalyzer, text: &str) -> Vec<String> {
 struct Fields {
     path: Field,
     content: Field,
-    /// Written by the native builder only; the reader reads the fast columns by name.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    /// Written by the builder only; the reader reads the fast columns by name.
     file_id: Field,
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     path_tokens: Field,
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     content_tokens: Field,
 }
 
