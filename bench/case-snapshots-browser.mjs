@@ -36,8 +36,12 @@ try {
     id, { timeout: 120000 });
     console.log(`${id}: ${(await snapshot.textContent()).trim()}`);
     if (await byTestId('case-live-run').count() === 0) continue;
+    const clicked = performance.now();
     await byTestId('case-live-run').click();
     await byTestId('table-case-live').waitFor({ timeout: 300000 });
+    // From the click to the table: the snapshot's files fetched (and, when it stores no index,
+    // the index built in the worker) and every arm run.
+    console.log(`  live run: ${Math.round(performance.now() - clicked)} ms from the click`);
     const rows = await page.$$eval('[data-testid="table-case-live"] tr[data-row]', (trs) => trs.map((tr) =>
       [...tr.querySelectorAll('td')].map((td) => td.textContent.trim()).join(' | ')));
     for (const row of rows) console.log(`  ${row}`);
