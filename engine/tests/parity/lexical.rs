@@ -56,6 +56,13 @@ fn file<'a>(files: &'a [(String, Vec<u8>)], name: &str) -> &'a [u8] {
 
 /// The fingerprint and the lines it hashes (shown when it does not match).
 fn fingerprint(arms: &[LexicalArm]) -> (String, String) {
+    fingerprint_with(arms, false)
+}
+
+/// [`fingerprint`], the BM25 arms over the stored index or, `built`, over one built here from
+/// the texts with the stored one's spec (as the worker does for a merged snapshot that stores
+/// none).
+fn fingerprint_with(arms: &[LexicalArm], built: bool) -> (String, String) {
     let files = unpack(GOLDEN);
     let manifest = decode_manifest(file(&files, "manifest.json")).unwrap();
     let chunks: Vec<&[u8]> = manifest
@@ -68,13 +75,19 @@ fn fingerprint(arms: &[LexicalArm]) -> (String, String) {
     let sources = Sources::new(&paths).with_texts(&texts);
     #[cfg(feature = "lexical")]
     let index = {
+        use routelens_engine::retrieval::lexical::fts::{build_index_blob_with, IndexSpec};
+        use routelens_engine::retrieval::lexical::FtsIndex;
         let entry = manifest.index.as_ref().unwrap();
-        routelens_engine::retrieval::lexical::FtsIndex::from_bundle(
-            &manifest,
-            file(&files, &entry.file),
-        )
-        .unwrap()
+        if built {
+            let spec = IndexSpec::from_index_format(&entry.format).unwrap();
+            let blob = build_index_blob_with(&manifest.read_all(&chunks).unwrap(), spec).unwrap();
+            FtsIndex::open("built", &blob, paths.clone()).unwrap()
+        } else {
+            FtsIndex::from_bundle(&manifest, file(&files, &entry.file)).unwrap()
+        }
     };
+    #[cfg(not(feature = "lexical"))]
+    let _ = built;
     #[cfg(feature = "lexical")]
     let index = routelens_engine::retrieval::lexical::LexicalIndex::Whole(index);
     #[cfg(feature = "lexical")]
@@ -122,6 +135,17 @@ fn plain_arms_match_the_committed_fingerprint() {
 fn bm25_arms_match_the_committed_fingerprint() {
     let arms = [LexicalArm::Fts5, LexicalArm::Fts5Full, LexicalArm::PathFts5];
     let (hash, lines) = fingerprint(&arms);
+    assert_eq!(hash, EXPECTED_BM25, "results:\n{lines}");
+}
+
+/// The index built in this binary (in wasm, on the worker's one thread) from the texts ranks and
+/// scores as the stored one, built natively when the fixture was made.
+#[cfg(feature = "lexical")]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn bm25_arms_over_an_index_built_here_match_the_committed_fingerprint() {
+    let arms = [LexicalArm::Fts5, LexicalArm::Fts5Full, LexicalArm::PathFts5];
+    let (hash, lines) = fingerprint_with(&arms, true);
     assert_eq!(hash, EXPECTED_BM25, "results:\n{lines}");
 }
 
