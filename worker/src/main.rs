@@ -25,6 +25,12 @@ mod model;
 #[cfg(target_arch = "wasm32")]
 mod packs;
 
+/// Talc in place of the standard library's dlmalloc: the grep stage, regex compilation and
+/// the grid allocate often, and in wasm every allocation goes through this.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 fn main() {
     #[cfg(target_arch = "wasm32")]
     channel::start();
