@@ -53,6 +53,9 @@ pub fn run(args: &MergeArgs, out: &mut dyn Write) -> Result<(), Failure> {
     // Version packs need every bundle's texts at once; everything else is written as read, one
     // bundle at a time, so a site of many snapshots need not fit in memory.
     let packs = if args.versions {
+        for (_, dir) in &dirs {
+            check_mergeable(dir, &BundleFolder::open(dir)?.manifest)?;
+        }
         writeln!(out, "packing   the texts of {} bundles", dirs.len()).map_err(Failure::output)?;
         Some(VersionPacks::build(&dirs, args.level)?)
     } else {
@@ -181,7 +184,7 @@ fn bundle_dirs(given: &[PathBuf]) -> Result<Vec<(String, PathBuf)>, Failure> {
 }
 
 /// Refuses a bundle merge cannot take: not format 6, or already merged.
-pub fn check_mergeable(dir: &Path, manifest: &Manifest) -> Result<(), Failure> {
+fn check_mergeable(dir: &Path, manifest: &Manifest) -> Result<(), Failure> {
     if manifest.format_version == LISTED_FORMAT_VERSION && manifest.store.is_none() {
         return Ok(());
     }
