@@ -125,8 +125,8 @@ pub fn score_table(data: &[u8]) {
     }
 }
 
-/// A bundle: its `manifest.json`, for format 6 then its file list's stored bytes, then stored
-/// bytes for its chunks, its index and each chunking's table, in that order. The manifest's
+/// A bundle: its `manifest.json`, for formats 6 and 7 then its file list's stored bytes, then stored
+/// bytes for its chunks (format 7: version packs), its index and each chunking's table, in that order. The manifest's
 /// SHA-256s, file names and stored sizes are set to the supplied bytes (what a bundle's author
 /// controls anyway), its raw sizes and counts left as fuzzed.
 pub fn bundle(data: &[u8]) {
