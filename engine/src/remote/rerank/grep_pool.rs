@@ -66,30 +66,45 @@ pub struct GrepPool {
 }
 
 /// One action ready to run: its regex, its glob, the needle its matches hold.
-struct Search {
-    regex: Regex,
+struct Search<'p> {
+    action: &'p GrepAction,
+    /// Compiled up front, unless the needle is the whole pattern ([`Needle::bounds`]): then
+    /// only for a file the needle cannot be trusted on.
+    regex: std::cell::OnceCell<Regex>,
     glob: globset::GlobMatcher,
     needle: Option<Needle>,
     /// The files that may hold a match (`None`: any file may).
     files: Option<FileSet>,
 }
 
-impl Search {
-    fn new(
-        (regex, glob): (Regex, globset::GlobMatcher),
-        action: &GrepAction,
-        index: &FileTrigrams,
-    ) -> Self {
+impl<'p> Search<'p> {
+    /// The action ready to run, or why its pattern or glob does not compile.
+    fn new(action: &'p GrepAction, index: &FileTrigrams) -> Result<Self, String> {
         let needle = Needle::of(&action.pattern, action.case_sensitive);
+        let regex = std::cell::OnceCell::new();
+        if needle.as_ref().is_none_or(|n| n.bounds().is_none()) {
+            let _ = regex.set(action.regex()?);
+        }
+        let glob = action.matcher()?;
         let files = needle
             .as_ref()
             .and_then(|n| index.candidates(&file_trigrams::trigrams_of(n.bytes()), n.exotic()));
-        Search {
+        Ok(Search {
+            action,
             regex,
             glob,
             needle,
             files,
+        })
+    }
+
+    /// The compiled pattern, compiled now if it was not.
+    fn regex(&self) -> Result<&Regex, String> {
+        if let Some(regex) = self.regex.get() {
+            return Ok(regex);
         }
+        let compiled = self.action.regex()?;
+        Ok(self.regex.get_or_init(|| compiled))
     }
 
     /// Whether the file numbered `id` in the index (`None`: a file it does not know) may hold a
@@ -103,7 +118,12 @@ impl Search {
 
     /// The first `most` lines of `text` this action matches (see [`matching_lines`]), found through its
     /// needle when it has one it can trust in `text`; `fold` is `text`'s, made on first need.
-    fn lines<'t>(&self, text: &'t str, fold: &mut Fold<'_>, most: usize) -> Vec<(usize, &'t str)> {
+    fn lines<'t>(
+        &self,
+        text: &'t str,
+        fold: &mut Fold<'_>,
+        most: usize,
+    ) -> Result<Vec<(usize, &'t str)>, String> {
         match &self.needle {
             Some(needle) if !needle.exotic() || !fold.look_alikes(text) => {
                 let haystack = if needle.folded() {
@@ -111,13 +131,29 @@ impl Search {
                 } else {
                     text.as_bytes()
                 };
-                matching_lines(&self.regex, (text, most), |at| {
-                    needle.find(&haystack[at..]).map(|found| at + found)
+                let next = |at: usize| needle.find(&haystack[at..]).map(|found| at + found);
+                Ok(match needle.bounds() {
+                    Some(bounds) => matching_lines(
+                        |at, line: &str| {
+                            needle.in_line(bounds, line, &haystack[at..at + line.len()])
+                        },
+                        (text, most),
+                        next,
+                    ),
+                    None => {
+                        let regex = self.regex()?;
+                        matching_lines(|_, line| regex.is_match(line), (text, most), next)
+                    }
                 })
             }
-            _ => matching_lines(&self.regex, (text, most), |at| {
-                self.regex.find_at(text, at).map(|m| m.start())
-            }),
+            _ => {
+                let regex = self.regex()?;
+                Ok(matching_lines(
+                    |_, line| regex.is_match(line),
+                    (text, most),
+                    |at| regex.find_at(text, at).map(|m| m.start()),
+                ))
+            }
         }
     }
 }
@@ -190,9 +226,9 @@ pub fn grep_pool<'t>(
         .actions
         .iter()
         .zip(&mut actions)
-        .map(|(action, found)| match (action.regex(), action.matcher()) {
-            (Ok(regex), Ok(glob)) => Some(Search::new((regex, glob), action, index)),
-            (Err(why), _) | (_, Err(why)) => {
+        .map(|(action, found)| match Search::new(action, index) {
+            Ok(search) => Some(search),
+            Err(why) => {
                 found.error = Some(why);
                 None
             }
@@ -212,7 +248,15 @@ pub fn grep_pool<'t>(
             let room = limits
                 .per_file
                 .min(limits.per_action.saturating_sub(found.lines.len()));
-            let lines = search.lines(text, &mut fold, room + 1);
+            let lines = match search.lines(text, &mut fold, room + 1) {
+                Ok(lines) => lines,
+                // Not reached: a pattern the needle stands for compiles (see `Needle::bounds`).
+                Err(why) => {
+                    found.error = Some(why);
+                    *slot = None;
+                    continue;
+                }
+            };
             for (in_file, (number, _)) in lines.into_iter().enumerate() {
                 if in_file == limits.per_file {
                     found.truncated = true;
@@ -241,18 +285,19 @@ pub fn grep_pool<'t>(
     }
 }
 
-/// The first `most` lines of `text` that `regex` matches, each once, as `(0-based line number,
-/// line)`: the same lines as testing every line of `text.lines()` on its own. `next(at)` gives where a
+/// The first `most` lines of `text` that `matches` (given the line's first byte in `text`, and
+/// the line) accepts, each once, as `(0-based line number, line)`: with a regex's `is_match`,
+/// the same lines as testing every line of `text.lines()` on its own. `next(at)` gives where a
 /// match may start at or after byte `at` — a regex search over the whole text, or a needle's
 /// ([`Needle`]) — and only the line holding it is tested, then the search goes on after that
 /// line: the literal prefilters skip most of the text, about ten times faster on the demo corpus
 /// than a match attempt per line. A match found across a line break only points at its first
 /// line, which is then tested alone, so a pattern never matches across lines.
-fn matching_lines<'t>(
-    regex: &Regex,
-    (text, most): (&'t str, usize),
+fn matching_lines(
+    mut matches: impl FnMut(usize, &str) -> bool,
+    (text, most): (&str, usize),
     mut next: impl FnMut(usize) -> Option<usize>,
-) -> Vec<(usize, &'t str)> {
+) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let (mut at, mut line_start, mut number) = (0, 0, 0);
     while let Some(start) = next(at) {
@@ -271,7 +316,7 @@ fn matching_lines<'t>(
             Some(stripped) if line_end < text.len() => stripped,
             _ => whole,
         };
-        if regex.is_match(line) {
+        if matches(line_start, line) {
             out.push((number, line));
             if out.len() == most {
                 break;
@@ -442,7 +487,7 @@ mod tests {
             texts in proptest::collection::vec("[kKsSeEyY_\u{212A}\u{17F}é \n\r]{0,60}", 1..4),
             patterns in proptest::collection::vec(proptest::sample::select(vec![
                 "key", "\\bkey\\b", "sey", "^s", "k$", "e_s", "ké", "y(?-i:K)e", "s\\s+k", "[ks]e",
-                "ye|ke",
+                "ye|ke", "\\bye\\b", "\\be_", "_s\\b", "y(?-i:é)", "\\bSéy\\b",
             ]), 1..4),
             case_sensitive in proptest::bool::ANY,
             (per_file, per_action) in (0..4usize, 0..6usize),
@@ -505,7 +550,7 @@ mod tests {
                 .enumerate()
                 .filter(|(_, line)| regex.is_match(line))
                 .collect();
-            let found = matching_lines(&regex, (&text, usize::MAX), |at| regex.find_at(&text, at).map(|m| m.start()));
+            let found = matching_lines(|_, line| regex.is_match(line), (&text, usize::MAX), |at| regex.find_at(&text, at).map(|m| m.start()));
             proptest::prop_assert_eq!(found, expected);
         }
     }

@@ -15,9 +15,14 @@
 //! LETTER LONG S to `s`: a needle holding a `k` or an `s` that either could stand for is not
 //! trusted on a text holding them ([`Needle::exotic`]), and that text is searched with the
 //! regex alone.
+//!
+//! When the pattern is the needle and nothing else, or the needle between Unicode word
+//! boundaries (the offline planner's `\bterm\b`), a line matches exactly when it holds the needle
+//! with those boundaries ([`Needle::bounds`], [`Needle::in_line`]): the regex is neither
+//! compiled nor run for it.
 
 use memchr::memmem::Finder;
-use regex_syntax::hir::{Class, Hir, HirKind};
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
 /// The non-ASCII letters that simple case folding maps to an ASCII one, with the letter.
 const FOLDS_TO_ASCII: [(char, u8); 2] = [('\u{212A}', b'k'), ('\u{17F}', b's')];
@@ -25,6 +30,9 @@ const FOLDS_TO_ASCII: [(char, u8); 2] = [('\u{212A}', b'k'), ('\u{17F}', b's')];
 /// A literal every match of a pattern contains, ready to search for.
 pub struct Needle {
     finder: Finder<'static>,
+    /// When the pattern is exactly the needle: whether a Unicode word boundary comes before it
+    /// and after it.
+    bounds: Option<(bool, bool)>,
     folded: bool,
     exotic: bool,
 }
@@ -67,6 +75,7 @@ impl Needle {
             })
             .collect();
         Some(Needle {
+            bounds: exact_bounds(&hir, folded).filter(|_| bytes.len() <= MAX_EXACT_BYTES),
             finder: Finder::new(&bytes).into_owned(),
             folded,
             exotic: units
@@ -97,6 +106,28 @@ impl Needle {
     pub fn find(&self, haystack: &[u8]) -> Option<usize> {
         self.finder.find(haystack)
     }
+
+    /// When the pattern is exactly this needle, whether a Unicode word boundary is required
+    /// before it and after it; `None` when a found line must be tested with the regex.
+    pub fn bounds(&self) -> Option<(bool, bool)> {
+        self.bounds
+    }
+
+    /// For a needle that is the whole pattern ([`Needle::bounds`]): whether `line` matches, given
+    /// `searched`, the same line as the needle is searched in (folded or not, the same length).
+    /// Any occurrence with the boundaries will do, as for the regex.
+    pub fn in_line(&self, (start, end): (bool, bool), line: &str, searched: &[u8]) -> bool {
+        let word = |c: Option<char>| c.is_some_and(regex_syntax::is_word_character);
+        let boundary = |at: usize| {
+            // `at` is a char boundary of `line`: the needle's ends are, as its bytes are a
+            // literal's, and `searched` has `line`'s byte offsets.
+            line.is_char_boundary(at)
+                && word(line[..at].chars().next_back()) != word(line[at..].chars().next())
+        };
+        self.finder.find_iter(searched).any(|at| {
+            (!start || boundary(at)) && (!end || boundary(at + self.finder.needle().len()))
+        })
+    }
 }
 
 /// Whether `text` holds a non-ASCII letter that folds to an ASCII one (see [`FOLDS_TO_ASCII`]).
@@ -119,6 +150,31 @@ pub fn fold_ascii(text: &str, out: &mut Vec<u8>) {
 
 /// The pattern as a sequence of steps: `Some(units)` for what matches a fixed run of bytes
 /// (empty for a zero-width assertion), `None` for anything else, which ends a run.
+/// The longest needle trusted to stand for its whole pattern: a longer literal is left to the
+/// regex, whose compilation then reports any size limit as before.
+const MAX_EXACT_BYTES: usize = 256;
+
+/// Whether `hir` is a literal alone (bytes and single letters, what a needle holds), or one
+/// with a Unicode word boundary before and/or after: the boundaries it needs. A needle searched
+/// folded stands for its pattern only if no literal part keeps a letter's case (`(?-i:K)`).
+fn exact_bounds(hir: &Hir, folded: bool) -> Option<(bool, bool)> {
+    let parts = match hir.kind() {
+        HirKind::Concat(parts) => parts.as_slice(),
+        _ => std::slice::from_ref(hir),
+    };
+    let bound = |part: &Hir| matches!(part.kind(), HirKind::Look(Look::WordUnicode));
+    let start = parts.first().is_some_and(bound);
+    let end = parts.len() > usize::from(start) && parts.last().is_some_and(bound);
+    let middle = &parts[usize::from(start)..parts.len() - usize::from(end)];
+    let literal = !middle.is_empty()
+        && middle.iter().all(|part| match part.kind() {
+            HirKind::Literal(literal) => !folded || !literal.0.iter().any(u8::is_ascii_alphabetic),
+            HirKind::Class(class) => letter(class).is_some(),
+            _ => false,
+        });
+    literal.then_some((start, end))
+}
+
 fn flatten(hir: &Hir, steps: &mut Vec<Option<Vec<Unit>>>) {
     match hir.kind() {
         HirKind::Concat(parts) => parts.iter().for_each(|p| flatten(p, steps)),
