@@ -98,16 +98,14 @@ pub fn run(args: &MergeArgs, out: &mut dyn Write) -> Result<(), Failure> {
             chunks: packs.as_ref().map(|packs| packs.chunks_of(nth)),
             derive_index: args.derive_index,
         };
-        let merged = with_store(dir, &manifest, &list, &rewrite)?;
+        let (merged, decoded) = with_store(dir, &manifest, &list, &rewrite)?;
         if let Some(packs) = &packs {
-            let decoded = decode_listed_manifest(&merged, Some(&list)).and_then(|manifest| {
-                packs.check(nth, &manifest)?;
-                Ok(manifest)
-            });
-            decoded.map_err(|source| Failure::Bundle {
-                dir: dir.clone(),
-                source,
-            })?;
+            packs
+                .check(nth, &decoded)
+                .map_err(|source| Failure::Bundle {
+                    dir: dir.clone(),
+                    source,
+                })?;
         }
         folder.add(&format!("{name}/{MANIFEST_FILE}"), &merged)?;
         let questions = dir.join(QUESTIONS_FILE);
@@ -210,13 +208,13 @@ struct Rewrite {
 }
 
 /// The manifest's bytes naming the shared store (`"store": "../store"`), rewritten as `rewrite`
-/// says, checked to decode with the bundle's file list as a reader will.
+/// says, and the manifest they decode to with the bundle's file list, as a reader decodes it.
 fn with_store(
     dir: &Path,
     manifest: &[u8],
     file_list: &[u8],
     rewrite: &Rewrite,
-) -> Result<Vec<u8>, Failure> {
+) -> Result<(Vec<u8>, Manifest), Failure> {
     let bad = |source| Failure::Bundle {
         dir: dir.to_path_buf(),
         source,
@@ -249,6 +247,6 @@ fn with_store(
     }
     let mut bytes = serde_json::to_vec(&value).unwrap_or_default();
     bytes.push(b'\n');
-    decode_listed_manifest(&bytes, Some(file_list)).map_err(bad)?;
-    Ok(bytes)
+    let decoded = decode_listed_manifest(&bytes, Some(file_list)).map_err(bad)?;
+    Ok((bytes, decoded))
 }

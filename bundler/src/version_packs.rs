@@ -20,9 +20,11 @@ use routelens_engine::corpus::bundle::{
 use crate::failure::Failure;
 use crate::folder::BundleFolder;
 
-/// One bundle's files as the packs hold them: each path with the SHA-256 of its text.
+/// One bundle's files as the packs hold them: each path with the SHA-256 of its text, and
+/// where that version is, (pack, entry).
 struct Holding {
     files: Vec<(String, [u8; 32])>,
+    places: Vec<(usize, u32)>,
 }
 
 /// A pack's manifest entry (without a bundle's `entries`) and its stored bytes.
@@ -32,8 +34,6 @@ pub type StoredPack = (ChunkEntry, Vec<u8>);
 pub struct VersionPacks {
     /// Each pack, in path order.
     pub packs: Vec<StoredPack>,
-    /// Where each version is: (path, SHA-256) to (pack, entry).
-    places: BTreeMap<(String, [u8; 32]), (usize, u32)>,
     holdings: Vec<Holding>,
 }
 
@@ -42,7 +42,7 @@ impl VersionPacks {
     /// them) and packs their texts at `level`.
     pub fn build(dirs: &[(String, PathBuf)], level: i32) -> Result<VersionPacks, Failure> {
         let mut versions: BTreeMap<String, Vec<([u8; 32], String)>> = BTreeMap::new();
-        let mut holdings = Vec::with_capacity(dirs.len());
+        let mut held_files = Vec::with_capacity(dirs.len());
         for (_, dir) in dirs {
             let bundle = BundleFolder::open(dir)?;
             let mut files = Vec::with_capacity(bundle.manifest.files.len());
@@ -54,8 +54,9 @@ impl VersionPacks {
                 }
                 files.push((path, hash));
             }
-            holdings.push(Holding { files });
+            held_files.push(files);
         }
+        // Where each version is: (path, SHA-256) to (pack, entry).
         let mut places = BTreeMap::new();
         let mut planned: Vec<Vec<&[u8]>> = vec![Vec::new()];
         let mut used = 0usize;
@@ -72,10 +73,19 @@ impl VersionPacks {
                 used += text.len();
             }
         }
-        let packs = compress_all(&planned, level);
+        let holdings = held_files
+            .into_iter()
+            .map(|files| Holding {
+                // Every version held was placed above.
+                places: files
+                    .iter()
+                    .filter_map(|(path, hash)| places.get(&(path.clone(), *hash)).copied())
+                    .collect(),
+                files,
+            })
+            .collect();
         Ok(VersionPacks {
-            packs,
-            places,
+            packs: compress_all(&planned, level),
             holdings,
         })
     }
@@ -84,11 +94,7 @@ impl VersionPacks {
     /// files, in order, each with its entries.
     pub fn chunks_of(&self, nth: usize) -> Vec<ChunkEntry> {
         let mut chunks: Vec<(usize, ChunkEntry)> = Vec::new();
-        for (path, hash) in &self.holdings[nth].files {
-            // Every held version was placed by `build`.
-            let Some(&(pack, entry)) = self.places.get(&(path.clone(), *hash)) else {
-                continue;
-            };
+        for &(pack, entry) in &self.holdings[nth].places {
             if chunks.last().is_none_or(|(last, _)| *last != pack) {
                 chunks.push((pack, self.packs[pack].0.clone()));
             }

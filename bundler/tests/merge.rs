@@ -27,6 +27,23 @@ fn files_under(dir: &Path) -> Vec<(String, u64)> {
     out
 }
 
+/// Bundles `dir/repo` at `commit` into `dir/out`, without chunkings (as `routelens snapshots`).
+fn bundle_at(dir: &Path, commit: &str, out: &str) {
+    ok(routelens(
+        &[
+            "bundle",
+            "repo",
+            "--commit",
+            commit,
+            "--out",
+            out,
+            "--chunkers",
+            "none",
+        ],
+        dir,
+    ));
+}
+
 /// What `routelens search --arm all` ranks, without its timings and byte counts.
 fn rankings(bundle: &str, dir: &Path) -> serde_json::Value {
     rankings_for(
@@ -73,19 +90,7 @@ fn two_snapshots_share_their_unchanged_chunks_and_search_as_before() {
     git(&repo, &["commit", "-q", "-am", "two"]);
     let dir = temp.path();
     for (commit, out) in [("HEAD~1", "snaps/one"), ("HEAD", "snaps/two")] {
-        ok(routelens(
-            &[
-                "bundle",
-                "repo",
-                "--commit",
-                commit,
-                "--out",
-                out,
-                "--chunkers",
-                "none",
-            ],
-            dir,
-        ));
+        bundle_at(dir, commit, out);
     }
     let said = ok(routelens(&["merge", "snaps", "--out", "site"], dir));
     assert!(said.contains("merged    2 bundles into site"), "{said}");
@@ -223,20 +228,7 @@ fn three_snapshots(dir: &Path) -> Vec<&'static str> {
     git(&repo, &["commit", "-q", "-am", "three"]);
     let names = vec!["one", "two", "three"];
     for (commit, name) in ["HEAD~2", "HEAD~1", "HEAD"].into_iter().zip(&names) {
-        let out = format!("snaps/{name}");
-        ok(routelens(
-            &[
-                "bundle",
-                "repo",
-                "--commit",
-                commit,
-                "--out",
-                &out,
-                "--chunkers",
-                "none",
-            ],
-            dir,
-        ));
+        bundle_at(dir, commit, &format!("snaps/{name}"));
     }
     names
 }

@@ -252,11 +252,9 @@ impl Manifest {
         if entry.chunk as usize != chunk.index {
             return Err(misplaced());
         }
-        let first = self
-            .files
-            .partition_point(|file| (file.chunk as usize) < chunk.index);
+        let nth = self.nth_in_chunk(at, chunk);
         if let Some(pack) = &chunk.pack {
-            let at = self.pack_entry(chunk, at - first).ok_or_else(misplaced)?;
+            let at = self.pack_entry(chunk, nth).ok_or_else(misplaced)?;
             return pack
                 .sha256(&chunk.raw, at)
                 .map(crate::checksum::hex)
@@ -266,13 +264,20 @@ impl Manifest {
             .hashes
             .clone()
             .ok_or_else(|| Error::field(path, "sha256", "listed nowhere"))?;
-        let start = hashes.start + 32 * (at - first);
+        let start = hashes.start + 32 * nth;
         chunk
             .raw
             .get(start..start + 32)
             .filter(|_| start < hashes.end)
             .map(crate::checksum::hex)
             .ok_or_else(misplaced)
+    }
+
+    /// Where the file at `at` in the file list comes among the files of `chunk`, which holds it.
+    fn nth_in_chunk(&self, at: usize, chunk: &Chunk) -> usize {
+        at - self
+            .files
+            .partition_point(|file| (file.chunk as usize) < chunk.index)
     }
 
     /// The pack entry of the chunk's `nth` file of this bundle (format 7).
@@ -290,7 +295,7 @@ impl Manifest {
 
     /// The text of `path` from its (already opened) chunk, after checking its SHA-256.
     pub fn file_text<'c>(&self, chunk: &'c Chunk, path: &str) -> Result<&'c str> {
-        let (_, entry) = self.file_at(path)?;
+        let (at, entry) = self.file_at(path)?;
         if entry.chunk as usize != chunk.index {
             return Err(Error::field(
                 path,
@@ -302,12 +307,8 @@ impl Manifest {
         // the raw size; `get` keeps this panic-free regardless.
         let range = match &chunk.pack {
             Some(pack) => {
-                let (at, _) = self.file_at(path)?;
-                let first = self
-                    .files
-                    .partition_point(|file| (file.chunk as usize) < chunk.index);
                 let range = self
-                    .pack_entry(chunk, at - first)
+                    .pack_entry(chunk, self.nth_in_chunk(at, chunk))
                     .and_then(|at| pack.ranges.get(at).cloned())
                     .ok_or_else(|| Error::field(path, "chunk", "not in its version pack"))?;
                 if range.len() as u64 != entry.bytes {
