@@ -252,7 +252,8 @@ pub fn build_chunkings(
     let (mut question_vectors, mut embedding) = (None, Vec::new());
     let embedded = options.embedded();
     if !embedded.is_empty() || !options.questions.is_empty() {
-        let embedder = crate::model::load_embedder(&options.model_folder())?;
+        let embedder =
+            crate::model::load_embedder(&options.model_folder(), crate::model::EmbedRun::Batches)?;
         let model = model_of(&embedder);
         let model = (model.0.as_str(), model.1.as_str());
         let mut cache = VectorCache::open(options.vector_cache.as_deref(), model.1)?;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::cli::{EmbedArgs, OutputFormat};
 use crate::failure::Failure;
 use crate::input::read_text;
-use crate::model::ModelChoice;
+use crate::model::{EmbedRun, ModelChoice};
 
 #[derive(Serialize)]
 struct Output<'a> {
@@ -41,7 +41,7 @@ pub fn run(args: &EmbedArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let pin = ModelPin::minilm();
     let model = ModelChoice::new(args.model.as_deref(), args.weights, args.mantissa_bits)?;
     let mantissa_bits = model.mantissa_bits;
-    let embedder = model.load()?;
+    let embedder = model.load(EmbedRun::Batches)?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let vectors = embedder.embed(&refs)?;
     let text = match args.format {

@@ -31,7 +31,7 @@ use routelens_engine::retrieval::lexical::LexicalIndex;
 use routelens_engine::{BundleFile, Error, Manifest, TextCorpus};
 
 use crate::failure::Failure;
-use crate::model::ModelChoice;
+use crate::model::{EmbedRun, ModelChoice};
 
 /// A bundle folder whose manifest has been read and checked.
 #[derive(Debug)]
@@ -291,7 +291,7 @@ impl BundleFolder {
                 .map_err(failed)?;
         }
         if questions.iter().any(|q| !open.has_stored_question(q)) {
-            let embedder = model.load()?;
+            let embedder = model.load(EmbedRun::Questions)?;
             open.set_embedder(Box::new(move |text: &str| {
                 Ok(embedder.embed(&[text])?.remove(0))
             }));

@@ -61,19 +61,46 @@ impl<'a> ModelChoice<'a> {
         })
     }
 
-    /// Loads the embedder this choice names.
-    pub fn load(&self) -> Result<Embedder, Failure> {
+    /// Loads the embedder this choice names, for `run`.
+    pub fn load(&self, run: EmbedRun) -> Result<Embedder, Failure> {
         load_embedder_rounded(
             &model_folder(self.folder, &ModelPin::minilm()),
             self.mantissa_bits,
+            run,
         )
     }
 }
 
-/// Loads the pinned embedder from `folder`; a missing file says how to install it, other bytes
-/// are refused naming the file on disk.
-pub fn load_embedder(folder: &Path) -> Result<Embedder, Failure> {
-    load_embedder_rounded(folder, None)
+/// How a command runs the embedder, which decides how many threads each of candle's matrix
+/// products splits over. candle reads that from `RAYON_NUM_THREADS` on every product, so it is
+/// set once, before the model is loaded, while no other thread of ours runs; a value the user
+/// set is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbedRun {
+    /// Many texts (`embed`, `bundle --embed`): the embedder runs a batch per core on
+    /// single-thread pools, so each product stays on its batch's thread. Splitting each over
+    /// both cores while both are busy cost a fifth of the throughput (docs/commands/embed.md).
+    Batches,
+    /// One question at a time (`search`, `evaluate` and `label` with typed questions): each
+    /// product split over every core, which took the demo's typed dense query from a p50 of
+    /// 18.5-20.1 ms to 15.3-15.5 ms (docs/dense.md).
+    Questions,
+}
+
+impl EmbedRun {
+    /// The thread count candle's products are told.
+    fn product_threads(self) -> usize {
+        match self {
+            EmbedRun::Batches => 1,
+            EmbedRun::Questions => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
+
+/// Loads the pinned embedder from `folder` for `run`; a missing file says how to install it,
+/// other bytes are refused naming the file on disk.
+pub fn load_embedder(folder: &Path, run: EmbedRun) -> Result<Embedder, Failure> {
+    load_embedder_rounded(folder, None, run)
 }
 
 /// As [`load_embedder`], every f32 weight rounded to `mantissa_bits` when given, as the page's
@@ -81,15 +108,10 @@ pub fn load_embedder(folder: &Path) -> Result<Embedder, Failure> {
 pub fn load_embedder_rounded(
     folder: &Path,
     mantissa_bits: Option<u8>,
+    run: EmbedRun,
 ) -> Result<Embedder, Failure> {
-    // The embedder runs a batch per core on single-thread pools; candle's matrix products read
-    // how many threads to split over from RAYON_NUM_THREADS on every call, and splitting each
-    // over both cores while both are busy cost a fifth of the time (docs/commands/embed.md).
-    // One question alone gains nothing from two either: its dense query's p50 went from 21.7 ms
-    // to 36 ms. Set before the model is used, while no other thread of ours runs; a value the
-    // user set is kept.
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        std::env::set_var("RAYON_NUM_THREADS", "1");
+        std::env::set_var("RAYON_NUM_THREADS", run.product_threads().to_string());
     }
     let read = |name: &str| read_model_file(folder, name);
     let (config, weights, tokenizer) = (

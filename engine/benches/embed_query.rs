@@ -2,7 +2,9 @@
 //! (`dense_rank`): all-MiniLM-L6-v2 on one question of 22 word pieces. The model is the
 //! installed one (`scripts/setup.sh`), from `ROUTELENS_MODELS/all-MiniLM-L6-v2` or
 //! `~/.cache/routelens/models/all-MiniLM-L6-v2`; sentence-transformers' time for the same
-//! question is measured by `bench/embed_query.py` (docs/dense.md).
+//! question is measured by `bench/embed_query.py` (docs/dense.md). Run it with
+//! `RAYON_NUM_THREADS=2`, as `routelens search` sets for a typed question (unset, candle asks the
+//! system for the core count on every product).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use routelens_engine::retrieval::dense::embedder::{Embedder, ModelFiles};

@@ -6,7 +6,7 @@
 //! to `transformers`' and `sentence-transformers`' own logits by `engine/tests/cross_encoder.rs`.
 
 use candle_core::{DType, Device, Module, Tensor};
-use candle_nn::{linear, Linear, VarBuilder};
+use candle_nn::{linear, Linear};
 use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{Tokenizer, TruncationParams};
 
@@ -14,6 +14,7 @@ use super::{ChunkReranker, CrossEncoderIdentity, RerankInput};
 use crate::corpus::code_chunks::CodeChunk;
 use crate::error::{Error, Result};
 use crate::retrieval::dense::embedder::ModelFiles;
+use crate::retrieval::dense::transposed;
 use crate::stable_sort;
 
 /// The longest input CodeAtlas's reranker takes, in word pieces with `[CLS]` and both `[SEP]`.
@@ -57,9 +58,8 @@ impl CrossEncoder {
                 format!("{labels} labels; a cross-encoder reranker has one score"),
             ));
         }
-        let weights =
-            VarBuilder::from_buffered_safetensors(files.weights.to_vec(), DType::F32, &Device::Cpu)
-                .map_err(|e| failed("model.safetensors", e))?;
+        let weights = transposed::var_builder(files.weights, DType::F32)
+            .map_err(|e| failed("model.safetensors", e))?;
         let head = |prefix: &str, size: usize| -> Result<Linear> {
             let at = ["bert.", ""]
                 .into_iter()

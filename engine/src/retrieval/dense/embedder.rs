@@ -9,12 +9,11 @@
 //! of the mean.
 
 use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{Tokenizer, TruncationParams};
 
-use super::page_weights;
 use super::pin::ModelPin;
+use super::{page_weights, transposed};
 use crate::checksum::sha256_hex;
 use crate::error::{Error, Result};
 use crate::stable_sort;
@@ -137,8 +136,9 @@ impl Embedder {
     fn from_checked(files: &ModelFiles, pin: ModelPin) -> Result<Embedder> {
         let config: Config =
             serde_json::from_slice(files.config).map_err(|e| model_error("config.json", e))?;
-        // Read in place: candle copies each tensor out of the file as it builds the model.
-        let weights = VarBuilder::from_slice_safetensors(files.weights, DType::F32, &Device::Cpu)
+        // Read in place: candle copies each tensor out of the file as it builds the model (the
+        // linear layers transposed on the way, `transposed`).
+        let weights = transposed::var_builder(files.weights, DType::F32)
             .map_err(|e| model_error("model.safetensors", e))?;
         let model =
             BertModel::load(weights, &config).map_err(|e| model_error("model.safetensors", e))?;

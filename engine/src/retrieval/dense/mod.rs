@@ -12,3 +12,5 @@ pub mod page_weights;
 pub mod pin;
 pub mod queries;
 pub mod rank;
+#[cfg(feature = "dense")]
+pub mod transposed;

@@ -70,11 +70,50 @@ pub fn rank(table: &VectorTable, query: &[f32], k: usize) -> Result<Vec<(usize, 
 /// ranking's cost, which [`best`] then reads at any depth.
 pub fn scores(table: &VectorTable, query: &[f32]) -> Result<Vec<f32>> {
     check_dimension(table, query)?;
-    Ok(table
-        .values
-        .chunks_exact(table.dimension.max(1))
-        .map(|row| dot(row, query))
-        .collect())
+    let mut out = vec![0f32; table.len()];
+    score_rows(&table.values, query, &mut out);
+    Ok(out)
+}
+
+/// Rows below which a scan stays on the calling thread: starting a thread costs about what
+/// scoring a few thousand rows does.
+#[cfg(not(target_arch = "wasm32"))]
+const ROWS_PER_THREAD: usize = 8192;
+
+/// Scores each row of `values` (rows of `query.len()` numbers) against `query` into `out`.
+/// Natively the rows are split between the cores: one core reads the demo's 82 MB of vectors
+/// at about 20 GB/s, and two read them faster. Each row's score is the same [`dot`] wherever it
+/// runs, so the scores are bit for bit the one-thread scan's. The worker in wasm32 has one
+/// thread.
+fn score_rows(values: &[f32], query: &[f32], out: &mut [f32]) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let dimension = query.len().max(1);
+        static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let cores =
+            *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let parts = cores.min(out.len() / ROWS_PER_THREAD);
+        if parts > 1 {
+            let rows_each = out.len().div_ceil(parts);
+            std::thread::scope(|scope| {
+                for (rows, out) in values
+                    .chunks(rows_each * dimension)
+                    .zip(out.chunks_mut(rows_each))
+                {
+                    scope.spawn(move || score_rows_here(rows, query, out));
+                }
+            });
+            return;
+        }
+    }
+    score_rows_here(values, query, out);
+}
+
+/// [`score_rows`] on this thread.
+fn score_rows_here(values: &[f32], query: &[f32], out: &mut [f32]) {
+    for (row, score) in values.chunks_exact(query.len().max(1)).zip(out) {
+        *score = dot(row, query);
+    }
 }
 
 fn check_dimension(table: &VectorTable, query: &[f32]) -> Result<()> {
@@ -196,6 +235,33 @@ mod tests {
             let plain: f64 = a.iter().zip(&b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
             prop_assert!((f64::from(dot(&a, &b)) - plain).abs() <= 1e-4);
         }
+    }
+
+    /// A table large enough to be split between threads scores as one thread does, bit for bit.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn a_split_scan_scores_as_one_thread() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        };
+        let rows: Vec<Vec<f32>> = (0..3 * super::ROWS_PER_THREAD + 5)
+            .map(|_| (0..12).map(|_| next()).collect())
+            .collect();
+        let query: Vec<f32> = (0..12).map(|_| next()).collect();
+        let table = VectorTable::new(12, &rows).unwrap();
+        let split = super::scores(&table, &query).unwrap();
+        let mut alone = vec![0f32; rows.len()];
+        super::score_rows_here(&table.values, &query, &mut alone);
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&split), bits(&alone));
+        assert_eq!(
+            split[rows.len() - 1].to_bits(),
+            dot(&rows[rows.len() - 1], &query).to_bits()
+        );
     }
 
     #[test]
