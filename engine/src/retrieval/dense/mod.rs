@@ -3,7 +3,8 @@
 //! name and the SHA-256 of each file, which every vector set records and is checked against; and
 //! the exact cosine ranking over a chunking's vectors (`rank`); where a question's vector comes
 //! from (`queries`: the bundle's stored question vectors, else the embedder); the weights as the
-//! page fetches them, rounded and compressed (`page_weights`).
+//! page fetches them, rounded and compressed (`page_weights`); a BERT's linear weights handed
+//! to candle transposed, so its products read them in place (`transposed`).
 
 #[cfg(feature = "dense")]
 pub mod embedder;

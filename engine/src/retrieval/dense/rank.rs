@@ -75,8 +75,8 @@ pub fn scores(table: &VectorTable, query: &[f32]) -> Result<Vec<f32>> {
     Ok(out)
 }
 
-/// Rows below which a scan stays on the calling thread: starting a thread costs about what
-/// scoring a few thousand rows does.
+/// Rows each thread of a split scan takes at least: a smaller table stays on the calling thread,
+/// where starting threads would cost more than it saves.
 #[cfg(not(target_arch = "wasm32"))]
 const ROWS_PER_THREAD: usize = 8192;
 

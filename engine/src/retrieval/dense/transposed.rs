@@ -1,9 +1,11 @@
-//! A BERT model's weights (the embedder's and the cross-encoder's) as candle is handed them, each linear layer's matrix already transposed
-//! in memory. candle's `Linear` multiplies by the weight's transpose; with the weight stored as
-//! the file has it (out × in, row-major), gemm repacks the whole matrix on every product, which
-//! for a short text (a typed question: 22 pieces against 1,536 × 384 weights) cost more than
-//! the products themselves. Stored in × out, the transpose candle asks for is contiguous and
-//! gemm reads it in place. The shape candle sees, and every product's value, is unchanged.
+//! A BERT model's weights (the embedder's and the cross-encoder's) as candle is handed them,
+//! each linear layer's matrix already transposed in memory. candle's `Linear` multiplies by the
+//! weight's transpose; with the weight stored as the file has it (out × in, row-major), gemm
+//! copied the whole matrix into its own layout on every product, which for a short text (a typed
+//! question: 22 pieces against 1,536 × 384 weights) cost about as much as the arithmetic.
+//! Stored in × out, the transpose candle asks for is contiguous and gemm reads it in place. The
+//! shapes candle sees are unchanged, and so is every product up to the order of its additions
+//! (held to sentence-transformers by `engine/tests/minilm.rs`).
 
 use candle_core::safetensors::SliceSafetensors;
 use candle_core::{DType, Device, Result, Shape, Tensor};
