@@ -14,7 +14,7 @@ use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use super::file_trigrams::{self, FileSet, FileTrigrams};
-use super::needle::{fold_ascii, holds_look_alikes, Needle};
+use super::needle::{fold_ascii, holds_look_alikes, next_look_alike, Needle, LOOK_ALIKES};
 use super::plan::{GrepAction, Plan};
 use crate::corpus::code_chunks::ChunksByFile;
 
@@ -69,7 +69,7 @@ pub struct GrepPool {
 struct Search<'p> {
     action: &'p GrepAction,
     /// Compiled up front, unless the needle is the whole pattern ([`Needle::bounds`]): then
-    /// only for a file the needle cannot be trusted on.
+    /// only for a file holding a look-alike of the needle's letters.
     regex: std::cell::OnceCell<Regex>,
     glob: globset::GlobMatcher,
     needle: Option<Needle>,
@@ -116,43 +116,83 @@ impl<'p> Search<'p> {
         }
     }
 
-    /// The first `most` lines of `text` this action matches (see [`matching_lines`]), found through its
-    /// needle when it has one it can trust in `text`; `fold` is `text`'s, made on first need.
+    /// The first `most` lines of `text` this action matches (see [`matching_lines`]), found
+    /// through its needle when it has one; `fold` is `text`'s, made on first need.
     fn lines<'t>(
         &self,
         text: &'t str,
         fold: &mut Fold<'_>,
         most: usize,
     ) -> Result<Vec<(usize, &'t str)>, String> {
-        match &self.needle {
-            Some(needle) if !needle.exotic() || !fold.look_alikes(text) => {
-                let haystack = if needle.folded() {
-                    fold.of(text)
-                } else {
-                    text.as_bytes()
-                };
-                let next = |at: usize| needle.find(&haystack[at..]).map(|found| at + found);
-                Ok(match needle.bounds() {
-                    Some(bounds) => matching_lines(
-                        |at, line: &str| {
-                            needle.in_line(bounds, line, &haystack[at..at + line.len()])
-                        },
-                        (text, most),
-                        next,
-                    ),
-                    None => {
-                        let regex = self.regex()?;
-                        matching_lines(|_, line| regex.is_match(line), (text, most), next)
-                    }
-                })
-            }
-            _ => {
+        let Some(needle) = &self.needle else {
+            let regex = self.regex()?;
+            return Ok(matching_lines(
+                |_, line| regex.is_match(line),
+                (text, most),
+                |at| regex.find_at(text, at).map(|m| m.start()),
+            ));
+        };
+        let look_alikes = needle.exotic() && fold.look_alikes(text);
+        let haystack = if needle.folded() {
+            fold.of(text)
+        } else {
+            text.as_bytes()
+        };
+        let next = |at: usize| needle.find(&haystack[at..]).map(|found| at + found);
+        if look_alikes {
+            // A match may spell the needle's `k` or `s` with a look-alike, which the fold leaves
+            // as it is: a line holding one is a candidate too, and every candidate is tested
+            // with the regex. Each search's next find is kept until passed, so no byte is
+            // searched twice however far the next look-alike is.
+            let regex = self.regex()?;
+            let mut kept = [Ahead::default(); 1 + LOOK_ALIKES];
+            let (needle_ahead, alikes) = kept.split_at_mut(1);
+            return Ok(matching_lines(
+                |_, line| regex.is_match(line),
+                (text, most),
+                |at| {
+                    let alike = alikes.iter_mut().enumerate().filter_map(|(nth, ahead)| {
+                        ahead.from(at, |at| next_look_alike(text, nth, at))
+                    });
+                    needle_ahead[0]
+                        .from(at, next)
+                        .into_iter()
+                        .chain(alike)
+                        .min()
+                },
+            ));
+        }
+        Ok(match needle.bounds() {
+            Some(bounds) => matching_lines(
+                |at, line: &str| needle.in_line(bounds, line, &haystack[at..at + line.len()]),
+                (text, most),
+                next,
+            ),
+            None => {
                 let regex = self.regex()?;
-                Ok(matching_lines(
-                    |_, line| regex.is_match(line),
-                    (text, most),
-                    |at| regex.find_at(text, at).map(|m| m.start()),
-                ))
+                matching_lines(|_, line| regex.is_match(line), (text, most), next)
+            }
+        })
+    }
+}
+
+/// A forward search's next find, kept until the scan passes it.
+#[derive(Default, Clone, Copy)]
+struct Ahead {
+    /// The last find and the position it was searched from.
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl Ahead {
+    /// The first find at or after `at` (asked for with `at` never decreasing), by `find` when
+    /// the kept one does not answer.
+    fn from(&mut self, at: usize, find: impl FnOnce(usize) -> Option<usize>) -> Option<usize> {
+        match self.last {
+            Some((from, found)) if from <= at && found.is_none_or(|found| found >= at) => found,
+            _ => {
+                let found = find(at);
+                self.last = Some((at, found));
+                found
             }
         }
     }

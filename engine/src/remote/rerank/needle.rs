@@ -12,9 +12,9 @@
 //! text itself. Finding a needle only says a line may match: the line is then tested with the
 //! regex, so the needle may find more than the regex, never less. Two non-ASCII letters fold to
 //! ASCII ones under the regex crate's simple case folding, KELVIN SIGN to `k` and LATIN SMALL
-//! LETTER LONG S to `s`: a needle holding a `k` or an `s` that either could stand for is not
-//! trusted on a text holding them ([`Needle::exotic`]), and that text is searched with the
-//! regex alone.
+//! LETTER LONG S to `s`: in a text holding either, a needle holding a `k` or an `s` that either
+//! could stand for ([`Needle::exotic`]) may miss a match, so there the lines holding a
+//! look-alike ([`next_look_alike`]) are tested with the regex as well.
 //!
 //! When the pattern is the needle and nothing else, or the needle between Unicode word
 //! boundaries (the offline planner's `\bterm\b`), a line matches exactly when it holds the needle
@@ -90,7 +90,8 @@ impl Needle {
     }
 
     /// Whether the needle holds a `k` or an `s` that a KELVIN SIGN or a LONG S could stand for:
-    /// then it is trusted only in a text without either ([`holds_look_alikes`]).
+    /// then, in a text holding either ([`holds_look_alikes`]), the lines holding one are
+    /// candidates too.
     pub fn exotic(&self) -> bool {
         self.exotic
     }
@@ -132,14 +133,25 @@ impl Needle {
 
 /// Whether `text` holds a non-ASCII letter that folds to an ASCII one (see [`FOLDS_TO_ASCII`]).
 pub fn holds_look_alikes(text: &str) -> bool {
-    // memchr's search, not `str::contains`: a multi-byte char is searched for as a string, and
-    // the standard library's string search has no SIMD path in wasm32 (it was a tenth of the
-    // browser's grep time).
-    !text.is_ascii()
-        && FOLDS_TO_ASCII.iter().any(|(c, _)| {
-            memchr::memmem::find(text.as_bytes(), c.encode_utf8(&mut [0; 4]).as_bytes()).is_some()
-        })
+    !text.is_ascii() && (0..LOOK_ALIKES).any(|at| next_look_alike(text, at, 0).is_some())
 }
+
+/// Where the `nth` look-alike of [`FOLDS_TO_ASCII`] first occurs in `text` at or after byte
+/// `from`.
+pub fn next_look_alike(text: &str, nth: usize, from: usize) -> Option<usize> {
+    // memchr's search, not `str::find`: a multi-byte char is searched for as a string, and the
+    // standard library's string search has no SIMD path in wasm32 (it was a tenth of the
+    // browser's grep time).
+    let (c, _) = FOLDS_TO_ASCII[nth];
+    memchr::memmem::find(
+        &text.as_bytes()[from..],
+        c.encode_utf8(&mut [0; 4]).as_bytes(),
+    )
+    .map(|at| from + at)
+}
+
+/// How many look-alikes [`next_look_alike`] knows.
+pub const LOOK_ALIKES: usize = FOLDS_TO_ASCII.len();
 
 /// `text`'s bytes with the ASCII letters lower-cased, into `out` (cleared first).
 pub fn fold_ascii(text: &str, out: &mut Vec<u8>) {
