@@ -14,7 +14,9 @@ use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
 use super::file_trigrams::{self, FileSet, FileTrigrams};
-use super::needle::{fold_ascii, holds_look_alikes, next_look_alike, Needle, LOOK_ALIKES};
+use super::needle::{
+    fold_ascii, fold_look_alikes, holds_look_alikes, next_look_alike, Needle, LOOK_ALIKES,
+};
 use super::plan::{GrepAction, Plan};
 use crate::corpus::code_chunks::ChunksByFile;
 
@@ -71,7 +73,7 @@ struct Search<'p> {
     /// Compiled up front, unless the needle is the whole pattern ([`Needle::bounds`]): then
     /// only for a file holding a look-alike of the needle's letters.
     regex: std::cell::OnceCell<Regex>,
-    glob: globset::GlobMatcher,
+    glob: std::rc::Rc<globset::GlobMatcher>,
     needle: Option<Needle>,
     /// The files that may hold a match (`None`: any file may).
     files: Option<FileSet>,
@@ -141,26 +143,38 @@ impl<'p> Search<'p> {
         let next = |at: usize| needle.find(&haystack[at..]).map(|found| at + found);
         if look_alikes {
             // A match may spell the needle's `k` or `s` with a look-alike, which the fold leaves
-            // as it is: a line holding one is a candidate too, and every candidate is tested
-            // with the regex. Each search's next find is kept until passed, so no byte is
-            // searched twice however far the next look-alike is.
-            let regex = self.regex()?;
+            // as it is: a line holding one is a candidate too. Each search's next find is kept
+            // until passed, so no byte is searched twice however far the next look-alike is.
+            // A candidate is tested with the regex, or, when the needle is the whole pattern
+            // and ASCII, with the needle in the line with its look-alikes folded too
+            // ([`fold_look_alikes`]: the regex would be compiled for these few lines alone).
+            let test = match needle.bounds().filter(|_| needle.bytes().is_ascii()) {
+                Some(bounds) => LineTest::Needle(bounds),
+                None => LineTest::Regex(self.regex()?),
+            };
+            let test = |at: usize, line: &str| match test {
+                LineTest::Needle(bounds) if line.is_ascii() => {
+                    needle.in_line(bounds, line, &haystack[at..at + line.len()])
+                }
+                LineTest::Needle(bounds) => {
+                    let folded = fold_look_alikes(line);
+                    needle.in_line(bounds, &folded, folded.as_bytes())
+                }
+                LineTest::Regex(regex) => regex.is_match(line),
+            };
             let mut kept = [Ahead::default(); 1 + LOOK_ALIKES];
             let (needle_ahead, alikes) = kept.split_at_mut(1);
-            return Ok(matching_lines(
-                |_, line| regex.is_match(line),
-                (text, most),
-                |at| {
-                    let alike = alikes.iter_mut().enumerate().filter_map(|(nth, ahead)| {
-                        ahead.from(at, |at| next_look_alike(text, nth, at))
-                    });
-                    needle_ahead[0]
-                        .from(at, next)
-                        .into_iter()
-                        .chain(alike)
-                        .min()
-                },
-            ));
+            return Ok(matching_lines(test, (text, most), |at| {
+                let alike = alikes
+                    .iter_mut()
+                    .enumerate()
+                    .filter_map(|(nth, ahead)| ahead.from(at, |at| next_look_alike(text, nth, at)));
+                needle_ahead[0]
+                    .from(at, next)
+                    .into_iter()
+                    .chain(alike)
+                    .min()
+            }));
         }
         Ok(match needle.bounds() {
             Some(bounds) => matching_lines(
@@ -174,6 +188,13 @@ impl<'p> Search<'p> {
             }
         })
     }
+}
+
+/// How a candidate line is tested: with the needle and its word boundaries, or the regex.
+#[derive(Clone, Copy)]
+enum LineTest<'r> {
+    Needle((bool, bool)),
+    Regex(&'r Regex),
 }
 
 /// A forward search's next find, kept until the scan passes it.
@@ -527,7 +548,7 @@ mod tests {
             texts in proptest::collection::vec("[kKsSeEyY_\u{212A}\u{17F}é \n\r]{0,60}", 1..4),
             patterns in proptest::collection::vec(proptest::sample::select(vec![
                 "key", "\\bkey\\b", "sey", "^s", "k$", "e_s", "ké", "y(?-i:K)e", "s\\s+k", "[ks]e",
-                "ye|ke", "\\bye\\b", "\\be_", "_s\\b", "y(?-i:é)", "\\bSéy\\b",
+                "ye|ke", "\\bye\\b", "\\bks\\b", "\\be_", "_s\\b", "y(?-i:é)", "\\bSéy\\b",
             ]), 1..4),
             case_sensitive in proptest::bool::ANY,
             (per_file, per_action) in (0..4usize, 0..6usize),

@@ -153,6 +153,21 @@ pub fn next_look_alike(text: &str, nth: usize, from: usize) -> Option<usize> {
 /// How many look-alikes [`next_look_alike`] knows.
 pub const LOOK_ALIKES: usize = FOLDS_TO_ASCII.len();
 
+/// `line` with its ASCII letters lower-cased and each look-alike (see [`FOLDS_TO_ASCII`])
+/// replaced by its ASCII letter: an ASCII needle is in it, with its word boundaries, exactly
+/// where the case-insensitive pattern matches `line` (both letters are word characters, so every
+/// boundary stays where it was).
+pub fn fold_look_alikes(line: &str) -> String {
+    line.chars()
+        .map(
+            |c| match FOLDS_TO_ASCII.iter().find(|(alike, _)| *alike == c) {
+                Some(&(_, letter)) => char::from(letter),
+                None => c.to_ascii_lowercase(),
+            },
+        )
+        .collect()
+}
+
 /// `text`'s bytes with the ASCII letters lower-cased, into `out` (cleared first).
 pub fn fold_ascii(text: &str, out: &mut Vec<u8>) {
     out.clear();

@@ -2,6 +2,11 @@
 //! search. CodeNib's planner returns 1–6 independent actions, each a ripgrep-style Rust regex,
 //! a repository-relative glob (`**/*` for every file) and whether the match is case-sensitive.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use globset::GlobMatcher;
 use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
@@ -55,14 +60,32 @@ impl GrepAction {
             })
     }
 
-    /// The compiled glob.
-    pub fn matcher(&self) -> std::result::Result<globset::GlobMatcher, String> {
-        globset::GlobBuilder::new(&self.glob)
+    /// The compiled glob, kept per thread by its text: compiling one builds a regex, and a
+    /// plan's globs repeat from question to question (every offline plan's are `**/*`).
+    pub fn matcher(&self) -> std::result::Result<Rc<GlobMatcher>, String> {
+        if let Some(kept) = GLOBS.with_borrow(|globs| globs.get(&self.glob).cloned()) {
+            return Ok(kept);
+        }
+        let matcher = globset::GlobBuilder::new(&self.glob)
             .literal_separator(true)
             .build()
-            .map(|g| g.compile_matcher())
-            .map_err(|e| format!("glob {:?}: {e}", self.glob))
+            .map(|g| Rc::new(g.compile_matcher()))
+            .map_err(|e| format!("glob {:?}: {e}", self.glob))?;
+        GLOBS.with_borrow_mut(|globs| {
+            if globs.len() == GLOBS_KEPT {
+                globs.clear();
+            }
+            globs.insert(self.glob.clone(), Rc::clone(&matcher));
+        });
+        Ok(matcher)
     }
+}
+
+/// How many compiled globs a thread keeps before it starts again.
+const GLOBS_KEPT: usize = 64;
+
+thread_local! {
+    static GLOBS: RefCell<HashMap<String, Rc<GlobMatcher>>> = RefCell::new(HashMap::new());
 }
 
 /// Reads a plan from JSON (`{"actions": [...]}` or the bare list), `file` naming it in errors:
@@ -146,5 +169,23 @@ mod tests {
         // An invalid pattern is the action's failure when it runs, not the plan's.
         let plan = parse_plan("p.json", r#"[{"pattern":"(unclosed"}]"#).unwrap();
         assert!(plan.actions[0].regex().unwrap_err().contains("(unclosed"));
+    }
+
+    #[test]
+    fn a_glob_is_compiled_once_a_thread_and_matches_as_compiled_afresh() {
+        let action = |glob: &str| GrepAction {
+            pattern: "a".into(),
+            glob: glob.into(),
+            case_sensitive: false,
+        };
+        let first = action("src/**/*.py").matcher().unwrap();
+        let again = action("src/**/*.py").matcher().unwrap();
+        assert!(Rc::ptr_eq(&first, &again));
+        assert!(!Rc::ptr_eq(&first, &action("**/*.py").matcher().unwrap()));
+        assert!(first.is_match("src/a/b.py") && !first.is_match("lib/b.py"));
+        // `literal_separator`: a `*` stays within one folder, kept or not.
+        assert!(!action("*.py").matcher().unwrap().is_match("src/b.py"));
+        assert!(action("src/[x").matcher().is_err());
+        assert!(action("src/[x").matcher().is_err(), "a failure is not kept");
     }
 }
