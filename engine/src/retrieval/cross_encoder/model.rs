@@ -1,19 +1,20 @@
 //! A cross-encoder as `transformers`' `BertForSequenceClassification` with one label runs it:
 //! `[CLS] query [SEP] passage [SEP]` with the tokenizer's pair template's token types (0, then
 //! 1), truncated longest-first to the model's maximum length (at most 512 pieces) and never
-//! padded alone; candle's BERT for the body (its loader falls back to the `bert.` prefix); then
+//! padded alone; BERT's encoder for the body (`dense::encoder`, under the `bert.` prefix or none); then
 //! `classifier(tanh(pooler(h_[CLS])))`, a raw logit (a sigmoid would not change the order). Held
 //! to `transformers`' and `sentence-transformers`' own logits by `engine/tests/cross_encoder.rs`.
 
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{linear, Linear};
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
 use tokenizers::{Tokenizer, TruncationParams};
 
 use super::{ChunkReranker, CrossEncoderIdentity, RerankInput};
 use crate::corpus::code_chunks::CodeChunk;
 use crate::error::{Error, Result};
 use crate::retrieval::dense::embedder::ModelFiles;
+use crate::retrieval::dense::encoder::Encoder;
 use crate::retrieval::dense::transposed;
 use crate::stable_sort;
 
@@ -31,7 +32,7 @@ pub type CrossEncoderFiles<'a> = ModelFiles<'a>;
 
 /// A loaded cross-encoder.
 pub struct CrossEncoder {
-    body: BertModel,
+    body: Encoder,
     pooler: Linear,
     classifier: Linear,
     tokenizer: Tokenizer,
@@ -71,7 +72,7 @@ impl CrossEncoder {
         };
         let pooler = head("pooler.dense", config.hidden_size)?;
         let classifier = head("classifier", 1)?;
-        let body = BertModel::load(weights, &config).map_err(|e| failed("model.safetensors", e))?;
+        let body = Encoder::load(weights, &config).map_err(|e| failed("model.safetensors", e))?;
         let mut tokenizer =
             Tokenizer::from_bytes(files.tokenizer).map_err(|e| failed("tokenizer.json", e))?;
         tokenizer
@@ -146,20 +147,20 @@ impl CrossEncoder {
 
     /// One batch of (ids, type ids) through the model, padded to its longest and masked.
     fn run(&self, batch: &[(&[u32], &[u32])]) -> Result<Vec<f32>> {
-        let width = batch.iter().map(|(ids, _)| ids.len()).max().unwrap_or(0);
-        let (mut ids, mut types, mut mask) = (Vec::new(), Vec::new(), Vec::new());
+        let lengths: Vec<usize> = batch.iter().map(|(ids, _)| ids.len()).collect();
+        let width = lengths.iter().copied().max().unwrap_or(0);
+        let (mut ids, mut types) = (Vec::new(), Vec::new());
         for (row, row_types) in batch {
             let pad = width - row.len();
             ids.extend(row.iter().copied().chain(std::iter::repeat_n(0, pad)));
             types.extend(row_types.iter().copied().chain(std::iter::repeat_n(0, pad)));
-            mask.extend((0..width).map(|at| u32::from(at < row.len())));
         }
         let shape = (batch.len(), width);
         let tensor = |values: Vec<u32>| Tensor::from_vec(values, shape, &Device::Cpu);
         let forward = || -> candle_core::Result<Vec<f32>> {
             let hidden = self
                 .body
-                .forward(&tensor(ids)?, &tensor(types)?, Some(&tensor(mask)?))?;
+                .forward(&tensor(ids)?, &tensor(types)?, &lengths)?;
             let first = hidden.narrow(1, 0, 1)?.squeeze(1)?;
             let pooled = self.pooler.forward(&first)?.tanh()?;
             self.classifier

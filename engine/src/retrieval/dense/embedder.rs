@@ -1,6 +1,6 @@
 //! all-MiniLM-L6-v2 exactly as sentence-transformers runs it: the model's WordPiece tokenizer
 //! (lower-cased, accents stripped, `[CLS] … [SEP]`) truncated at 256 pieces and never padded
-//! alone, candle's BERT, the mean of the last hidden states over the attention mask, then L2
+//! alone, BERT's encoder (`encoder`), the mean of the last hidden states over the attention mask, then L2
 //! normalisation. Held to sentence-transformers' own vectors by `engine/tests/minilm.rs`.
 //!
 //! The shipped `tokenizer.json` truncates and pads at 128; both are replaced here, or the
@@ -9,9 +9,10 @@
 //! of the mean.
 
 use candle_core::{DType, Device, Tensor};
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::Config;
 use tokenizers::{Tokenizer, TruncationParams};
 
+use super::encoder::Encoder;
 use super::pin::ModelPin;
 use super::{page_weights, transposed};
 use crate::checksum::sha256_hex;
@@ -65,7 +66,7 @@ impl ModelDigests {
 
 /// A loaded embedder.
 pub struct Embedder {
-    model: BertModel,
+    model: Encoder,
     tokenizer: Tokenizer,
     pin: ModelPin,
     /// One single-thread pool per concurrent batch (see [`Embedder::embed_with_progress`]);
@@ -141,7 +142,7 @@ impl Embedder {
         let weights = transposed::var_builder(files.weights, DType::F32)
             .map_err(|e| model_error("model.safetensors", e))?;
         let model =
-            BertModel::load(weights, &config).map_err(|e| model_error("model.safetensors", e))?;
+            Encoder::load(weights, &config).map_err(|e| model_error("model.safetensors", e))?;
         let mut tokenizer =
             Tokenizer::from_bytes(files.tokenizer).map_err(|e| model_error("tokenizer.json", e))?;
         tokenizer
@@ -285,7 +286,8 @@ impl Embedder {
 
     /// One batch through the model: padded to its longest, masked, mean-pooled, normalised.
     fn run(&self, batch: &[&[u32]]) -> Result<Vec<Vec<f32>>> {
-        let width = batch.iter().map(|ids| ids.len()).max().unwrap_or(0);
+        let lengths: Vec<usize> = batch.iter().map(|ids| ids.len()).collect();
+        let width = lengths.iter().copied().max().unwrap_or(0);
         let mut ids = Vec::with_capacity(batch.len() * width);
         let mut mask = Vec::with_capacity(batch.len() * width);
         for row in batch {
@@ -302,7 +304,7 @@ impl Embedder {
             let ids = tensor(ids)?;
             let mask = tensor(mask)?;
             let types = ids.zeros_like()?;
-            let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+            let hidden = self.model.forward(&ids, &types, &lengths)?;
             let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
             let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
             let counts = mask.sum(1)?;

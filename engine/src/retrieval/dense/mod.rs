@@ -4,10 +4,15 @@
 //! the exact cosine ranking over a chunking's vectors (`rank`); where a question's vector comes
 //! from (`queries`: the bundle's stored question vectors, else the embedder); the weights as the
 //! page fetches them, rounded and compressed (`page_weights`); a BERT's linear weights handed
-//! to candle transposed, so its products read them in place (`transposed`).
+//! to candle transposed, so its products read them in place (`transposed`); BERT's encoder
+//! (`encoder`) with its element-wise steps vectorised (`kernels`).
 
 #[cfg(feature = "dense")]
 pub mod embedder;
+#[cfg(feature = "dense")]
+pub mod encoder;
+#[cfg(feature = "dense")]
+mod kernels;
 #[cfg(feature = "dense")]
 pub mod page_weights;
 pub mod pin;
