@@ -71,7 +71,7 @@ pub struct GrepPool {
 struct Search<'p> {
     action: &'p GrepAction,
     /// Compiled up front, unless the needle is the whole pattern ([`Needle::bounds`]): then
-    /// only for a file holding a look-alike of the needle's letters.
+    /// only if the needle is not ASCII and a file holds a look-alike of its letters.
     regex: std::cell::OnceCell<Regex>,
     glob: std::rc::Rc<globset::GlobMatcher>,
     needle: Option<Needle>,
@@ -141,52 +141,45 @@ impl<'p> Search<'p> {
             text.as_bytes()
         };
         let next = |at: usize| needle.find(&haystack[at..]).map(|found| at + found);
-        if look_alikes {
-            // A match may spell the needle's `k` or `s` with a look-alike, which the fold leaves
-            // as it is: a line holding one is a candidate too. Each search's next find is kept
-            // until passed, so no byte is searched twice however far the next look-alike is.
-            // A candidate is tested with the regex, or, when the needle is the whole pattern
-            // and ASCII, with the needle in the line with its look-alikes folded too
-            // ([`fold_look_alikes`]: the regex would be compiled for these few lines alone).
-            let test = match needle.bounds().filter(|_| needle.bytes().is_ascii()) {
-                Some(bounds) => LineTest::Needle(bounds),
-                None => LineTest::Regex(self.regex()?),
-            };
-            let test = |at: usize, line: &str| match test {
-                LineTest::Needle(bounds) if line.is_ascii() => {
-                    needle.in_line(bounds, line, &haystack[at..at + line.len()])
-                }
-                LineTest::Needle(bounds) => {
-                    let folded = fold_look_alikes(line);
-                    needle.in_line(bounds, &folded, folded.as_bytes())
-                }
-                LineTest::Regex(regex) => regex.is_match(line),
-            };
-            let mut kept = [Ahead::default(); 1 + LOOK_ALIKES];
-            let (needle_ahead, alikes) = kept.split_at_mut(1);
-            return Ok(matching_lines(test, (text, most), |at| {
-                let alike = alikes
-                    .iter_mut()
-                    .enumerate()
-                    .filter_map(|(nth, ahead)| ahead.from(at, |at| next_look_alike(text, nth, at)));
-                needle_ahead[0]
-                    .from(at, next)
-                    .into_iter()
-                    .chain(alike)
-                    .min()
-            }));
-        }
-        Ok(match needle.bounds() {
-            Some(bounds) => matching_lines(
-                |at, line: &str| needle.in_line(bounds, line, &haystack[at..at + line.len()]),
-                (text, most),
-                next,
-            ),
-            None => {
-                let regex = self.regex()?;
-                matching_lines(|_, line| regex.is_match(line), (text, most), next)
+        // A found line is tested with the needle when the needle is the whole pattern, else with
+        // the regex. In a file holding a look-alike, the needle must be ASCII for that, and a
+        // line holding a look-alike is tested with them folded too ([`fold_look_alikes`]).
+        let test = match needle
+            .bounds()
+            .filter(|_| !look_alikes || needle.bytes().is_ascii())
+        {
+            Some(bounds) => LineTest::Needle(bounds),
+            None => LineTest::Regex(self.regex()?),
+        };
+        let test = |at: usize, line: &str| match test {
+            LineTest::Needle(bounds) if !look_alikes || line.is_ascii() => {
+                needle.in_line(bounds, line, &haystack[at..at + line.len()])
             }
-        })
+            LineTest::Needle(bounds) => {
+                let folded = fold_look_alikes(line);
+                needle.in_line(bounds, &folded, folded.as_bytes())
+            }
+            LineTest::Regex(regex) => regex.is_match(line),
+        };
+        if !look_alikes {
+            return Ok(matching_lines(test, (text, most), next));
+        }
+        // A match may spell the needle's `k` or `s` with a look-alike, which the fold leaves as
+        // it is: a line holding one is a candidate too. Each search's next find is kept until
+        // passed, so no byte is searched twice however far the next look-alike is.
+        let mut kept = [Ahead::default(); 1 + LOOK_ALIKES];
+        let (needle_ahead, alikes) = kept.split_at_mut(1);
+        Ok(matching_lines(test, (text, most), |at| {
+            let alike = alikes
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(nth, ahead)| ahead.from(at, |at| next_look_alike(text, nth, at)));
+            needle_ahead[0]
+                .from(at, next)
+                .into_iter()
+                .chain(alike)
+                .min()
+        }))
     }
 }
 
