@@ -191,12 +191,10 @@ impl InplaceOp2 for AddRepeated {
         addend_layout: &Layout,
     ) -> Result<()> {
         let values = contiguous_f32(values, layout, self.name())?;
-        let (Some((start, end)), CpuStorage::F32(addend)) =
-            (addend_layout.contiguous_offsets(), addend)
-        else {
-            candle_core::bail!("{}: the addend is not contiguous f32", self.name());
+        let Some((start, end)) = addend_layout.contiguous_offsets() else {
+            candle_core::bail!("{}: the addend is not contiguous", self.name());
         };
-        let addend = &addend[start..end];
+        let addend = &addend.as_slice::<f32>()?[start..end];
         if addend.is_empty() || !values.len().is_multiple_of(addend.len()) {
             candle_core::bail!(
                 "{}: {} values, {} to add",
@@ -311,16 +309,13 @@ mod tests {
                 shapes.push((format!("{at}.{norm}.bias"), vec![16]));
             }
         }
-        let mut seed = 0u64;
+        let mut random = rand_mt::Mt::new(7);
         let tensors: Vec<(String, Tensor)> = shapes
             .into_iter()
             .map(|(name, shape)| {
                 let count: usize = shape.iter().product();
                 let values: Vec<f32> = (0..count)
-                    .map(|_| {
-                        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                        (seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-                    })
+                    .map(|_| (random.next_u32() >> 8) as f32 / (1u32 << 24) as f32 - 0.5)
                     .collect();
                 (name, Tensor::from_vec(values, shape, &Device::Cpu).unwrap())
             })

@@ -241,13 +241,8 @@ mod tests {
     #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn a_split_scan_scores_as_one_thread() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-        };
+        let mut random = rand_mt::Mt::new(7);
+        let mut next = || (random.next_u32() >> 8) as f32 / (1u32 << 24) as f32 - 0.5;
         let rows: Vec<Vec<f32>> = (0..3 * super::ROWS_PER_THREAD + 5)
             .map(|_| (0..12).map(|_| next()).collect())
             .collect();
