@@ -81,7 +81,7 @@ pub use encode::{
     BundleInput, BundleOptions, EncodedBundle, PendingBundle, StoredChunking, StoredIndex,
 };
 pub use tree::{DirTree, Listed};
-pub use vectors::{Precision, QuestionVectors, VectorModel, VectorsEntry};
+pub use vectors::{Precision, QuestionVectors, VectorModel, VectorRows, VectorsEntry};
 #[cfg(not(target_arch = "wasm32"))]
 pub use versions::{compress_pack, encode_pack};
 pub use versions::{

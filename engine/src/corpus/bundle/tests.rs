@@ -521,6 +521,7 @@ fn vectors_round_trip_at_each_precision_within_its_error() {
             precision.name()
         );
         let (back, model) = manifest.open_vectors(Chunker::Window, &stored).unwrap();
+        let back = back.widened();
         assert_eq!(model.model().name, "m");
         for (a, b) in rows.iter().zip(&back) {
             assert!(
@@ -529,6 +530,39 @@ fn vectors_round_trip_at_each_precision_within_its_error() {
                 precision.name()
             );
         }
+    }
+}
+
+#[test]
+fn a_vector_number_that_is_not_finite_is_refused_naming_the_file_and_the_vector() {
+    use crate::corpus::code_chunks::Chunker;
+    // The third vector's second number made an infinity (f32) or every exponent bit set (f16:
+    // an infinity, then a NaN), with the manifest's hash made to match the altered bytes.
+    let cases: [(Precision, usize, &[u8]); 3] = [
+        (Precision::F32, 4, &f32::INFINITY.to_le_bytes()),
+        (Precision::F16, 2, &0x7c00u16.to_le_bytes()),
+        (Precision::F16, 2, &0xfe01u16.to_le_bytes()),
+    ];
+    for (precision, width, number) in cases {
+        let (encoded, _) = with_vectors(precision);
+        let mut manifest = manifest_of(&encoded);
+        let mut stored = vectors_file(&encoded);
+        let at = (2 * 4 + 1) * width;
+        stored[at..at + width].copy_from_slice(number);
+        let entry = manifest.chunkings[0].vectors.as_mut().unwrap();
+        entry.sha256 = crate::checksum::sha256_hex(&stored);
+        let name = entry.file.clone();
+        let refused = manifest
+            .open_vectors(Chunker::Window, &stored)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains(&name)
+                && refused.contains("vector 2")
+                && refused.contains("not finite"),
+            "{}: {refused}",
+            precision.name()
+        );
     }
 }
 

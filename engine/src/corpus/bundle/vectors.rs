@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 pub enum Precision {
     /// Four bytes a number, as the model gives them.
     F32,
-    /// Two bytes a number (IEEE half), widened when opened: the default, chosen by measurement
+    /// Two bytes a number (IEEE half), widened exactly where read: the default, chosen by measurement
     /// (docs/dense.md).
     #[default]
     F16,
@@ -126,6 +126,41 @@ pub(super) fn encode_rows(rows: &[f32], dimension: usize, precision: Precision) 
     out
 }
 
+/// A chunking's vectors as opened: f32 numbers (stored as f32, or int8 widened), or the IEEE
+/// halves of an f16 file as stored, which a scan reads at half the bytes and widens exactly as
+/// it goes (`retrieval::dense::rank`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum VectorRows {
+    /// Four bytes a number.
+    F32(Vec<f32>),
+    /// The bits of each IEEE half, every one finite.
+    F16(Vec<u16>),
+}
+
+impl VectorRows {
+    /// How many numbers it holds.
+    pub fn numbers(&self) -> usize {
+        match self {
+            VectorRows::F32(values) => values.len(),
+            VectorRows::F16(halves) => halves.len(),
+        }
+    }
+
+    /// Every number as an f32: halves widened exactly.
+    pub fn widened(self) -> Vec<f32> {
+        match self {
+            VectorRows::F32(values) => values,
+            VectorRows::F16(halves) => {
+                let widened = f16_table();
+                halves
+                    .into_iter()
+                    .map(|bits| widened[usize::from(bits)])
+                    .collect()
+            }
+        }
+    }
+}
+
 /// Every IEEE half's f32 value, by its bits: widening a chunking's vectors by table is exact (the
 /// table is `half`'s own conversion) and, in wasm, where `half` has no hardware conversion, twice
 /// as fast as converting each number (the demo's three chunkings hold 65 million: about 320 ms
@@ -137,32 +172,30 @@ fn f16_table() -> Vec<f32> {
         .collect()
 }
 
-/// The rows stored in `bytes` at `precision`, widened to f32 (the length was checked).
-fn decode_rows(bytes: &[u8], dimension: usize, precision: Precision) -> Vec<f32> {
-    let mut out =
-        Vec::with_capacity(bytes.len() / precision.row_bytes(dimension).max(1) * dimension);
+/// The rows stored in `bytes` at `precision` (the length was checked): f16 kept as its halves.
+fn decode_rows(bytes: &[u8], dimension: usize, precision: Precision) -> VectorRows {
     match precision {
-        Precision::F32 => out.extend(
+        Precision::F32 => VectorRows::F32(
             bytes
                 .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
         ),
-        Precision::F16 => {
-            let widened = f16_table();
-            out.extend(
-                bytes
-                    .chunks_exact(2)
-                    .map(|b| widened[usize::from(u16::from_le_bytes([b[0], b[1]]))]),
-            )
-        }
+        Precision::F16 => VectorRows::F16(
+            bytes
+                .chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                .collect(),
+        ),
         Precision::Int8 => {
+            let mut out = Vec::with_capacity(bytes.len() / (4 + dimension) * dimension);
             for row in bytes.chunks_exact(4 + dimension) {
                 let scale = f32::from_le_bytes([row[0], row[1], row[2], row[3]]);
                 out.extend(row[4..].iter().map(|&b| f32::from(b as i8) * scale));
             }
+            VectorRows::F32(out)
         }
     }
-    out
 }
 
 /// The stored question file: each question's text hash and vector.
@@ -195,13 +228,13 @@ impl Manifest {
             })
     }
 
-    /// Verifies and widens the vectors of `chunker`'s chunking: one row per chunk, in table
+    /// Verifies and reads the vectors of `chunker`'s chunking: one row per chunk, in table
     /// order, with their entry (the model that made them, the dimension).
     pub fn open_vectors(
         &self,
         chunker: Chunker,
         stored: &[u8],
-    ) -> Result<(Vec<f32>, &VectorsEntry)> {
+    ) -> Result<(VectorRows, &VectorsEntry)> {
         self.open_vectors_digested(chunker, stored, None)
     }
 
@@ -214,7 +247,7 @@ impl Manifest {
         chunker: Chunker,
         stored: &[u8],
         sha256: Option<&str>,
-    ) -> Result<(Vec<f32>, &VectorsEntry)> {
+    ) -> Result<(VectorRows, &VectorsEntry)> {
         let chunking = self.chunking_or_error(chunker)?;
         let entry = self.vectors_entry(chunker)?;
         if entry.count != chunking.chunks {
@@ -255,7 +288,7 @@ impl Manifest {
             let hash = crate::checksum::hex(&row[..32]);
             let vector = decode_rows(&row[32..], dimension, Precision::F32);
             finite(&entry.file, &vector, dimension)?;
-            out.push((hash, vector));
+            out.push((hash, vector.widened()));
         }
         Ok((out, entry.model()))
     }
@@ -329,8 +362,14 @@ fn open_checked<'b>(
     Ok(stored)
 }
 
-fn finite(file: &str, values: &[f32], dimension: usize) -> Result<()> {
-    match values.iter().position(|x| !x.is_finite()) {
+/// Every number of `rows` is finite, or an error names the file and the vector.
+fn finite(file: &str, rows: &VectorRows, dimension: usize) -> Result<()> {
+    let first = match rows {
+        VectorRows::F32(values) => values.iter().position(|x| !x.is_finite()),
+        // A half with every exponent bit set is an infinity or a NaN.
+        VectorRows::F16(halves) => halves.iter().position(|h| h & 0x7c00 == 0x7c00),
+    };
+    match first {
         None => Ok(()),
         Some(at) => Err(Error::field(
             file,
@@ -359,7 +398,7 @@ mod tests {
     #[test]
     fn the_f16_table_widens_every_half_as_half_does() {
         let bytes: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
-        let widened = decode_rows(&bytes, 1, Precision::F16);
+        let widened = decode_rows(&bytes, 1, Precision::F16).widened();
         assert_eq!(widened.len(), 65_536);
         for (bits, value) in (0..=u16::MAX).zip(&widened) {
             assert_eq!(

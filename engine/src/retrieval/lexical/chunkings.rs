@@ -179,7 +179,7 @@ impl OpenChunkings {
         check_model(&entry.file, entry.model())?;
         let dimension = entry.dimension as usize;
         let opened = self.opened_mut(chunker)?;
-        opened.vectors = Some(VectorTable { dimension, values });
+        opened.vectors = Some(VectorTable::of_rows(dimension, values));
         opened.scans = Mutex::new(Vec::new());
         Ok(())
     }
