@@ -1,14 +1,22 @@
-//! Which files hold each run of three characters, case folded: the grep stage's file filter, a
-//! trigram index as in Russ Cox's "Regular Expression Matching with a Trigram Index". A file
-//! that lacks one of a needle's (`rerank::needle`) trigrams cannot hold the needle, so the
-//! action skips it without reading it; the others are searched as before, so the filter never
+//! Which parts of which files hold each run of three characters, case folded: the grep stage's
+//! filter, a trigram index as in Russ Cox's "Regular Expression Matching with a Trigram Index".
+//! A part that lacks one of a needle's (`rerank::needle`) trigrams cannot hold the needle, so
+//! the action skips it without reading it; the rest is searched as before, so the filter never
 //! changes what is found, only what is read. Made once over a bundle's texts, like the
-//! planner's term counts; a file it does not know is always read.
+//! planner's term counts; a file it does not know is always read whole.
+//!
+//! The parts are blocks of at least [`BLOCK`] bytes ending at a line's end, so a file shorter
+//! than that is one block. Per whole file, two thirds of the bytes a demo pool searched were in
+//! files holding every trigram of the needle but not the needle, nearly all of them files over
+//! 16 kB, which hold most trigrams somewhere. A needle without a line break lies within a line,
+//! so within one block.
 //!
 //! A character is one of 38 classes: an ASCII letter in either case, a digit, `_`, or any other
 //! byte, so there are 38³ = 54,872 trigrams. Hand-written: the index is a lookup table, a loop
 //! and sorted lists, and the crates that keep one (for code search) come with their own storage
 //! and query language.
+
+use std::ops::Range;
 
 use rustc_hash::FxHashMap;
 
@@ -18,6 +26,8 @@ use super::needle::{fold_ascii, holds_look_alikes};
 const CLASSES: usize = 38;
 /// Distinct trigrams.
 const TRIGRAMS: usize = CLASSES * CLASSES * CLASSES;
+/// Bytes a block holds at least (the last of a file may hold fewer).
+pub const BLOCK: usize = 16 * 1024;
 
 /// The class of each byte.
 const CLASS: [u8; 256] = {
@@ -53,51 +63,114 @@ pub fn trigrams_of(bytes: &[u8]) -> Vec<u32> {
     out
 }
 
-/// Every file's trigrams: for each trigram, the files holding it.
+/// Where `text`'s blocks start: at 0, then after the first line end at least `block` bytes on.
+fn block_starts(text: &[u8], block: usize) -> Vec<u32> {
+    let mut starts = vec![0u32];
+    let mut from = block.max(1);
+    while from < text.len() {
+        match memchr::memchr(b'\n', &text[from..]) {
+            Some(end) if from + end + 1 < text.len() => {
+                let start = from + end + 1;
+                starts.push(start as u32);
+                from = start + block.max(1);
+            }
+            _ => break,
+        }
+    }
+    starts
+}
+
+/// Every block's trigrams: for each trigram, the blocks holding it.
 pub struct FileTrigrams {
     ids: FxHashMap<String, u32>,
     /// Each file's text folded (`needle::fold_ascii`), so that no pool folds it again.
     folded: Vec<Box<[u8]>>,
+    /// Each file's first block number, then one past the last block.
+    first_block: Vec<u32>,
+    /// Each block's first byte in its file.
+    block_start: Vec<u32>,
     postings: Vec<Vec<u32>>,
     look_alikes: Vec<u32>,
 }
 
-/// A set of files, by the index's numbers.
-pub struct FileSet(Vec<u64>);
+/// The blocks that may hold a needle's match, by the index's numbers.
+pub struct Candidates<'i> {
+    blocks: Vec<u64>,
+    index: &'i FileTrigrams,
+}
 
-impl FileSet {
-    fn of(files: usize, ids: impl IntoIterator<Item = u32>) -> Self {
-        let mut words = vec![0u64; files.div_ceil(64)];
-        for id in ids {
-            words[id as usize / 64] |= 1 << (id % 64);
-        }
-        FileSet(words)
+impl Candidates<'_> {
+    fn contains(&self, block: u32) -> bool {
+        self.blocks
+            .get(block as usize / 64)
+            .is_some_and(|w| w & (1 << (block % 64)) != 0)
     }
 
-    /// Whether file `id` is in the set.
-    pub fn contains(&self, id: u32) -> bool {
-        self.0
-            .get(id as usize / 64)
-            .is_some_and(|w| w & (1 << (id % 64)) != 0)
+    /// Whether file `id` may hold a match: one of its blocks may.
+    pub fn file(&self, id: u32) -> bool {
+        self.index
+            .blocks_of(id)
+            .is_some_and(|blocks| blocks.into_iter().any(|b| self.contains(b)))
+    }
+
+    /// The byte ranges of file `id` (`len` bytes long) that may hold a match, in order, with
+    /// neighbouring blocks joined.
+    pub fn ranges(&self, id: u32, len: usize) -> Vec<Range<usize>> {
+        let mut out: Vec<Range<usize>> = Vec::new();
+        let Some(blocks) = self.index.blocks_of(id) else {
+            let whole = 0..len;
+            return vec![whole];
+        };
+        let last = blocks.end;
+        for block in blocks.filter(|&b| self.contains(b)) {
+            let start = self.index.block_start[block as usize] as usize;
+            let end = if block + 1 < last {
+                self.index.block_start[block as usize + 1] as usize
+            } else {
+                len
+            };
+            match out.last_mut() {
+                Some(previous) if previous.end == start => previous.end = end,
+                _ => out.push(start..end),
+            }
+        }
+        out
     }
 }
 
 impl FileTrigrams {
-    /// The index of `files` (`(path, text)`).
+    /// The index of `files` (`(path, text)`), in blocks of at least [`BLOCK`] bytes.
     pub fn new<'t>(files: impl IntoIterator<Item = (&'t str, &'t str)>) -> Self {
+        FileTrigrams::in_blocks(files, BLOCK)
+    }
+
+    /// The index of `files` in blocks of at least `block` bytes (the tests' small blocks).
+    pub fn in_blocks<'t>(
+        files: impl IntoIterator<Item = (&'t str, &'t str)>,
+        block: usize,
+    ) -> Self {
         let mut ids = FxHashMap::default();
         let mut postings: Vec<Vec<u32>> = vec![Vec::new(); TRIGRAMS];
         let mut look_alikes = Vec::new();
         let mut folded = Vec::new();
-        // The last file each trigram was seen in, as the file's number plus one.
+        let (mut first_block, mut block_start) = (Vec::new(), Vec::new());
+        // The last block each trigram was seen in, as the block's number plus one.
         let mut seen_in = vec![0u32; TRIGRAMS];
         for (id, (path, text)) in files.into_iter().enumerate() {
             let id = id as u32;
             ids.insert(path.to_string(), id);
-            for trigram in each_trigram(text.as_bytes()) {
-                if seen_in[trigram] != id + 1 {
-                    seen_in[trigram] = id + 1;
-                    postings[trigram].push(id);
+            first_block.push(block_start.len() as u32);
+            let bytes = text.as_bytes();
+            let starts = block_starts(bytes, block);
+            for (nth, &start) in starts.iter().enumerate() {
+                let block = block_start.len() as u32;
+                block_start.push(start);
+                let end = starts.get(nth + 1).map_or(bytes.len(), |&e| e as usize);
+                for trigram in each_trigram(&bytes[start as usize..end]) {
+                    if seen_in[trigram] != block + 1 {
+                        seen_in[trigram] = block + 1;
+                        postings[trigram].push(block);
+                    }
                 }
             }
             if holds_look_alikes(text) {
@@ -107,9 +180,12 @@ impl FileTrigrams {
             fold_ascii(text, &mut bytes);
             folded.push(bytes.into_boxed_slice());
         }
+        first_block.push(block_start.len() as u32);
         FileTrigrams {
             ids,
             folded,
+            first_block,
+            block_start,
             postings,
             look_alikes,
         }
@@ -118,6 +194,12 @@ impl FileTrigrams {
     /// The index's number for the file at `path`, if it knows the file.
     pub fn id(&self, path: &str) -> Option<u32> {
         self.ids.get(path).copied()
+    }
+
+    /// The block numbers of file `id`.
+    fn blocks_of(&self, id: u32) -> Option<Range<u32>> {
+        let at = id as usize;
+        Some(*self.first_block.get(at)?..*self.first_block.get(at + 1)?)
     }
 
     /// What the index keeps of file `id`, whose text is `text`: the text folded, and whether it
@@ -129,26 +211,43 @@ impl FileTrigrams {
             .then(|| (&folded[..], self.look_alikes.binary_search(&id).is_ok()))
     }
 
-    /// The files that may hold a match of a needle with `trigrams` ([`trigrams_of`]): those
-    /// holding every one, and with `exotic` (as `Needle::exotic`) those holding a look-alike
-    /// letter, which may match without them. `None`: every file may (no trigram).
-    pub fn candidates(&self, trigrams: &[u32], exotic: bool) -> Option<FileSet> {
+    /// The blocks that may hold a match of a needle with `trigrams` ([`trigrams_of`]) and no line
+    /// break: those holding every one, and with `exotic` (as `Needle::exotic`) every block of a
+    /// file holding a look-alike letter, which may match without them. `None`: every block may
+    /// (no trigram).
+    pub fn candidates(&self, trigrams: &[u32], exotic: bool) -> Option<Candidates<'_>> {
         let mut lists: Vec<&[u32]> = trigrams
             .iter()
             .map(|&t| self.postings.get(t as usize).map_or(&[][..], Vec::as_slice))
             .collect();
         lists.sort_by_key(|l| l.len());
         let (rarest, others) = lists.split_first()?;
-        let others: Vec<FileSet> = others
+        let others: Vec<Candidates> = others
             .iter()
-            .map(|l| FileSet::of(self.ids.len(), l.iter().copied()))
+            .map(|l| self.block_set(l.iter().copied()))
             .collect();
         let holding = rarest
             .iter()
             .copied()
-            .filter(|&id| others.iter().all(|set| set.contains(id)));
-        let exotic_files = self.look_alikes.iter().copied().filter(|_| exotic);
-        Some(FileSet::of(self.ids.len(), holding.chain(exotic_files)))
+            .filter(|&b| others.iter().all(|set| set.contains(b)));
+        let exotic_blocks = self
+            .look_alikes
+            .iter()
+            .filter(|_| exotic)
+            .filter_map(|&id| self.blocks_of(id))
+            .flatten();
+        Some(self.block_set(holding.chain(exotic_blocks)))
+    }
+
+    fn block_set(&self, blocks: impl IntoIterator<Item = u32>) -> Candidates<'_> {
+        let mut words = vec![0u64; self.block_start.len().div_ceil(64)];
+        for block in blocks {
+            words[block as usize / 64] |= 1 << (block % 64);
+        }
+        Candidates {
+            blocks: words,
+            index: self,
+        }
     }
 }
 
@@ -181,6 +280,34 @@ mod tests {
             "no trigram: every file"
         );
         assert_eq!(index.id("unknown.rs"), None, "an unknown file is read");
+    }
+
+    #[test]
+    // A list of one range is what is meant.
+    #[allow(clippy::single_range_in_vec_init)]
+    fn a_long_file_is_searched_only_in_its_blocks_holding_every_trigram() {
+        // Blocks of at least 10 bytes, each ending at a line's end: "alpha beta\n",
+        // "gamma key\nkey delta\n", "epsilon omega\n", "zeta key\n".
+        let text = "alpha beta\ngamma key\nkey delta\nepsilon omega\nzeta key\n";
+        let index = FileTrigrams::in_blocks([("a.rs", text), ("b.rs", "no")], 10);
+        let key = index.candidates(&trigrams_of(b"key"), false).unwrap();
+        assert!(key.file(0) && !key.file(1));
+        assert_eq!(key.ranges(0, text.len()), [11..31, 45..54]);
+        // Neighbouring blocks make one range (`ta ` is `ta\n` to the index: one class).
+        let ta_ = index.candidates(&trigrams_of(b"ta "), false).unwrap();
+        assert_eq!(ta_.ranges(0, text.len()), [0..31, 45..54]);
+        let ta = index.candidates(&trigrams_of(b"ta"), false);
+        assert!(ta.is_none(), "no trigram: every block may");
+        let ga = index.candidates(&trigrams_of(b"ga"), false);
+        assert!(ga.is_none());
+        let elta = index.candidates(&trigrams_of(b"elta"), false).unwrap();
+        assert_eq!(elta.ranges(0, text.len()), [11..31]);
+        let omega_zeta = index.candidates(&trigrams_of(b"eta"), false).unwrap();
+        assert_eq!(omega_zeta.ranges(0, text.len()), [0..11, 45..54]);
+        let neither = index.candidates(&trigrams_of(b"xyz"), false).unwrap();
+        assert!(!neither.file(0) && neither.ranges(0, text.len()).is_empty());
+        // A file the index does not know is read whole.
+        assert_eq!(key.ranges(7, 3), [0..3]);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use regex::Regex;
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
-use super::file_trigrams::{self, FileSet, FileTrigrams};
+use super::file_trigrams::{self, Candidates, FileTrigrams};
 use super::needle::{
     fold_ascii, fold_look_alikes, holds_look_alikes, next_look_alike, Needle, LOOK_ALIKES,
 };
@@ -75,13 +75,13 @@ struct Search<'p> {
     regex: std::cell::OnceCell<Regex>,
     glob: std::rc::Rc<globset::GlobMatcher>,
     needle: Option<Needle>,
-    /// The files that may hold a match (`None`: any file may).
-    files: Option<FileSet>,
+    /// The blocks of files that may hold a match (`None`: any may).
+    files: Option<Candidates<'p>>,
 }
 
 impl<'p> Search<'p> {
     /// The action ready to run, or why its pattern or glob does not compile.
-    fn new(action: &'p GrepAction, index: &FileTrigrams) -> Result<Self, String> {
+    fn new(action: &'p GrepAction, index: &'p FileTrigrams) -> Result<Self, String> {
         let needle = Needle::of(&action.pattern, action.case_sensitive);
         let regex = std::cell::OnceCell::new();
         if needle.as_ref().is_none_or(|n| n.bounds().is_none()) {
@@ -113,16 +113,17 @@ impl<'p> Search<'p> {
     /// match.
     fn may_match(&self, id: Option<u32>) -> bool {
         match (&self.files, id) {
-            (Some(files), Some(id)) => files.contains(id),
+            (Some(files), Some(id)) => files.file(id),
             _ => true,
         }
     }
 
-    /// The first `most` lines of `text` this action matches (see [`matching_lines`]), found
-    /// through its needle when it has one; `fold` is `text`'s, made on first need.
+    /// The first `most` lines of `text` (file `id` of the index) this action matches (see
+    /// [`matching_lines`]), found through its needle when it has one, in the parts of the file
+    /// that may hold it; `fold` is `text`'s, made on first need.
     fn lines<'t>(
         &self,
-        text: &'t str,
+        (id, text): (Option<u32>, &'t str),
         fold: &mut Fold<'_>,
         most: usize,
     ) -> Result<Vec<(usize, &'t str)>, String> {
@@ -134,13 +135,29 @@ impl<'p> Search<'p> {
                 |at| regex.find_at(text, at).map(|m| m.start()),
             ));
         };
+        // The blocks that may hold the needle, when the index was made over this text; a needle
+        // with a line break may cross blocks, and is searched for in the whole text.
+        let within = match (&self.files, id) {
+            (Some(files), Some(id)) if fold.indexed() && !needle.bytes().contains(&b'\n') => {
+                Some(files.ranges(id, text.len()))
+            }
+            _ => None,
+        };
         let look_alikes = needle.exotic() && fold.look_alikes(text);
         let haystack = if needle.folded() {
             fold.of(text)
         } else {
             text.as_bytes()
         };
-        let next = |at: usize| needle.find(&haystack[at..]).map(|found| at + found);
+        let next = |at: usize| match &within {
+            None => needle.find(&haystack[at..]).map(|found| at + found),
+            Some(ranges) => ranges.iter().filter(|r| r.end > at).find_map(|r| {
+                let from = r.start.max(at);
+                needle
+                    .find(&haystack[from..r.end])
+                    .map(|found| from + found)
+            }),
+        };
         // A found line is tested with the needle when the needle is the whole pattern, else with
         // the regex. In a file holding a look-alike, the needle must be ASCII for that, and a
         // line holding a look-alike is tested with them folded too ([`fold_look_alikes`]).
@@ -224,6 +241,11 @@ struct Fold<'i> {
 }
 
 impl<'i> Fold<'i> {
+    /// Whether the index was made over the current file's text.
+    fn indexed(&self) -> bool {
+        self.known.is_some()
+    }
+
     /// Starts on another file, with what the index knows of it.
     fn reset(&mut self, known: Option<(&'i [u8], bool)>) {
         self.ready = false;
@@ -302,7 +324,7 @@ pub fn grep_pool<'t>(
             let room = limits
                 .per_file
                 .min(limits.per_action.saturating_sub(found.lines.len()));
-            let lines = match search.lines(text, &mut fold, room + 1) {
+            let lines = match search.lines((id, text), &mut fold, room + 1) {
                 Ok(lines) => lines,
                 // Not reached: a pattern the needle stands for compiles (see `Needle::bounds`).
                 Err(why) => {
@@ -421,7 +443,17 @@ mod tests {
         chunks: &[CodeChunk],
         limits: GrepLimits,
     ) -> GrepPool {
-        let index = FileTrigrams::new(files.iter().copied());
+        pool_in_blocks(plan, files, chunks, (limits, file_trigrams::BLOCK))
+    }
+
+    /// [`pool_of`] with the index's blocks at least `block` bytes long.
+    fn pool_in_blocks(
+        plan: &Plan,
+        files: &[(&str, &str)],
+        chunks: &[CodeChunk],
+        (limits, block): (GrepLimits, usize),
+    ) -> GrepPool {
+        let index = FileTrigrams::in_blocks(files.iter().copied(), block);
         grep_pool(
             plan,
             files.iter().copied(),
@@ -545,6 +577,7 @@ mod tests {
             ]), 1..4),
             case_sensitive in proptest::bool::ANY,
             (per_file, per_action) in (0..4usize, 0..6usize),
+            block in 1..40usize,
         ) {
             let paths: Vec<String> = (0..texts.len()).map(|at| format!("f{at}.py")).collect();
             let files: Vec<(&str, &str)> =
@@ -560,7 +593,8 @@ mod tests {
                     .collect(),
             };
             let limits = GrepLimits { per_file, per_action, candidates: 100 };
-            let pool = pool_of(&plan, &files, &[], limits);
+            // Blocks from a few bytes, so that a file is several, to one per file.
+            let pool = pool_in_blocks(&plan, &files, &[], (limits, block));
             for (action, found) in plan.actions.iter().zip(&pool.actions) {
                 // Every matching line of every file, tested alone, then the limits.
                 let regex = action.regex().unwrap();
