@@ -77,6 +77,7 @@ struct Search<'p> {
     needle: Option<Needle>,
     /// The blocks of files that may hold a match (`None`: any may).
     files: Option<Candidates<'p>>,
+    index: &'p FileTrigrams,
 }
 
 impl<'p> Search<'p> {
@@ -97,6 +98,7 @@ impl<'p> Search<'p> {
             glob,
             needle,
             files,
+            index,
         })
     }
 
@@ -127,18 +129,20 @@ impl<'p> Search<'p> {
         fold: &mut Fold<'_>,
         most: usize,
     ) -> Result<Vec<(usize, &'t str)>, String> {
+        let indexed = id.filter(|_| fold.indexed());
+        let counted = |at: usize| indexed.and_then(|id| self.index.line_before(id, at));
         let Some(needle) = &self.needle else {
             let regex = self.regex()?;
             return Ok(matching_lines(
-                |_, line| regex.is_match(line),
+                (|_, line: &str| regex.is_match(line), counted),
                 (text, most),
                 |at| regex.find_at(text, at).map(|m| m.start()),
             ));
         };
         // The blocks that may hold the needle, when the index was made over this text; a needle
         // with a line break may cross blocks, and is searched for in the whole text.
-        let within = match (&self.files, id) {
-            (Some(files), Some(id)) if fold.indexed() && !needle.bytes().contains(&b'\n') => {
+        let within = match (&self.files, indexed) {
+            (Some(files), Some(id)) if !needle.bytes().contains(&b'\n') => {
                 Some(files.ranges(id, text.len()))
             }
             _ => None,
@@ -179,14 +183,14 @@ impl<'p> Search<'p> {
             LineTest::Regex(regex) => regex.is_match(line),
         };
         if !look_alikes {
-            return Ok(matching_lines(test, (text, most), next));
+            return Ok(matching_lines((test, counted), (text, most), next));
         }
         // A match may spell the needle's `k` or `s` with a look-alike, which the fold leaves as
         // it is: a line holding one is a candidate too. Each search's next find is kept until
         // passed, so no byte is searched twice however far the next look-alike is.
         let mut kept = [Ahead::default(); 1 + LOOK_ALIKES];
         let (needle_ahead, alikes) = kept.split_at_mut(1);
-        Ok(matching_lines(test, (text, most), |at| {
+        Ok(matching_lines((test, counted), (text, most), |at| {
             let alike = alikes
                 .iter_mut()
                 .enumerate()
@@ -368,9 +372,14 @@ pub fn grep_pool<'t>(
 /// ([`Needle`]) — and only the line holding it is tested, then the search goes on after that
 /// line: the literal prefilters skip most of the text, about ten times faster on the demo corpus
 /// than a match attempt per line. A match found across a line break only points at its first
-/// line, which is then tested alone, so a pattern never matches across lines.
+/// line, which is then tested alone, so a pattern never matches across lines. `counted(at)`
+/// gives, when known, a line start at or before byte `at` and the number of lines before it
+/// (the trigram index's block), from which the match's line number is counted.
 fn matching_lines(
-    mut matches: impl FnMut(usize, &str) -> bool,
+    (mut matches, counted): (
+        impl FnMut(usize, &str) -> bool,
+        impl Fn(usize) -> Option<(usize, usize)>,
+    ),
     (text, most): (&str, usize),
     mut next: impl FnMut(usize) -> Option<usize>,
 ) -> Vec<(usize, &str)> {
@@ -381,8 +390,12 @@ fn matching_lines(
         if start == text.len() && (text.is_empty() || text.ends_with('\n')) {
             break;
         }
-        // Advance to the line holding the match's start.
+        // Advance to the line holding the match's start, from the last line start before it
+        // whose number is known.
         let bytes = text.as_bytes();
+        if let Some((block, lines)) = counted(start).filter(|&(b, _)| b > line_start) {
+            (line_start, number) = (block, lines);
+        }
         number += memchr::memchr_iter(b'\n', &bytes[line_start..start]).count();
         line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
         let line_end = memchr::memchr(b'\n', &bytes[start..]).map_or(text.len(), |i| start + i);
@@ -638,7 +651,7 @@ mod tests {
                 .enumerate()
                 .filter(|(_, line)| regex.is_match(line))
                 .collect();
-            let found = matching_lines(|_, line| regex.is_match(line), (&text, usize::MAX), |at| regex.find_at(&text, at).map(|m| m.start()));
+            let found = matching_lines((|_, line: &str| regex.is_match(line), |_| None), (&text, usize::MAX), |at| regex.find_at(&text, at).map(|m| m.start()));
             proptest::prop_assert_eq!(found, expected);
         }
     }
