@@ -77,6 +77,7 @@ struct Search<'p> {
     needle: Option<Needle>,
     /// The blocks of files that may hold a match (`None`: any may).
     files: Option<Candidates<'p>>,
+    /// The trigram index, which knows the lines before each block of a file it was made over.
     index: &'p FileTrigrams,
 }
 
