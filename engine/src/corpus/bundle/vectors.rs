@@ -30,8 +30,8 @@ use crate::error::{Error, Result};
 pub enum Precision {
     /// Four bytes a number, as the model gives them.
     F32,
-    /// Two bytes a number (IEEE half), widened exactly where read: the default, chosen by measurement
-    /// (docs/dense.md).
+    /// Two bytes a number (IEEE half), widened exactly where read: the default, chosen by
+    /// measurement (docs/dense.md).
     #[default]
     F16,
     /// One signed byte a number and an f32 scale per row.

@@ -3,8 +3,10 @@
 //! A chunking's f16 vectors are kept as their halves natively (41 MB for the demo's structural
 //! chunking, not 82), and the scan widens each row as it reads it: the scan is bound by the bytes
 //! it reads. `half`'s slice conversion uses the processor's F16C instruction, but through a call
-//! per eight numbers that the scan's loop cannot inline; this is the usual shift-and-scale
-//! widening instead, which compiles to plain vector integer and float steps.
+//! per eight numbers that the scan's loop cannot inline, and the bundle's own widening by table
+//! (`corpus::bundle::vectors`, which the worker uses when it opens the file) is a lookup per
+//! number, which does not vectorise either; this is the usual shift-and-scale widening instead,
+//! which compiles to plain vector integer and float steps.
 //!
 //! For a half with exponent `e` and mantissa `m`, its bits moved up by 13 are the f32 with
 //! exponent `e` and the same mantissa: `2^(e-127)(1 + m/1024)`, or for `e = 0` the f32 subnormal
