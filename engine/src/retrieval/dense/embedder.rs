@@ -260,6 +260,12 @@ impl Embedder {
         ids: impl Fn(&[usize]) -> Vec<&'t [u32]>,
     ) -> Vec<Result<Vec<Vec<f32>>>> {
         if let [batch] = batches {
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                let ids = ids(batch);
+                return vec![rayon::scope(|_| self.run(&ids))];
+            }
+            #[cfg(target_arch = "wasm32")]
             return vec![self.run(&ids(batch))];
         }
         #[cfg(target_arch = "wasm32")]
