@@ -7,10 +7,12 @@
 //   defaults: dist, target/bundles, demo-dense, 3 runs, the top 25 functions
 // The grid: every chunking the bundle has vectors for (GRID_CHUNKERS to choose), every
 // retriever, cap 1, 10,000 resamples; each run after the first changes the seed.
+// KEEP_REPORT=PREFIX also writes each log's whole report, with its bottom-up profile (who
+// called each function), to PREFIX-<log>.txt.
 // With PROFILE=grep-pool, the Rerank view instead: the offline planner's grep pool with no
 // reranker for every question of the bundle's set, `runs` times (bundle `demo` by default).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launchBrowser, root, startCli } from '../tests/e2e/lib/harness.mjs';
@@ -81,6 +83,7 @@ async function grids() {
 for (const log of readdirSync(logs).filter((f) => f.endsWith('.log'))) {
   const report = execFileSync(process.execPath, ['--prof-process', join(logs, log)],
     { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
+  if (process.env.KEEP_REPORT) writeFileSync(`${process.env.KEEP_REPORT}-${log}.txt`, report);
   // The flat profile's [JavaScript] section (wasm functions are listed there), up to its end.
   const all = report.split('\n');
   const from = all.findIndex((l) => l.startsWith(' [JavaScript]:'));

@@ -227,6 +227,24 @@ impl FileTrigrams {
         Some((starts[nth] as usize, self.block_line[block] as usize))
     }
 
+    /// The start of the last block of the file at `path`, whose text is `text`, that begins at
+    /// or before its 0-based line `line`, with the number of lines before it: where skipping to
+    /// that line may begin. `None` when the index does not know the file or was made over
+    /// another text.
+    pub fn block_before_line(&self, path: &str, text: &str, line: usize) -> Option<(usize, usize)> {
+        let id = self.id(path)?;
+        self.known(id, text)?;
+        let blocks = self.blocks_of(id)?;
+        let lines = self
+            .block_line
+            .get(blocks.start as usize..blocks.end as usize)?;
+        let nth = lines
+            .partition_point(|&l| l as usize <= line)
+            .checked_sub(1)?;
+        let block = blocks.start as usize + nth;
+        Some((self.block_start[block] as usize, lines[nth] as usize))
+    }
+
     /// What the index keeps of file `id`, whose text is `text`: the text folded, and whether it
     /// holds a letter that folds to `k` or `s` (`needle::holds_look_alikes`). `None` when the
     /// index was made over another text (its length differs).

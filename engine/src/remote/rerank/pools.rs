@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::file_trigrams::FileTrigrams;
 use super::grep_pool::round_robin;
 use crate::corpus::code_chunks::CodeChunk;
 use crate::error::{Error, Result};
@@ -82,11 +83,12 @@ pub struct Candidate {
 
 /// The candidates of `pool` as a reranker sees them: each chunk's text from `text_of` (its
 /// file's text), cut to its first `visible_chars` characters and the line range clipped to
-/// what is visible.
+/// what is visible. `index`, the texts' trigram index, knows how many lines precede each of a
+/// file's blocks, so a chunk's first line is found from its block's start, not the file's.
 pub fn candidates<'t>(
     pool: &[usize],
     chunks: &[CodeChunk],
-    text_of: impl Fn(&str) -> Option<&'t str>,
+    (text_of, index): (impl Fn(&str) -> Option<&'t str>, &FileTrigrams),
     visible_chars: usize,
 ) -> Result<Vec<Candidate>> {
     pool.iter()
@@ -101,11 +103,10 @@ pub fn candidates<'t>(
                     "the bundle holds no text for this chunk's file",
                 )
             })?;
-            let lines: Vec<&str> = from_line(text, chunk.start_line)
-                .lines()
-                .take((chunk.end_line - chunk.start_line + 1) as usize)
-                .collect();
-            let (content, shown) = visible(&lines, visible_chars);
+            let lines = (chunk.end_line - chunk.start_line + 1) as usize;
+            let skip = (chunk.start_line as usize).saturating_sub(1);
+            let block = index.block_before_line(&chunk.path, text, skip);
+            let (content, shown) = visible(from_line(text, skip, block), lines, visible_chars);
             let name = if chunk.name.is_empty() {
                 format!("{}:{}-{}", chunk.path, chunk.start_line, chunk.end_line)
             } else {
@@ -123,30 +124,67 @@ pub fn candidates<'t>(
         .collect()
 }
 
-/// The first `chars` characters of the lines joined by newlines, and how many lines they reach
-/// into (a line cut part-way counts as visible).
-fn visible(lines: &[&str], chars: usize) -> (String, usize) {
-    let joined = lines.join("\n");
-    match joined.char_indices().nth(chars) {
-        None => (joined, lines.len().max(1)),
-        Some((cut, _)) => {
-            let shown = &joined[..cut];
-            (shown.to_string(), shown.matches('\n').count() + 1)
+/// The first `chars` characters of `text`'s first `lines` lines (as `str::lines` gives them)
+/// joined by newlines, and how many lines they reach into (a line cut part-way counts as
+/// visible; at least one). Where those lines hold no `\r`, the joined lines are `text` up to the
+/// last one's end, and where the first `chars` bytes are ASCII the cut is at byte `chars`: both
+/// found without copying or walking the characters (a pool's hundred candidates are most of the
+/// grep route's time after the search itself, in the browser's worker above all).
+fn visible(text: &str, lines: usize, chars: usize) -> (String, usize) {
+    let bytes = text.as_bytes();
+    let (end, taken) = if lines == 0 {
+        (0, 0)
+    } else {
+        match memchr::memchr_iter(b'\n', bytes).nth(lines - 1) {
+            Some(at) => (at, lines),
+            // Fewer lines than asked for: all of them, without the last line's break.
+            None => match text.strip_suffix('\n') {
+                Some(closed) => (closed.len(), memchr::memchr_iter(b'\n', bytes).count()),
+                None if text.is_empty() => (0, 0),
+                None => (text.len(), memchr::memchr_iter(b'\n', bytes).count() + 1),
+            },
+        }
+    };
+    let joined = &text[..end];
+    if memchr::memchr(b'\r', joined.as_bytes()).is_some() {
+        let lines: Vec<&str> = text.lines().take(lines).collect();
+        return cut(&lines.join("\n"), lines.len(), chars);
+    }
+    cut(joined, taken, chars)
+}
+
+/// The first `chars` characters of `joined` (which holds `lines` lines), and how many lines
+/// they reach into.
+fn cut(joined: &str, lines: usize, chars: usize) -> (String, usize) {
+    let at = if joined.len() <= chars {
+        None
+    } else if joined.as_bytes()[..chars].is_ascii() {
+        Some(chars)
+    } else {
+        joined.char_indices().nth(chars).map(|(at, _)| at)
+    };
+    match at {
+        None => (joined.to_string(), lines.max(1)),
+        Some(at) => {
+            let shown = &joined[..at];
+            let breaks = memchr::memchr_iter(b'\n', shown.as_bytes()).count();
+            (shown.to_string(), breaks + 1)
         }
     }
 }
 
-/// `text` from the start of its 1-based line `line` on (empty past the last line), as
-/// `text.lines().skip(line - 1)` would go on: the line breaks found with memchr, which has a
-/// SIMD path in wasm32 (`str::lines` has none).
-fn from_line(text: &str, line: u32) -> &str {
-    let skip = (line as usize).saturating_sub(1);
-    if skip == 0 {
-        return text;
+/// `text` from the start of its 0-based line `skip` on (empty past the last line), as
+/// `text.lines().skip(skip)` would go on, counting from `block` when given: a line start at or
+/// before that line, and the lines before it. The line breaks are found with memchr, which has
+/// a SIMD path in wasm32 (`str::lines` has none).
+fn from_line(text: &str, skip: usize, block: Option<(usize, usize)>) -> &str {
+    let (start, before) = block.unwrap_or((0, 0));
+    if skip == before {
+        return &text[start..];
     }
-    memchr::memchr_iter(b'\n', text.as_bytes())
-        .nth(skip - 1)
-        .map_or("", |at| &text[at + 1..])
+    memchr::memchr_iter(b'\n', &text.as_bytes()[start..])
+        .nth(skip - before - 1)
+        .map_or("", |at| &text[start + at + 1..])
 }
 
 #[cfg(test)]
@@ -168,14 +206,24 @@ mod tests {
     fn a_candidate_shows_its_first_characters_and_its_range_is_clipped_to_them() {
         let text = "head\naaaa\nbbbb\ncccc\ndddd\n";
         let chunks = vec![chunk("a.py", 2, 5)];
-        let seen = candidates(&[0], &chunks, |_| Some(text), 7).unwrap();
-        // "aaaa\nbb" reaches into line 3.
-        assert_eq!(seen[0].content, "aaaa\nbb");
-        assert_eq!((seen[0].start_line, seen[0].end_line), (2, 3));
-        assert_eq!(seen[0].name, "a.py:2-5");
-        let whole = candidates(&[0], &chunks, |_| Some(text), 3_000).unwrap();
-        assert_eq!(whole[0].end_line, 5);
-        assert!(candidates(&[0], &chunks, |_| None, 10)
+        // The text's index in blocks of a line each, one that does not know the file, and one
+        // made over another text: the same candidate.
+        let indexes = [
+            FileTrigrams::in_blocks([("a.py", text)], 1),
+            FileTrigrams::new([("b.py", text)]),
+            FileTrigrams::in_blocks([("a.py", "other\ntext\n")], 1),
+        ];
+        for index in &indexes {
+            let seen = candidates(&[0], &chunks, (|_| Some(text), index), 7).unwrap();
+            // "aaaa\nbb" reaches into line 3.
+            assert_eq!(seen[0].content, "aaaa\nbb");
+            assert_eq!((seen[0].start_line, seen[0].end_line), (2, 3));
+            assert_eq!(seen[0].name, "a.py:2-5");
+            let whole = candidates(&[0], &chunks, (|_| Some(text), index), 3_000).unwrap();
+            assert_eq!(whole[0].end_line, 5);
+            assert_eq!(whole[0].content, "aaaa\nbbbb\ncccc\ndddd");
+        }
+        assert!(candidates(&[0], &chunks, (|_| None, &indexes[0]), 10)
             .unwrap_err()
             .to_string()
             .contains("a.py"));
@@ -186,15 +234,48 @@ mod tests {
         assert_eq!(union_pool(&[1, 2, 3], &[3, 4], 4), [1, 3, 2, 4]);
     }
 
+    /// What a candidate showed before [`visible`] avoided the copies: the lines joined, then
+    /// cut by walking the characters.
+    fn visible_by_joining(text: &str, lines: usize, chars: usize) -> (String, usize) {
+        let lines: Vec<&str> = text.lines().take(lines).collect();
+        let joined = lines.join("\n");
+        match joined.char_indices().nth(chars) {
+            None => (joined, lines.len().max(1)),
+            Some((cut, _)) => {
+                let shown = &joined[..cut];
+                (shown.to_string(), shown.matches('\n').count() + 1)
+            }
+        }
+    }
+
     proptest::proptest! {
+        /// Line breaks of both kinds, a lone `\r`, two- and three-byte characters, any line count
+        /// and any cut: the same text and line count as joining the lines.
+        #[test]
+        fn the_visible_text_is_the_joined_lines_cut(
+            text in "[ab\r\n\u{e9}\u{4e2d}]{0,40}",
+            lines in 0..12usize,
+            chars in 0..30usize,
+        ) {
+            proptest::prop_assert_eq!(visible(&text, lines, chars), visible_by_joining(&text, lines, chars));
+        }
+
+        /// From the text's start, and from the block before the line in an index of any
+        /// block size.
         #[test]
         fn from_line_goes_on_as_skipping_lines_does(
             text in "[ab\r\n]{0,30}",
-            line in 1..12u32,
+            skip in 0..12usize,
+            block in 1..8usize,
         ) {
-            let skipped: Vec<&str> = text.lines().skip(line as usize - 1).collect();
-            let from: Vec<&str> = from_line(&text, line).lines().collect();
-            proptest::prop_assert_eq!(from, skipped);
+            let skipped: Vec<&str> = text.lines().skip(skip).collect();
+            let from: Vec<&str> = from_line(&text, skip, None).lines().collect();
+            proptest::prop_assert_eq!(&from, &skipped);
+            let index = FileTrigrams::in_blocks([("f", text.as_str())], block);
+            let known = index.block_before_line("f", &text, skip);
+            proptest::prop_assert!(known.is_some());
+            let from: Vec<&str> = from_line(&text, skip, known).lines().collect();
+            proptest::prop_assert_eq!(&from, &skipped);
         }
     }
 }

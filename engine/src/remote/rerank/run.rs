@@ -80,7 +80,7 @@ pub fn rerank_question(
         let seen = candidates(
             &pool,
             table,
-            |p| texts.get(p).map(String::as_str),
+            (|p| texts.get(p).map(String::as_str), &prepared.trigrams),
             settings.pool.visible_chars,
         )?;
         for &choice in &settings.rerankers {
