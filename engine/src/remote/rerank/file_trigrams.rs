@@ -85,6 +85,8 @@ fn block_starts(text: &[u8], block: usize) -> Vec<u32> {
 /// Every block's trigrams: for each trigram, the blocks holding it.
 pub struct FileTrigrams {
     ids: FxHashMap<String, u32>,
+    /// Each file's path, by its number.
+    paths: Vec<Box<str>>,
     /// Each file's text folded (`needle::fold_ascii`), so that no pool folds it again.
     folded: Vec<Box<[u8]>>,
     /// Each file's first block number, then one past the last block.
@@ -154,6 +156,7 @@ impl FileTrigrams {
         block: usize,
     ) -> Self {
         let mut ids = FxHashMap::default();
+        let mut paths = Vec::new();
         let mut postings: Vec<Vec<u32>> = vec![Vec::new(); TRIGRAMS];
         let mut look_alikes = Vec::new();
         let mut folded = Vec::new();
@@ -164,6 +167,7 @@ impl FileTrigrams {
         for (id, (path, text)) in files.into_iter().enumerate() {
             let id = id as u32;
             ids.insert(path.to_string(), id);
+            paths.push(Box::from(path));
             first_block.push(block_start.len() as u32);
             let bytes = text.as_bytes();
             let starts = block_starts(bytes, block);
@@ -193,6 +197,7 @@ impl FileTrigrams {
         first_block.push(block_start.len() as u32);
         FileTrigrams {
             ids,
+            paths,
             folded,
             first_block,
             block_start,
@@ -205,6 +210,16 @@ impl FileTrigrams {
     /// The index's number for the file at `path`, if it knows the file.
     pub fn id(&self, path: &str) -> Option<u32> {
         self.ids.get(path).copied()
+    }
+
+    /// [`FileTrigrams::id`] of the file at `path`, which is the `position`-th of a list: the
+    /// position itself when the index was made over the same list (the path there is the same),
+    /// so that a pool's walk over every file in path order hashes no path.
+    pub fn id_at(&self, position: usize, path: &str) -> Option<u32> {
+        match self.paths.get(position) {
+            Some(known) if **known == *path => Some(position as u32),
+            _ => self.id(path),
+        }
     }
 
     /// The block numbers of file `id`.
@@ -359,6 +374,15 @@ mod tests {
         assert_eq!(index.line_before(0, 53), Some((45, 4)));
         assert_eq!(index.line_before(1, 1), Some((0, 0)));
         assert_eq!(index.line_before(2, 0), None, "no such file");
+    }
+
+    #[test]
+    fn a_files_number_is_its_position_in_the_same_list_else_looked_up_by_path() {
+        let index = FileTrigrams::new([("a.rs", "x"), ("b.rs", "y")]);
+        assert_eq!(index.id_at(1, "b.rs"), Some(1));
+        assert_eq!(index.id_at(0, "b.rs"), Some(1), "another list");
+        assert_eq!(index.id_at(5, "a.rs"), Some(0), "a longer list");
+        assert_eq!(index.id_at(0, "c.rs"), None, "a file it does not know");
     }
 
     #[test]

@@ -317,8 +317,16 @@ pub fn grep_pool<'t>(
         .collect();
     let mut seen: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); actions.len()];
     let mut fold = Fold::default();
-    for (path, text) in &files {
-        let id = index.id(path);
+    for (position, (path, text)) in files.iter().enumerate() {
+        let id = index.id_at(position, path);
+        // Most files hold no action's trigrams: nothing of them is looked at.
+        if searches
+            .iter()
+            .flatten()
+            .all(|search| !search.may_match(id))
+        {
+            continue;
+        }
         fold.reset(id.and_then(|id| index.known(id, text)));
         for ((slot, found), seen) in searches.iter_mut().zip(&mut actions).zip(&mut seen) {
             let Some(search) = slot else { continue };
