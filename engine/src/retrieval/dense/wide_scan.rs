@@ -81,15 +81,16 @@ impl Number for u16 {
 }
 
 /// Scores each row of `rows` (rows of `query.len()` numbers) against `query` into `out`:
-/// [`super::rank::dot`] of each, bit for bit.
-struct Scan<'a, T> {
-    simd: V3,
+/// [`super::rank::dot`] of each, bit for bit, with `simd`: [`V3`] scores every row, [`V4`] the
+/// first rows in whole groups of eight (and says how many).
+struct Scan<'a, T, Token> {
+    simd: Token,
     rows: &'a [T],
     query: &'a [f32],
     out: &'a mut [f32],
 }
 
-impl<T: Number> pulp::WithSimd for Scan<'_, T> {
+impl<T: Number> pulp::WithSimd for Scan<'_, T, V3> {
     type Output = ();
 
     #[inline(always)]
@@ -106,8 +107,7 @@ impl<T: Number> pulp::WithSimd for Scan<'_, T> {
         let mut groups = out.chunks_exact_mut(ROWS_AT_ONCE);
         let mut blocks = rows.chunks_exact(step * ROWS_AT_ONCE);
         for (scores, block) in (&mut groups).zip(&mut blocks) {
-            let row: [&[[T; LANES]]; ROWS_AT_ONCE] =
-                core::array::from_fn(|at| &block[at * step..(at + 1) * step]);
+            let row: [_; ROWS_AT_ONCE] = split_rows(block, step);
             let mut sums = [simd.avx._mm256_setzero_ps(); ROWS_AT_ONCE];
             for (at, eight) in query.iter().enumerate() {
                 let q = cast::<_, __m256>(*eight);
@@ -117,7 +117,7 @@ impl<T: Number> pulp::WithSimd for Scan<'_, T> {
                 }
             }
             for (score, sum) in scores.iter_mut().zip(sums) {
-                *score = lanes_summed(sum);
+                *score = lanes_summed(cast(sum));
             }
         }
         let rest = blocks.remainder().chunks_exact(step);
@@ -127,30 +127,24 @@ impl<T: Number> pulp::WithSimd for Scan<'_, T> {
                 let product = simd.avx._mm256_mul_ps(T::widened(simd, eight), cast(*q));
                 sum = simd.avx._mm256_add_ps(sum, product);
             }
-            *score = lanes_summed(sum);
+            *score = lanes_summed(cast(sum));
         }
     }
 }
 
 /// Pairs of rows summed side by side: four registers of two rows each.
 const PAIRS_AT_ONCE: usize = 4;
+/// Rows [`Scan`] scores at a time in AVX-512's registers.
+const PAIRED_ROWS: usize = 2 * PAIRS_AT_ONCE;
 
-/// [`Scan`] in AVX-512's registers: each holds two rows' eight lanes, the query's eight numbers
-/// repeated beside themselves, so every lane does the same steps as in [`Scan`] at half the
-/// instructions. Scores the first rows in whole groups of eight; the rest are left to [`Scan`].
-struct PairScan<'a, T> {
-    simd: V4,
-    rows: &'a [T],
-    query: &'a [f32],
-    out: &'a mut [f32],
-}
-
-impl<T: Number> pulp::WithSimd for PairScan<'_, T> {
+/// In AVX-512's registers: each holds two rows' eight lanes, the query's eight numbers repeated
+/// beside themselves, so every lane does the same steps as in AVX2's at half the instructions.
+impl<T: Number> pulp::WithSimd for Scan<'_, T, V4> {
     type Output = usize;
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) -> usize {
-        let PairScan {
+        let Scan {
             simd,
             rows,
             query,
@@ -160,14 +154,12 @@ impl<T: Number> pulp::WithSimd for PairScan<'_, T> {
         let twice: Vec<f32x16> = query.iter().map(|q| cast([*q, *q])).collect();
         let (rows, _) = pulp::as_arrays::<LANES, T>(rows);
         let step = query.len();
-        let group = 2 * PAIRS_AT_ONCE;
         let mut scored = 0;
         for (scores, block) in out
-            .chunks_exact_mut(group)
-            .zip(rows.chunks_exact(step * group))
+            .chunks_exact_mut(PAIRED_ROWS)
+            .zip(rows.chunks_exact(step * PAIRED_ROWS))
         {
-            let row: [&[[T; LANES]]; 8] =
-                core::array::from_fn(|at| &block[at * step..(at + 1) * step]);
+            let row: [_; PAIRED_ROWS] = split_rows(block, step);
             let mut sums = [simd.splat_f32s(0.0); PAIRS_AT_ONCE];
             for (at, q) in twice.iter().enumerate() {
                 for (pair, sum) in sums.iter_mut().enumerate() {
@@ -176,20 +168,24 @@ impl<T: Number> pulp::WithSimd for PairScan<'_, T> {
                 }
             }
             for (two, sum) in scores.chunks_exact_mut(2).zip(sums) {
-                let lanes: [[f32; LANES]; 2] = cast(sum);
-                two[0] = lanes[0].iter().sum::<f32>() + 0.0;
-                two[1] = lanes[1].iter().sum::<f32>() + 0.0;
+                let [first, second]: [[f32; LANES]; 2] = cast(sum);
+                (two[0], two[1]) = (lanes_summed(first), lanes_summed(second));
             }
-            scored += group;
+            scored += PAIRED_ROWS;
         }
         scored
     }
 }
 
+/// `block`'s first `N` rows of `step` registers each.
+#[inline(always)]
+fn split_rows<T, const N: usize>(block: &[[T; LANES]], step: usize) -> [&[[T; LANES]]; N] {
+    core::array::from_fn(|at| &block[at * step..(at + 1) * step])
+}
+
 /// A row's eight lanes summed as [`super::rank::dot`] sums them.
 #[inline(always)]
-fn lanes_summed(sum: __m256) -> f32 {
-    let lanes: [f32; LANES] = cast(sum);
+fn lanes_summed(lanes: [f32; LANES]) -> f32 {
     // The same sum as the portable dot's, then its `+ 0.0` (there is no remainder: see `fits`).
     lanes.iter().sum::<f32>() + 0.0
 }
@@ -220,7 +216,7 @@ fn scan<T: Number>(rows: &[T], query: &[f32], out: &mut [f32]) -> bool {
     };
     // The first whole groups of eight rows in AVX-512's registers where the processor has them.
     let scored = V4::try_new().map_or(0, |wide| {
-        let pairs = PairScan {
+        let pairs = Scan {
             simd: wide,
             rows,
             query,
