@@ -231,15 +231,7 @@ impl FileTrigrams {
     /// The start of the last block of file `id` at or before byte `at`, with the number of lines
     /// before it: where counting lines towards `at` may begin.
     pub fn line_before(&self, id: u32, at: usize) -> Option<(usize, usize)> {
-        let blocks = self.blocks_of(id)?;
-        let starts = self
-            .block_start
-            .get(blocks.start as usize..blocks.end as usize)?;
-        let nth = starts
-            .partition_point(|&s| s as usize <= at)
-            .checked_sub(1)?;
-        let block = blocks.start as usize + nth;
-        Some((starts[nth] as usize, self.block_line[block] as usize))
+        self.last_block(id, &self.block_start, at)
     }
 
     /// The start of the last block of the file at `path`, whose text is `text`, that begins at
@@ -249,15 +241,22 @@ impl FileTrigrams {
     pub fn block_before_line(&self, path: &str, text: &str, line: usize) -> Option<(usize, usize)> {
         let id = self.id(path)?;
         self.known(id, text)?;
+        self.last_block(id, &self.block_line, line)
+    }
+
+    /// The start and the lines before of the last block of file `id` whose entry in `column`
+    /// (`block_start` or `block_line`, both rising through a file) is at most `most`.
+    fn last_block(&self, id: u32, column: &[u32], most: usize) -> Option<(usize, usize)> {
         let blocks = self.blocks_of(id)?;
-        let lines = self
-            .block_line
-            .get(blocks.start as usize..blocks.end as usize)?;
-        let nth = lines
-            .partition_point(|&l| l as usize <= line)
+        let nth = column
+            .get(blocks.start as usize..blocks.end as usize)?
+            .partition_point(|&value| value as usize <= most)
             .checked_sub(1)?;
         let block = blocks.start as usize + nth;
-        Some((self.block_start[block] as usize, lines[nth] as usize))
+        Some((
+            self.block_start[block] as usize,
+            self.block_line[block] as usize,
+        ))
     }
 
     /// What the index keeps of file `id`, whose text is `text`: the text folded, and whether it
