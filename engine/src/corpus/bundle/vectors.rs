@@ -138,6 +138,15 @@ pub enum VectorRows {
 }
 
 impl VectorRows {
+    /// The position of the first number that is an infinity or a NaN, if any.
+    pub fn first_not_finite(&self) -> Option<usize> {
+        match self {
+            VectorRows::F32(values) => values.iter().position(|x| !x.is_finite()),
+            // A half with every exponent bit set is an infinity or a NaN.
+            VectorRows::F16(halves) => halves.iter().position(|h| h & 0x7c00 == 0x7c00),
+        }
+    }
+
     /// How many numbers it holds.
     pub fn numbers(&self) -> usize {
         match self {
@@ -364,12 +373,7 @@ fn open_checked<'b>(
 
 /// Every number of `rows` is finite, or an error names the file and the vector.
 fn finite(file: &str, rows: &VectorRows, dimension: usize) -> Result<()> {
-    let first = match rows {
-        VectorRows::F32(values) => values.iter().position(|x| !x.is_finite()),
-        // A half with every exponent bit set is an infinity or a NaN.
-        VectorRows::F16(halves) => halves.iter().position(|h| h & 0x7c00 == 0x7c00),
-    };
-    match first {
+    match rows.first_not_finite() {
         None => Ok(()),
         Some(at) => Err(Error::field(
             file,
