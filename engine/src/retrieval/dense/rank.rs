@@ -6,6 +6,7 @@
 use super::halves;
 use crate::corpus::bundle::VectorRows;
 use crate::error::{Error, Result};
+use std::ops::Range;
 
 /// A chunking's vectors, one row of `dimension` numbers per chunk, in chunk-table order.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +66,23 @@ impl VectorTable {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// The numbers of each row in `rows` as f32 (halves widened exactly), in table order, to
+    /// `each`.
+    pub(super) fn for_each_row_in(&self, rows: Range<usize>, mut each: impl FnMut(&[f32])) {
+        let dimension = self.dimension.max(1);
+        let numbers = rows.start * dimension..rows.end * dimension;
+        match &self.rows {
+            VectorRows::F32(values) => values[numbers].chunks_exact(dimension).for_each(each),
+            VectorRows::F16(halves) => {
+                let mut wide = vec![0f32; dimension];
+                for row in halves[numbers].chunks_exact(dimension) {
+                    halves::widen_into(row, &mut wide);
+                    each(&wide);
+                }
+            }
+        }
+    }
 }
 
 /// The dot product, summed in eight lanes and then the lanes in order: one fixed order that the
@@ -118,11 +136,11 @@ const ROWS_PER_THREAD: usize = 8192;
 /// our own cost about 1.5 ms of a 5.5 ms scan). Each row's score is the same [`dot`] wherever
 /// it runs, so the scores are bit for bit the one-thread scan's. The worker in wasm32 has one
 /// thread.
-fn split<T: Sync>(
+pub(super) fn split<T: Sync, Q: Sync, O: Send>(
     values: &[T],
-    query: &[f32],
-    out: &mut [f32],
-    here: fn(&[T], &[f32], &mut [f32]),
+    query: &[Q],
+    out: &mut [O],
+    here: fn(&[T], &[Q], &mut [O]),
 ) {
     #[cfg(not(target_arch = "wasm32"))]
     {
@@ -214,6 +232,41 @@ impl halves::Work for HalvesScan<'_> {
             score_rows_here(wide, self.query, scores);
         }
     }
+}
+
+/// The cosines of the chunks at `rows` (positions in the table) with `query`, in that order:
+/// each bit for bit its score in [`scores`], by the same scan of the same numbers.
+pub fn scores_of(table: &VectorTable, rows: &[usize], query: &[f32]) -> Result<Vec<f32>> {
+    check_dimension(table, query)?;
+    let dimension = table.dimension.max(1);
+    let mut out = vec![0f32; rows.len()];
+    if let Some(&past) = rows.iter().find(|&&at| at >= table.len()) {
+        return Err(Error::setting(
+            "chunk position",
+            past.to_string(),
+            &format!("below {}, the number of vectors", table.len()),
+        ));
+    }
+    match &table.rows {
+        VectorRows::F32(values) => {
+            score_floats_here(&gathered(values, rows, dimension), query, &mut out)
+        }
+        VectorRows::F16(halves) if table.finite => {
+            score_finite_halves_here(&gathered(halves, rows, dimension), query, &mut out)
+        }
+        VectorRows::F16(halves) => {
+            score_halves_here(&gathered(halves, rows, dimension), query, &mut out)
+        }
+    }
+    Ok(out)
+}
+
+/// The rows of `numbers` (rows of `dimension`) at `rows`, one after another.
+fn gathered<T: Copy>(numbers: &[T], rows: &[usize], dimension: usize) -> Vec<T> {
+    rows.iter()
+        .flat_map(|&at| &numbers[at * dimension..(at + 1) * dimension])
+        .copied()
+        .collect()
 }
 
 fn check_dimension(table: &VectorTable, query: &[f32]) -> Result<()> {

@@ -11,6 +11,7 @@ use crate::retrieval::chunk_search::{
 };
 use crate::retrieval::dense::queries::{check_model, EmbedFn, QueryVectors};
 use crate::retrieval::dense::rank::{best, scores, scores_many, VectorTable};
+use crate::retrieval::dense::sketch::{Estimates, Sketch};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::chunk_index::{ChunkHit, ChunkIndex};
@@ -22,10 +23,14 @@ struct Opened {
     table: Vec<CodeChunk>,
     index: ChunkIndex,
     vectors: Option<VectorTable>,
+    /// `vectors` as 8-bit codes, made on the first question scanned natively (`dense::sketch`;
+    /// none in wasm32, or for a table too small to gain from it).
+    sketch: OnceLock<Option<Sketch>>,
     /// The question vectors last scanned against `vectors` (one, or a batch the grid
     /// prepared), each with every chunk's score and the deepest ranking read from them: the
     /// grid asks one question of a chunking by dense, by hybrid and as deep as a per-file cap
-    /// needs, and each scan reads the whole table (82 MB for the demo's structural chunking).
+    /// needs, and each scan reads the whole table (41 MB of halves for the demo's structural
+    /// chunking).
     scans: Mutex<Vec<Scan>>,
     /// The last BM25 search (query, depth, hits), which answers any shallower one with the
     /// same query (a shallow search is a prefix of a deep one): hybrid's lexical half.
@@ -34,14 +39,20 @@ struct Opened {
     by_file: OnceLock<ChunksByFile>,
 }
 
-/// A question vector, every chunk's score against it, and the deepest ranking read from them
-/// so far (a shallower one is its prefix).
+/// A question vector, every chunk's score against it (or every chunk's interval from the
+/// sketch, which the best few are found by), and the deepest ranking read from them so far (a
+/// shallower one is its prefix).
 #[derive(Debug)]
 struct Scan {
     vector: Vec<f32>,
-    scores: Vec<f32>,
+    scores: Option<Vec<f32>>,
+    estimates: Option<Estimates>,
     ranked: Vec<(usize, f32)>,
 }
+
+/// Rows a table needs before a question is ranked from its sketch: below it the full scan is
+/// short anyway, and the sketch not worth its memory.
+const SKETCH_ROWS: usize = 4096;
 
 /// A BM25 search: its query, how deep it went and what it found.
 #[derive(Debug)]
@@ -85,20 +96,53 @@ impl Opened {
         let at = match scans.iter().position(|done| done.vector == vector) {
             Some(at) => at,
             None => {
+                let estimates = self.sketch().and_then(|sketch| sketch.estimate(vector));
                 *scans = vec![Scan {
                     vector: vector.to_vec(),
-                    scores: scores(table, vector)?,
+                    scores: None,
+                    estimates,
                     ranked: Vec::new(),
                 }];
                 0
             }
         };
         let scan = &mut scans[at];
-        let whole = scan.ranked.len() == scan.scores.len();
+        let whole = scan.ranked.len() == table.len();
         if scan.ranked.len() < depth && !whole {
-            scan.ranked = best(&scan.scores, depth);
+            let from_sketch = match &scan.estimates {
+                Some(estimates) if scan.scores.is_none() => estimates.best(table, vector, depth)?,
+                _ => None,
+            };
+            scan.ranked = match from_sketch {
+                Some(ranked) => ranked,
+                None => {
+                    let all = match scan.scores.take() {
+                        Some(all) => all,
+                        None => scores(table, vector)?,
+                    };
+                    let ranked = best(&all, depth);
+                    scan.scores = Some(all);
+                    ranked
+                }
+            };
         }
         Ok(scan.ranked.iter().take(depth).copied().collect())
+    }
+
+    /// The sketch of this chunking's vectors, made on first need: natively, for a table of at
+    /// least [`SKETCH_ROWS`].
+    fn sketch(&self) -> Option<&Sketch> {
+        if cfg!(target_arch = "wasm32") {
+            return None;
+        }
+        let table = self.vectors.as_ref()?;
+        self.sketch
+            .get_or_init(|| {
+                (table.len() >= SKETCH_ROWS)
+                    .then(|| Sketch::of(table))
+                    .flatten()
+            })
+            .as_ref()
     }
 
     /// Scans `vectors` together (in one pass over the table: [`scores_many`]) and keeps them
@@ -114,7 +158,8 @@ impl Opened {
             .zip(scored)
             .map(|(vector, scores)| Scan {
                 vector,
-                scores,
+                scores: Some(scores),
+                estimates: None,
                 ranked: Vec::new(),
             })
             .collect();
@@ -143,6 +188,7 @@ impl OpenChunkings {
             table,
             index,
             vectors: None,
+            sketch: OnceLock::new(),
             scans: Mutex::new(Vec::new()),
             last_search: Mutex::new(None),
             by_file: OnceLock::new(),
@@ -180,6 +226,7 @@ impl OpenChunkings {
         let dimension = entry.dimension as usize;
         let opened = self.opened_mut(chunker)?;
         opened.vectors = Some(VectorTable::of_rows(dimension, values));
+        opened.sketch = OnceLock::new();
         opened.scans = Mutex::new(Vec::new());
         Ok(())
     }
@@ -372,5 +419,118 @@ impl ChunkRankings for OpenChunkings {
             .into_iter()
             .map(|h| h.chunk)
             .collect())
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::{OpenChunkings, SKETCH_ROWS};
+    use crate::corpus::bundle::VectorRows;
+    use crate::corpus::code_chunks::{Chunker, CodeChunk};
+    use crate::retrieval::chunk_search::Retriever;
+    use crate::retrieval::dense::rank::VectorTable;
+    use crate::retrieval::lexical::chunk_index::{build_chunk_index, ChunkIndex};
+    use std::sync::OnceLock;
+
+    const WORDS: &[&str] = &["cache", "route", "filter", "limit", "evict", "token"];
+    const DIMENSION: usize = 16;
+
+    /// A chunking of one-line chunks, ten to a file, over the sketch's threshold, with f16
+    /// vectors (a block of rows repeated, for exact ties); `sketched` false keeps it to the
+    /// full scan. Each question's vector is near one chunk's, as a real question's head is.
+    fn opened(sketched: bool) -> (OpenChunkings, Vec<String>) {
+        let mut twister = rand_mt::Mt::new(21);
+        let rows = SKETCH_ROWS + 300;
+        let chunks: Vec<CodeChunk> = (0..rows)
+            .map(|at| CodeChunk {
+                path: format!("f{:03}.rs", at / 10),
+                start_line: (at % 10) as u32 + 1,
+                end_line: (at % 10) as u32 + 1,
+                kind: "window".into(),
+                name: String::new(),
+                tokens: 1,
+            })
+            .collect();
+        let texts: Vec<String> = (0..rows)
+            .map(|_| WORDS[twister.next_u32() as usize % WORDS.len()].to_string())
+            .collect();
+        let blob = build_chunk_index(&chunks, &texts).unwrap();
+        let index = ChunkIndex::open("index", &blob, &chunks).unwrap();
+        let mut halves: Vec<u16> = (0..(rows - 40) * DIMENSION)
+            .map(|_| half::f16::from_f32(twister.next_u32() as f32 / u32::MAX as f32 - 0.5))
+            .map(half::f16::to_bits)
+            .collect();
+        halves.extend_from_within(..40 * DIMENSION);
+        let widened = VectorRows::F16(halves.clone()).widened();
+        let questions: Vec<(String, Vec<f32>)> = [5, 17, rows - 20]
+            .iter()
+            .map(|&near| {
+                let vector = widened[near * DIMENSION..(near + 1) * DIMENSION]
+                    .iter()
+                    .map(|x| x + 0.01 * (twister.next_u32() as f32 / u32::MAX as f32))
+                    .collect();
+                (format!("cache route {near}"), vector)
+            })
+            .collect();
+        let mut open = OpenChunkings::new();
+        open.insert(Chunker::Window, chunks, index);
+        let entry = open.opened_mut(Chunker::Window).unwrap();
+        entry.vectors = Some(VectorTable::of_rows(DIMENSION, VectorRows::F16(halves)));
+        if !sketched {
+            entry.sketch = OnceLock::from(None);
+        }
+        let texts = questions.iter().map(|(text, _)| text.clone()).collect();
+        open.set_embedder(Box::new(move |text: &str| {
+            Ok(questions.iter().find(|(t, _)| t == text).unwrap().1.clone())
+        }));
+        (open, texts)
+    }
+
+    /// Dense and hybrid, capped or not, at every depth and in any order, rank from the sketch
+    /// as the full scan ranks, score for score; a shallow dense search leaves the full scan
+    /// undone, and one too deep for the sketch does it.
+    #[test]
+    fn a_sketched_chunking_searches_as_the_full_scan() {
+        let (sketched, questions) = opened(true);
+        let (full, _) = opened(false);
+        for question in &questions {
+            for (depth, cap) in [
+                (10, None),
+                (60, None),
+                (10, Some(1)),
+                (100, Some(2)),
+                (3, None),
+            ] {
+                for retriever in [Retriever::Dense, Retriever::Hybrid] {
+                    let search = |open: &OpenChunkings| {
+                        open.search((Chunker::Window, retriever), question, depth, cap)
+                            .unwrap()
+                            .into_iter()
+                            .map(|hit| (hit.chunk, hit.score.to_bits()))
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(
+                        search(&sketched),
+                        search(&full),
+                        "{question} {depth} {cap:?}"
+                    );
+                }
+            }
+            let entry = sketched.entry(Chunker::Window).unwrap();
+            let scans = |open: &OpenChunkings| {
+                let entry = open.entry(Chunker::Window).unwrap();
+                let scans = entry.scans.lock().unwrap();
+                (scans[0].scores.is_some(), scans[0].estimates.is_some())
+            };
+            assert_eq!(scans(&sketched), (false, true), "{question}");
+            assert_eq!(scans(&full), (true, false), "{question}");
+            let whole = entry.vectors.as_ref().unwrap().len();
+            let deep = |open: &OpenChunkings| {
+                open.search((Chunker::Window, Retriever::Dense), question, whole, None)
+                    .unwrap()
+            };
+            assert_eq!(deep(&sketched), deep(&full));
+            assert_eq!(scans(&sketched), (true, true), "{question}");
+        }
     }
 }
