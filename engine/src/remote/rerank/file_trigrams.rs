@@ -97,6 +97,8 @@ pub struct FileTrigrams {
     block_line: Vec<u32>,
     postings: Vec<Vec<u32>>,
     look_alikes: Vec<u32>,
+    /// Whether the paths rise strictly (the index was made over a list in path order).
+    in_path_order: bool,
 }
 
 /// The blocks that may hold a needle's match, by the index's numbers.
@@ -195,7 +197,9 @@ impl FileTrigrams {
             folded.push(bytes.into_boxed_slice());
         }
         first_block.push(block_start.len() as u32);
+        let in_path_order = paths.windows(2).all(|pair| pair[0] < pair[1]);
         FileTrigrams {
+            in_path_order,
             ids,
             paths,
             folded,
@@ -220,6 +224,41 @@ impl FileTrigrams {
             Some(known) if **known == *path => Some(position as u32),
             _ => self.id(path),
         }
+    }
+
+    /// Whether `files` is the list the index was made over, in path order: the same paths in
+    /// the same order, each text as long as the one indexed. A file's number is then its
+    /// position, and a pool need not sort the list nor look any path up.
+    pub fn in_order_over(&self, files: &[(&str, &str)]) -> bool {
+        self.in_path_order
+            && files.len() == self.paths.len()
+            && files.iter().zip(self.paths.iter().zip(&self.folded)).all(
+                |((path, text), (known, folded))| folded.len() == text.len() && **known == **path,
+            )
+    }
+
+    /// The files holding a block of any of `sets`, by number, rising: the only files a pool
+    /// whose every action has a needle with trigrams needs to visit.
+    pub fn files_in_any(&self, sets: &[&Candidates<'_>]) -> Vec<u32> {
+        let mut out: Vec<u32> = Vec::new();
+        let mut file = 0;
+        for at in 0..self.block_start.len().div_ceil(64) {
+            let mut word = sets
+                .iter()
+                .fold(0, |any, set| any | set.blocks.get(at).copied().unwrap_or(0));
+            while word != 0 {
+                let block = (at * 64) as u32 + word.trailing_zeros();
+                word &= word - 1;
+                // The file holding `block`: the last whose first block is at or before it.
+                while self.first_block[file + 1] <= block {
+                    file += 1;
+                }
+                if out.last() != Some(&(file as u32)) {
+                    out.push(file as u32);
+                }
+            }
+        }
+        out
     }
 
     /// The block numbers of file `id`.
@@ -382,6 +421,41 @@ mod tests {
         assert_eq!(index.id_at(0, "b.rs"), Some(1), "another list");
         assert_eq!(index.id_at(5, "a.rs"), Some(0), "a longer list");
         assert_eq!(index.id_at(0, "c.rs"), None, "a file it does not know");
+    }
+
+    #[test]
+    fn the_files_to_visit_are_those_holding_a_candidate_block_of_any_needle() {
+        let files = [
+            ("a.py", "alpha\nbeta\n"),
+            ("b.py", ""),
+            ("c.py", "gamma\n"),
+            ("d.py", "beta gamma\n"),
+        ];
+        let index = FileTrigrams::in_blocks(files, 1);
+        let needle = |word: &str| {
+            index
+                .candidates(&trigrams_of(word.as_bytes()), false)
+                .unwrap()
+        };
+        let (beta, gamma, delta) = (needle("beta"), needle("gamma"), needle("delta"));
+        assert_eq!(index.files_in_any(&[&beta]), [0, 3]);
+        assert_eq!(index.files_in_any(&[&beta, &gamma]), [0, 2, 3]);
+        assert_eq!(index.files_in_any(&[&delta]), [] as [u32; 0]);
+        assert_eq!(index.files_in_any(&[]), [] as [u32; 0]);
+    }
+
+    #[test]
+    fn only_the_indexed_list_in_path_order_is_taken_as_numbered() {
+        let files = [("a.py", "one\n"), ("b.py", "two\n")];
+        let index = FileTrigrams::new(files);
+        assert!(index.in_order_over(&files));
+        assert!(!index.in_order_over(&[files[1], files[0]]));
+        assert!(!index.in_order_over(&files[..1]));
+        assert!(!index.in_order_over(&[files[0], ("b.py", "three\n")]));
+        assert!(!index.in_order_over(&[files[0], ("c.py", "two\n")]));
+        // An index made over a list out of path order never numbers a list in path order.
+        let backwards = FileTrigrams::new([files[1], files[0]]);
+        assert!(!backwards.in_order_over(&[files[1], files[0]]));
     }
 
     #[test]

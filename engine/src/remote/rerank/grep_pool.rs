@@ -291,7 +291,12 @@ pub fn grep_pool<'t>(
     limits: GrepLimits,
 ) -> GrepPool {
     let mut files: Vec<(&str, &str)> = files.into_iter().collect();
-    stable_sort::by(&mut files, |a, b| a.0.cmp(b.0));
+    // The index's own list (a bundle's texts by path) is searched as it comes, each file's
+    // number its position; any other list is put in path order and its files looked up.
+    let numbered = index.in_order_over(&files);
+    if !numbered {
+        stable_sort::by(&mut files, |a, b| a.0.cmp(b.0));
+    }
     let mut actions: Vec<ActionMatches> = (0..plan.actions.len())
         .map(|at| ActionMatches {
             action: at,
@@ -317,8 +322,13 @@ pub fn grep_pool<'t>(
         .collect();
     let mut seen: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); actions.len()];
     let mut fold = Fold::default();
-    for (position, (path, text)) in files.iter().enumerate() {
-        let id = index.id_at(position, path);
+    for position in visits(&searches, index, &files, numbered) {
+        let (path, text) = files[position];
+        let id = if numbered {
+            Some(position as u32)
+        } else {
+            index.id_at(position, path)
+        };
         // Most files hold no action's trigrams: nothing of them is looked at.
         if searches
             .iter()
@@ -371,6 +381,31 @@ pub fn grep_pool<'t>(
     GrepPool {
         actions,
         candidates,
+    }
+}
+
+/// The positions in `files` (in path order) a pool visits: when they are numbered as in `index`
+/// and every action reads only the blocks holding its needle's trigrams, the files holding one
+/// of those blocks (a third of the demo's files, a question); else every file. Either way a
+/// visited file is searched only by the actions that may match in it.
+fn visits(
+    searches: &[Option<Search<'_>>],
+    index: &FileTrigrams,
+    files: &[(&str, &str)],
+    numbered: bool,
+) -> Vec<usize> {
+    let sets: Option<Vec<&Candidates<'_>>> = searches
+        .iter()
+        .flatten()
+        .map(|search| search.files.as_ref())
+        .collect();
+    match sets {
+        Some(sets) if numbered => index
+            .files_in_any(&sets)
+            .into_iter()
+            .map(|id| id as usize)
+            .collect(),
+        _ => (0..files.len()).collect(),
     }
 }
 
@@ -617,6 +652,11 @@ mod tests {
             let limits = GrepLimits { per_file, per_action, candidates: 100 };
             // Blocks from a few bytes, so that a file is several, to one per file.
             let pool = pool_in_blocks(&plan, &files, &[], (limits, block));
+            // The files in another order than the index's: put in path order and looked up.
+            let index = FileTrigrams::in_blocks(files.iter().copied(), block);
+            let reversed = files.iter().rev().copied();
+            let looked_up = grep_pool(&plan, reversed, &index, &ChunksByFile::new(&[]), limits);
+            proptest::prop_assert_eq!(&looked_up, &pool);
             for (action, found) in plan.actions.iter().zip(&pool.actions) {
                 // Every matching line of every file, tested alone, then the limits.
                 let regex = action.regex().unwrap();
