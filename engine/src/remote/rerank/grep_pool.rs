@@ -17,7 +17,7 @@ use super::file_trigrams::{self, Candidates, FileTrigrams};
 use super::needle::{
     fold_ascii, fold_look_alikes, holds_look_alikes, next_look_alike, Needle, LOOK_ALIKES,
 };
-use super::plan::{GrepAction, Plan};
+use super::plan::{GrepAction, PathGlob, Plan};
 use crate::corpus::code_chunks::ChunksByFile;
 
 /// CodeNib's grep limits, the defaults.
@@ -73,7 +73,7 @@ struct Search<'p> {
     /// Compiled up front, unless the needle is the whole pattern ([`Needle::bounds`]): then
     /// only if the needle is not ASCII and a file holds a look-alike of its letters.
     regex: std::cell::OnceCell<Regex>,
-    glob: std::rc::Rc<globset::GlobMatcher>,
+    glob: std::rc::Rc<PathGlob>,
     needle: Option<Needle>,
     /// The blocks of files that may hold a match (`None`: any may).
     files: Option<Candidates<'p>>,

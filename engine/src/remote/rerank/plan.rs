@@ -62,14 +62,20 @@ impl GrepAction {
 
     /// The compiled glob, kept per thread by its text: compiling one builds a regex, and a
     /// plan's globs repeat from question to question (every offline plan's are `**/*`).
-    pub fn matcher(&self) -> std::result::Result<Rc<GlobMatcher>, String> {
+    pub fn matcher(&self) -> std::result::Result<Rc<PathGlob>, String> {
         if let Some(kept) = GLOBS.with_borrow(|globs| globs.get(&self.glob).cloned()) {
             return Ok(kept);
         }
         let matcher = globset::GlobBuilder::new(&self.glob)
             .literal_separator(true)
             .build()
-            .map(|g| Rc::new(g.compile_matcher()))
+            .map(|g| {
+                Rc::new(if EVERY_PATH.contains(&self.glob.as_str()) {
+                    PathGlob::Every
+                } else {
+                    PathGlob::Glob(g.compile_matcher())
+                })
+            })
             .map_err(|e| format!("glob {:?}: {e}", self.glob))?;
         GLOBS.with_borrow_mut(|globs| {
             if globs.len() == GLOBS_KEPT {
@@ -81,11 +87,35 @@ impl GrepAction {
     }
 }
 
+/// The globs that match every path, with `*` kept within one folder as here: `**` matches
+/// anything, and `**/*` any folders, then a name.
+const EVERY_PATH: [&str; 2] = ["**", "**/*"];
+
+/// A compiled glob.
+#[derive(Debug)]
+pub enum PathGlob {
+    /// One of [`EVERY_PATH`], which is not run: the grep stage asks it of every file and
+    /// action, and its regex was a tenth of a pool's time in the browser outside the search.
+    Every,
+    /// Any other.
+    Glob(GlobMatcher),
+}
+
+impl PathGlob {
+    /// Whether the glob matches `path`.
+    pub fn is_match(&self, path: &str) -> bool {
+        match self {
+            PathGlob::Every => true,
+            PathGlob::Glob(glob) => glob.is_match(path),
+        }
+    }
+}
+
 /// How many compiled globs a thread keeps before it starts again.
 const GLOBS_KEPT: usize = 64;
 
 thread_local! {
-    static GLOBS: RefCell<HashMap<String, Rc<GlobMatcher>>> = RefCell::new(HashMap::new());
+    static GLOBS: RefCell<HashMap<String, Rc<PathGlob>>> = RefCell::new(HashMap::new());
 }
 
 /// Reads a plan from JSON (`{"actions": [...]}` or the bare list), `file` naming it in errors:
@@ -187,5 +217,39 @@ mod tests {
         assert!(!action("*.py").matcher().unwrap().is_match("src/b.py"));
         assert!(action("src/[x").matcher().is_err());
         assert!(action("src/[x").matcher().is_err(), "a failure is not kept");
+    }
+
+    #[test]
+    fn the_globs_taken_to_match_every_path_do_as_compiled() {
+        let paths = [
+            "",
+            "a",
+            "a.py",
+            "src/a.py",
+            "/abs/b.rs",
+            "a//b",
+            "dir/",
+            ".hidden/x",
+            "ü/ß.py",
+            "a\nb/c",
+        ];
+        for glob in EVERY_PATH {
+            let compiled = globset::GlobBuilder::new(glob)
+                .literal_separator(true)
+                .build()
+                .unwrap()
+                .compile_matcher();
+            for path in paths {
+                assert!(compiled.is_match(path), "{glob} {path:?}");
+            }
+            let kept = GrepAction {
+                pattern: "a".into(),
+                glob: glob.into(),
+                case_sensitive: false,
+            }
+            .matcher()
+            .unwrap();
+            assert!(matches!(*kept, PathGlob::Every));
+        }
     }
 }
