@@ -56,8 +56,23 @@ impl ChunksByFile {
 
     /// The position in the table of the smallest chunk of `path` holding `line`, if any.
     pub fn enclosing(&self, path: &str, line: u32) -> Option<usize> {
-        self.by_path
-            .get(path)?
+        self.of_file(path).enclosing(line)
+    }
+
+    /// The chunks of `path` (none when it has none), looked up once for many lines.
+    pub fn of_file(&self, path: &str) -> SpansOfFile<'_> {
+        SpansOfFile(self.by_path.get(path).map_or(&[], Vec::as_slice))
+    }
+}
+
+/// One file's chunks, from the smallest ([`ChunksByFile::of_file`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SpansOfFile<'c>(&'c [Span]);
+
+impl SpansOfFile<'_> {
+    /// The position in the table of the smallest chunk holding `line`, if any.
+    pub fn enclosing(&self, line: u32) -> Option<usize> {
+        self.0
             .iter()
             .find(|s| s.start <= line && line <= s.end)
             .map(|s| s.at)

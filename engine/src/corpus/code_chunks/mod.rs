@@ -46,7 +46,7 @@ mod structural;
 use crate::corpus::tokens::TokenCounter;
 use crate::error::Result;
 
-pub use by_file::ChunksByFile;
+pub use by_file::{ChunksByFile, SpansOfFile};
 pub use chunk::{
     BudgetCounter, ChunkConfig, Chunker, CodeChunk, FileChunks, CODENIB_MAX_LINES, DEFAULT_BUDGET,
 };

@@ -90,9 +90,11 @@ impl<'p> Search<'p> {
             let _ = regex.set(action.regex()?);
         }
         let glob = action.matcher()?;
-        let files = needle
-            .as_ref()
-            .and_then(|n| index.candidates(&file_trigrams::trigrams_of(n.bytes()), n.exotic()));
+        let files = needle.as_ref().and_then(|n| {
+            let bounds = n.bounds().unwrap_or_default();
+            let trigrams = file_trigrams::trigrams_within_bounds(n.bytes(), bounds);
+            index.candidates(&trigrams, n.exotic())
+        });
         Ok(Search {
             action,
             regex,
@@ -338,6 +340,8 @@ pub fn grep_pool<'t>(
             continue;
         }
         fold.reset(id.and_then(|id| index.known(id, text)));
+        // The file's chunks, looked up on its first kept line.
+        let mut in_file_chunks = None;
         for ((slot, found), seen) in searches.iter_mut().zip(&mut actions).zip(&mut seen) {
             let Some(search) = slot else { continue };
             if !search.may_match(id) || !search.glob.is_match(path) {
@@ -368,7 +372,8 @@ pub fn grep_pool<'t>(
                 }
                 let number = number as u32 + 1;
                 found.lines.push((path.to_string(), number));
-                match by_file.enclosing(path, number) {
+                let chunks = in_file_chunks.get_or_insert_with(|| by_file.of_file(path));
+                match chunks.enclosing(number) {
                     Some(chunk) if seen.insert(chunk) => found.chunks.push(chunk),
                     Some(_) => {}
                     None => found.outside += 1,
@@ -631,6 +636,7 @@ mod tests {
             patterns in proptest::collection::vec(proptest::sample::select(vec![
                 "key", "\\bkey\\b", "sey", "^s", "k$", "e_s", "ké", "y(?-i:K)e", "s\\s+k", "[ks]e",
                 "ye|ke", "\\bye\\b", "\\bks\\b", "\\be_", "_s\\b", "y(?-i:é)", "\\bSéy\\b",
+                "\\bs\\b", "\\be\\b ",
             ]), 1..4),
             case_sensitive in proptest::bool::ANY,
             (per_file, per_action) in (0..4usize, 0..6usize),
