@@ -165,6 +165,23 @@ impl<'p> Search<'p> {
                     .map(|found| from + found)
             }),
         };
+        if let Some(bounds) = needle.bounds().filter(|_| !look_alikes) {
+            // The needle is the whole pattern: an occurrence with its boundaries is a match, and
+            // the others (`\bturn\b` in `return`) are passed over where they are found, their
+            // lines neither cut out nor tested.
+            let bounded = |mut at: usize| loop {
+                let found = next(at)?;
+                if needle.bounded_at(bounds, text, found) {
+                    return Some(found);
+                }
+                at = found + 1;
+            };
+            return Ok(matching_lines(
+                (|_, _: &str| true, counted),
+                (text, most),
+                bounded,
+            ));
+        }
         // A found line is tested with the needle when the needle is the whole pattern, else with
         // the regex. In a file holding a look-alike, the needle must be ASCII for that, and a
         // line holding a look-alike is tested with them folded too ([`fold_look_alikes`]).

@@ -117,18 +117,34 @@ impl Needle {
     /// For a needle that is the whole pattern ([`Needle::bounds`]): whether `line` matches, given
     /// `searched`, the same line as the needle is searched in (folded or not, the same length).
     /// Any occurrence with the boundaries will do, as for the regex.
-    pub fn in_line(&self, (start, end): (bool, bool), line: &str, searched: &[u8]) -> bool {
-        let word = |c: Option<char>| c.is_some_and(regex_syntax::is_word_character);
-        let boundary = |at: usize| {
-            // `at` is a char boundary of `line`: the needle's ends are, as its bytes are a
-            // literal's, and `searched` has `line`'s byte offsets.
-            line.is_char_boundary(at)
-                && word(line[..at].chars().next_back()) != word(line[at..].chars().next())
-        };
-        self.finder.find_iter(searched).any(|at| {
-            (!start || boundary(at)) && (!end || boundary(at + self.finder.needle().len()))
-        })
+    pub fn in_line(&self, bounds: (bool, bool), line: &str, searched: &[u8]) -> bool {
+        self.finder
+            .find_iter(searched)
+            .any(|at| self.bounded_at(bounds, line, at))
     }
+
+    /// For a needle that is the whole pattern: whether its occurrence at byte `at` of `text` (or
+    /// of `text` folded, which has the same offsets) has the word boundaries `(start, end)` it
+    /// needs. `at` is a char boundary of `text`: the needle's ends are, as its bytes are a
+    /// literal's. A line's neighbours of the occurrence are the text's, or none where the text
+    /// has a line break (or the `\r` before one), which is no word character either: the answer
+    /// is the same in a line and in the whole text.
+    pub fn bounded_at(&self, (start, end): (bool, bool), text: &str, at: usize) -> bool {
+        (!start || word_boundary(text, at))
+            && (!end || word_boundary(text, at + self.finder.needle().len()))
+    }
+}
+
+/// Whether a Unicode word boundary is at byte `at` of `text`, as the regex crate's `\b`.
+fn word_boundary(text: &str, at: usize) -> bool {
+    // The ASCII answer without the Unicode table's search.
+    let word = |c: Option<char>| match c {
+        Some(c) if c.is_ascii() => c.is_ascii_alphanumeric() || c == '_',
+        Some(c) => regex_syntax::is_word_character(c),
+        None => false,
+    };
+    text.is_char_boundary(at)
+        && word(text[..at].chars().next_back()) != word(text[at..].chars().next())
 }
 
 /// Whether `text` holds a non-ASCII letter that folds to an ASCII one (see [`FOLDS_TO_ASCII`]).
