@@ -80,15 +80,14 @@ fn edge_trigrams(block: &[u8]) -> [Option<usize>; 2] {
     match *block {
         [] => [None, None],
         [only] => [Some(trigram([EDGE, only, EDGE])), None],
-        [first, second, ..] => {
-            let [.., before_last, last] = *block else {
-                unreachable!("two bytes at least")
-            };
-            [
-                Some(trigram([EDGE, first, second])),
-                Some(trigram([before_last, last, EDGE])),
-            ]
-        }
+        [first, second, ..] => [
+            Some(trigram([EDGE, first, second])),
+            Some(trigram([
+                block[block.len() - 2],
+                block[block.len() - 1],
+                EDGE,
+            ])),
+        ],
     }
 }
 

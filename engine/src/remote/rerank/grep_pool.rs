@@ -182,18 +182,15 @@ impl<'p> Search<'p> {
                 bounded,
             ));
         }
-        // A found line is tested with the needle when the needle is the whole pattern, else with
-        // the regex. In a file holding a look-alike, the needle must be ASCII for that, and a
-        // line holding a look-alike is tested with them folded too ([`fold_look_alikes`]).
-        let test = match needle
-            .bounds()
-            .filter(|_| !look_alikes || needle.bytes().is_ascii())
-        {
+        // Otherwise a found line is tested with the regex, or, in a file holding a look-alike,
+        // with an ASCII needle that is the whole pattern, a line holding a look-alike with them
+        // folded ([`fold_look_alikes`]).
+        let test = match needle.bounds().filter(|_| needle.bytes().is_ascii()) {
             Some(bounds) => LineTest::Needle(bounds),
             None => LineTest::Regex(self.regex()?),
         };
         let test = |at: usize, line: &str| match test {
-            LineTest::Needle(bounds) if !look_alikes || line.is_ascii() => {
+            LineTest::Needle(bounds) if line.is_ascii() => {
                 needle.in_line(bounds, line, &haystack[at..at + line.len()])
             }
             LineTest::Needle(bounds) => {
