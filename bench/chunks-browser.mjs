@@ -17,7 +17,8 @@
 //     of the first typed question, less that question's own p50); and the grid over the three
 //     CodeAtlas chunkings (GRID_CHUNKERS to choose) with every retriever and cap 1.
 //   - next to each pool, the same pools natively in the same run (NATIVE, default
-//     target/release/routelens), and the page's p50 as a multiple of the native one.
+//     target/release/routelens), round by round with the page's, and the page's p50 as a
+//     multiple of the native one.
 // Usage: [DENSE=1] [ONLY_POOLS=1] node bench/chunks-browser.mjs [dist-folder] [bundles-folder] [runs] [bundle]
 //   defaults: dist, target/bundles, 3 runs, bundle `demo`
 // Build first: trunk build index.html --release; cargo build -p routelens;
@@ -193,39 +194,39 @@ try {
     }
     for (const pool of ['grep', 'bm25']) {
       const times = [];
+      const native = [];
       const rerank = await browser.newPage();
       await rerank.goto(`${server.url}/?view=rerank&bundle=${name}&pool=${pool}&reranker=none&q=${encodeURIComponent(set[0].id)}`);
       await rerank.locator(`[data-testid="rerank-question-select"] option[value="${set[0].id}"]`)
         .waitFor({ state: 'attached', timeout: 60000 });
-      for (const q of set) {
-        await rerank.locator('[data-testid="rerank-question-select"]').selectOption(q.id);
-        for (let run = 0; run <= runs; run++) {
+      // Rounds, each every question once in the page and then once natively, so that both
+      // see the same order of questions and whatever else the machine is doing at the time;
+      // the first round (the page's texts loaded, its terms counted) is left out on both sides.
+      for (let round = 0; round <= runs; round++) {
+        for (const q of set) {
+          await rerank.locator('[data-testid="rerank-question-select"]').selectOption(q.id);
           // The result shown is marked stale; the next one is a new element.
           await rerank.evaluate(() => document.querySelector('[data-testid="rerank-result"]')?.setAttribute('data-stale', '1'));
           await rerank.locator('[data-testid="rerank-run"]').click();
           const fresh = rerank.locator('[data-testid="rerank-result"]:not([data-stale]) [data-testid="rerank-summary"]');
           await fresh.waitFor({ timeout: 120000 });
           const text = await fresh.textContent();
-          // The first run of the first question also loads the texts and counts terms: left out.
-          if (run > 0) times.push(Number(text.match(/in ([\d.]+) ms/)[1]));
+          if (round > 0) times.push(Number(text.match(/in ([\d.]+) ms/)[1]));
         }
-      }
-      console.log(`${pool} pool (no reranker): p50 ${percentile(times, 0.5).toFixed(1)} ms, `
-        + `p95 ${percentile(times, 0.95).toFixed(1)} ms over ${set.length} questions × ${runs} runs`);
-      await rerank.close();
-      // The same pools natively in the same run, as `routelens rerank` times each question
-      // (the bundle opened and the texts' term counts made first, as in the page).
-      const native = [];
-      for (let run = 0; run < runs; run++) {
+        // The same pools natively, as `routelens rerank` times each question (the bundle
+        // opened and the texts' term counts made first, as in the page).
         const out = execFileSync(cli, ['rerank', resolve(bundles, name), '--questions',
           resolve(bundles, name, 'questions.jsonl'), '--route', pool, '--reranker', 'none',
           '--format', 'json'], { maxBuffer: 1 << 28 });
-        native.push(...JSON.parse(out).questions.map((q) => q.ms));
+        if (round > 0) native.push(...JSON.parse(out).questions.map((q) => q.ms));
       }
+      await rerank.close();
       const browserP50 = percentile(times, 0.5);
       const nativeP50 = percentile(native, 0.5);
-      console.log(`  natively (${cli}): p50 ${nativeP50.toFixed(1)} ms, p95 `
-        + `${percentile(native, 0.95).toFixed(1)} ms; the page ${(browserP50 / nativeP50).toFixed(2)}× native`);
+      console.log(`${pool} pool (no reranker): p50 ${browserP50.toFixed(2)} ms, `
+        + `p95 ${percentile(times, 0.95).toFixed(2)} ms over ${set.length} questions × ${runs} rounds`);
+      console.log(`  natively (${cli}): p50 ${nativeP50.toFixed(2)} ms, p95 `
+        + `${percentile(native, 0.95).toFixed(2)} ms; the page ${(browserP50 / nativeP50).toFixed(2)}× native`);
     }
     for (const caps of onlyPools ? [] : ['', '&caps=2']) {
       const fresh = await browser.newPage();

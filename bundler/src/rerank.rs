@@ -10,6 +10,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use routelens_engine::corpus::code_chunks::CodeChunk;
+use routelens_engine::corpus::file_texts::FileTexts;
 use routelens_engine::evaluate::relevance_of;
 use routelens_engine::load::question_set::{parse_questions, Question};
 use routelens_engine::remote::rerank::chat_planner::{
@@ -120,7 +121,7 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let open = folder.open_chunkings(&[settings.chunker])?;
     let table = open.table(settings.chunker)?;
     let paths = folder.manifest.paths();
-    let texts = folder.read_files(paths.iter().map(String::as_str))?;
+    let texts = FileTexts::from(folder.read_files(paths.iter().map(String::as_str))?);
     let terms = PreparedTexts::new(&texts);
     let mut remote = Remote::new(
         judge.as_deref(),
@@ -234,12 +235,7 @@ fn run_questions(
         &mut Remote,
         Option<&CrossEncoder>,
     ),
-    (open, table, texts, terms): (
-        &OpenChunkings,
-        &[CodeChunk],
-        &BTreeMap<String, String>,
-        &PreparedTexts,
-    ),
+    (open, table, texts, terms): (&OpenChunkings, &[CodeChunk], &FileTexts, &PreparedTexts),
     (repo, paths, needs_grep, top): (&str, &[String], bool, usize),
 ) -> Result<(Vec<Shown>, Units), Failure> {
     let mut shown = Vec::new();
@@ -265,7 +261,7 @@ fn run_questions(
             }
         }
         let started = Instant::now();
-        let text_of = |path: &str| texts.get(path).map(String::as_str);
+        let text_of = |path: &str| texts.get(path);
         let scorer = cross_encoder.map(|model| ChunkTexts {
             model,
             text_of: &text_of,

@@ -2,8 +2,7 @@
 //! `rerank::coverage`), each route's pool built once at the deepest depth asked for and cut at
 //! every depth, with the plan each question's run used.
 
-use std::collections::BTreeMap;
-
+use routelens_engine::corpus::file_texts::FileTexts;
 use routelens_engine::load::question_set::Question;
 use routelens_engine::remote::rerank::coverage::{coverage, target_blocks, Audited, CoverageRow};
 use routelens_engine::remote::rerank::plan::Plan;
@@ -28,7 +27,7 @@ pub fn audit(
     questions: &[Question],
     plans: &[Option<Plan>],
     settings: &RerankSettings,
-    (open, texts, terms): (&OpenChunkings, &BTreeMap<String, String>, &PreparedTexts),
+    (open, texts, terms): (&OpenChunkings, &FileTexts, &PreparedTexts),
     depths: &[usize],
 ) -> Result<Vec<RouteCoverage>, Failure> {
     if depths.is_empty() || depths.contains(&0) {

@@ -1,12 +1,12 @@
 //! The session itself: what is loaded, and each piece of work over it (see the module above).
 
 use crate::stable_sort::Sorted;
-use std::collections::BTreeMap;
 
 use super::messages::{ChunkResult, LineJob, PackAnswer, PackedReport, WireRun};
 use crate::checksum::sha256_hex;
 use crate::corpus::bundle::{decode_listed_manifest, Manifest, MANIFEST_FILE};
 use crate::corpus::code_chunks::Chunker;
+use crate::corpus::file_texts::FileTexts;
 use crate::corpus::tokens::{Cl100k, TokenCache};
 use crate::delivery::context::{build_context, ContextSettings, RecomputedLines};
 #[cfg(doc)]
@@ -61,7 +61,7 @@ struct LoadedBundle {
 
 /// Every file's text, by path, and the literal arms' corpus over them.
 struct Texts {
-    by_path: BTreeMap<String, String>,
+    by_path: FileTexts,
     corpus: TextCorpus,
     /// The planner's term counts and the grep stage's file filter, made on their first use.
     prepared: std::cell::OnceCell<PreparedTexts>,
@@ -169,7 +169,7 @@ impl LiveSession {
         let files = texts
             .by_path
             .iter()
-            .map(|(path, text)| (path.clone(), text.clone()))
+            .map(|(path, text)| (path.to_string(), text.to_string()))
             .collect();
         bundle.index = Some(LexicalIndex::derive(&bundle.manifest, files)?);
         Ok(())
@@ -251,9 +251,8 @@ impl LiveSession {
     /// Loads every file's text of bundle `name` from its chunks, in manifest order.
     pub fn load_texts<B: AsRef<[u8]>>(&mut self, name: &str, chunks: &[B]) -> Result<usize> {
         let bundle = self.bundle_named_mut(name)?;
-        let by_path: BTreeMap<String, String> =
-            bundle.manifest.read_all(chunks)?.into_iter().sorted_map();
-        let corpus = TextCorpus::new(by_path.iter().map(|(p, t)| (p.clone(), t.as_str())));
+        let by_path = FileTexts::from(bundle.manifest.read_all(chunks)?.into_iter().sorted_map());
+        let corpus = TextCorpus::new(by_path.iter());
         let files = by_path.len();
         bundle.texts = Some(Texts {
             by_path,
@@ -436,9 +435,7 @@ impl LiveSession {
             // Format 6 keeps the files' hashes with their texts.
             let texts = bundle.texts.as_ref().map(|t| &t.by_path);
             verify_corpus(pinned, manifest, name, &mut |path| match texts {
-                Some(texts) => Ok(sha256_hex(
-                    texts.get(path).map_or(&[][..], |t| t.as_bytes()),
-                )),
+                Some(texts) => Ok(sha256_hex(texts.get(path).map_or(&[][..], str::as_bytes))),
                 None => Err(Error::field(
                     &format!("bundle {name}"),
                     "texts",
@@ -637,7 +634,7 @@ impl LiveSession {
                                 .chain(report.gold.iter().map(|span| &span.path));
                             let texts = shown
                                 .filter_map(|path| {
-                                    Some((path.clone(), texts.by_path.get(path)?.clone()))
+                                    Some((path.clone(), texts.by_path.get(path)?.to_string()))
                                 })
                                 .collect();
                             PackedReport { report, ms, texts }
@@ -771,7 +768,7 @@ impl LoadedBundle {
 
 impl Texts {
     fn text_of<'s>(&'s self) -> impl Fn(&str) -> Option<&'s str> + 's {
-        |path| self.by_path.get(path).map(String::as_str)
+        |path| self.by_path.get(path)
     }
 }
 

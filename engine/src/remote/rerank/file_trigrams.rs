@@ -30,6 +30,7 @@ use std::ops::Range;
 use rustc_hash::FxHashMap;
 
 use super::needle::{fold_ascii, holds_look_alikes};
+use crate::corpus::file_texts::FileTexts;
 
 /// Classes of a byte: 26 letters, 10 digits, `_`, and everything else.
 const CLASSES: usize = 38;
@@ -163,6 +164,8 @@ pub struct FileTrigrams {
     look_alikes: Vec<u32>,
     /// Whether the paths rise strictly (the index was made over a list in path order).
     in_path_order: bool,
+    /// The identity of the [`FileTexts`] it was made over, if it was.
+    made_over: Option<u64>,
 }
 
 /// The blocks that may hold a needle's match, by the index's numbers.
@@ -216,6 +219,14 @@ impl FileTrigrams {
         FileTrigrams::in_blocks(files, BLOCK)
     }
 
+    /// The index of `texts`, which then knows them by their identity ([`FileTrigrams::made_over`]).
+    pub fn over(texts: &FileTexts) -> Self {
+        FileTrigrams {
+            made_over: Some(texts.identity()),
+            ..FileTrigrams::new(texts.iter())
+        }
+    }
+
     /// The index of `files` in blocks of at least `block` bytes (the tests' small blocks).
     pub fn in_blocks<'t>(
         files: impl IntoIterator<Item = (&'t str, &'t str)>,
@@ -266,6 +277,7 @@ impl FileTrigrams {
         let in_path_order = paths.windows(2).all(|pair| pair[0] < pair[1]);
         FileTrigrams {
             in_path_order,
+            made_over: None,
             ids,
             paths,
             folded,
@@ -303,6 +315,12 @@ impl FileTrigrams {
                     folded.len() == text.len() && same_bytes(known.as_bytes(), path.as_bytes())
                 },
             )
+    }
+
+    /// Whether the index was made over `texts` ([`FileTrigrams::over`]): a file's number is then
+    /// its position there, known without a byte compared.
+    pub fn made_over(&self, texts: &FileTexts) -> bool {
+        self.made_over == Some(texts.identity())
     }
 
     /// The files holding a block of any of `sets`, by number, rising: the only files a pool

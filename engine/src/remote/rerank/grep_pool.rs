@@ -19,6 +19,7 @@ use super::needle::{
 };
 use super::plan::{GrepAction, PathGlob, Plan};
 use crate::corpus::code_chunks::ChunksByFile;
+use crate::corpus::file_texts::FileTexts;
 
 /// CodeNib's grep limits, the defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -313,6 +314,52 @@ pub fn grep_pool<'t>(
     if !numbered {
         stable_sort::by(&mut files, |a, b| a.0.cmp(b.0));
     }
+    let listed = Listed {
+        file_at: |position| files[position],
+        len: files.len(),
+        numbered,
+    };
+    walk(plan, listed, index, by_file, limits)
+}
+
+/// [`grep_pool`] over a bundle's `texts`: when `index` was made over them
+/// ([`FileTrigrams::over`]), each file's number is its position, and the list is neither
+/// collected nor compared with the index's.
+pub fn grep_pool_over(
+    plan: &Plan,
+    texts: &FileTexts,
+    index: &FileTrigrams,
+    by_file: &ChunksByFile,
+    limits: GrepLimits,
+) -> GrepPool {
+    if !index.made_over(texts) {
+        return grep_pool(plan, texts.iter(), index, by_file, limits);
+    }
+    let listed = Listed {
+        file_at: |position| texts.file(position).unwrap_or_default(),
+        len: texts.len(),
+        numbered: true,
+    };
+    walk(plan, listed, index, by_file, limits)
+}
+
+/// The files a pool walks, in path order: the `position`-th as `(path, text)`, how many there
+/// are, and whether each one's number in the index is its position.
+struct Listed<F> {
+    file_at: F,
+    len: usize,
+    numbered: bool,
+}
+
+/// The pool of `plan` over the `files` listed (see [`grep_pool`]).
+fn walk<'t>(
+    plan: &Plan,
+    files: Listed<impl Fn(usize) -> (&'t str, &'t str)>,
+    index: &FileTrigrams,
+    by_file: &ChunksByFile,
+    limits: GrepLimits,
+) -> GrepPool {
+    let numbered = files.numbered;
     let mut actions: Vec<ActionMatches> = (0..plan.actions.len())
         .map(|at| ActionMatches {
             action: at,
@@ -338,8 +385,8 @@ pub fn grep_pool<'t>(
         .collect();
     let mut seen: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); actions.len()];
     let mut fold = Fold::default();
-    for position in visits(&searches, index, &files, numbered) {
-        let (path, text) = files[position];
+    for position in visits(&searches, index, files.len, numbered) {
+        let (path, text) = (files.file_at)(position);
         let id = if numbered {
             Some(position as u32)
         } else {
@@ -403,14 +450,14 @@ pub fn grep_pool<'t>(
     }
 }
 
-/// The positions in `files` (in path order) a pool visits: when they are numbered as in `index`
+/// The positions in a list of `files` (in path order) a pool visits: when they are numbered as in `index`
 /// and every action reads only the blocks holding its needle's trigrams, the files holding one
 /// of those blocks (a third of the demo's files, a question); else every file. Either way a
 /// visited file is searched only by the actions that may match in it.
 fn visits(
     searches: &[Option<Search<'_>>],
     index: &FileTrigrams,
-    files: &[(&str, &str)],
+    files: usize,
     numbered: bool,
 ) -> Vec<usize> {
     let sets: Option<Vec<&Candidates<'_>>> = searches
@@ -424,7 +471,7 @@ fn visits(
             .into_iter()
             .map(|id| id as usize)
             .collect(),
-        _ => (0..files.len()).collect(),
+        _ => (0..files).collect(),
     }
 }
 
@@ -677,6 +724,19 @@ mod tests {
             let reversed = files.iter().rev().copied();
             let looked_up = grep_pool(&plan, reversed, &index, &ChunksByFile::new(&[]), limits);
             proptest::prop_assert_eq!(&looked_up, &pool);
+            // A bundle's texts with the index made over them, searched as numbered; with an
+            // index made over other files, each file read whole.
+            let bundle: FileTexts = paths.iter().cloned().zip(texts.iter().cloned()).collect();
+            let by_file = ChunksByFile::new(&[]);
+            let own = FileTrigrams::over(&bundle);
+            proptest::prop_assert_eq!(&grep_pool_over(&plan, &bundle, &own, &by_file, limits), &pool);
+            let elsewhere: FileTexts = paths
+                .iter()
+                .map(|path| format!("other/{path}"))
+                .zip(texts.iter().cloned().cycle().skip(1))
+                .collect();
+            let other = FileTrigrams::over(&elsewhere);
+            proptest::prop_assert_eq!(&grep_pool_over(&plan, &bundle, &other, &by_file, limits), &pool);
             for (action, found) in plan.actions.iter().zip(&pool.actions) {
                 // Every matching line of every file, tested alone, then the limits.
                 let regex = action.regex().unwrap();

@@ -2,14 +2,15 @@
 //! and the browser's worker run them: the plan (given, or the offline planner's), the grep pool
 //! when a route needs it, the BM25 pool, and for each route × reranker the reranked pool.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use super::file_trigrams::FileTrigrams;
-use super::grep_pool::{grep_pool, GrepLimits};
+use super::grep_pool::{grep_pool_over, GrepLimits};
 use super::planner::offline_plan;
 use super::pools::{candidates, union_pool, Route};
 use super::reranker::{keep_order, rerank_by_scores, rerank_in_batches, OfflineJudge};
 pub use super::settings::{QuestionRun, RerankArm, RerankSettings, RerankerChoice};
+use crate::corpus::file_texts::FileTexts;
 use crate::error::{Error, Result};
 use crate::retrieval::chunk_search::{ChunkRankings, Retriever};
 use crate::retrieval::cross_encoder::{ChunkReranker, RerankInput};
@@ -23,7 +24,7 @@ use crate::terms::token_runs;
 pub fn rerank_question(
     query: &str,
     chunkings: &OpenChunkings,
-    texts: &BTreeMap<String, String>,
+    texts: &FileTexts,
     prepared: &PreparedTexts,
     (settings, cross_encoder): (&RerankSettings, Option<&dyn ChunkReranker>),
 ) -> Result<QuestionRun> {
@@ -47,9 +48,9 @@ pub fn rerank_question(
         ..settings.limits
     };
     let grep = match &plan {
-        Some(plan) => Some(grep_pool(
+        Some(plan) => Some(grep_pool_over(
             plan,
-            texts.iter().map(|(p, t)| (p.as_str(), t.as_str())),
+            texts,
             &prepared.trigrams,
             chunkings.chunks_by_file(chunker)?,
             limits,
@@ -80,7 +81,7 @@ pub fn rerank_question(
         let seen = candidates(
             &pool,
             table,
-            (|p| texts.get(p).map(String::as_str), &prepared.trigrams),
+            (|p| texts.get(p), &prepared.trigrams),
             settings.pool.visible_chars,
         )?;
         for &choice in &settings.rerankers {
@@ -124,10 +125,10 @@ pub struct PreparedTexts {
 
 impl PreparedTexts {
     /// Both, over every file's text by path.
-    pub fn new(texts: &BTreeMap<String, String>) -> Self {
+    pub fn new(texts: &FileTexts) -> Self {
         PreparedTexts {
-            terms: TermFiles::new(texts.values().map(String::as_str)),
-            trigrams: FileTrigrams::new(texts.iter().map(|(p, t)| (p.as_str(), t.as_str()))),
+            terms: TermFiles::new(texts.iter().map(|(_, text)| text)),
+            trigrams: FileTrigrams::over(texts),
         }
     }
 }
