@@ -2,7 +2,7 @@
 //! and the browser's worker run them: the plan (given, or the offline planner's), the grep pool
 //! when a route needs it, the BM25 pool, and for each route × reranker the reranked pool.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashMap;
 
 use super::file_trigrams::FileTrigrams;
 use super::grep_pool::{grep_pool_over, GrepLimits};
@@ -135,20 +135,40 @@ impl PreparedTexts {
 
 /// How many files hold each token (the offline planner's rarity), counted once over the texts:
 /// a query term is a token (`terms::extract_terms`), so a file holds it when one of its tokens
-/// is the term — a lookup per term instead of a scan of every text.
+/// is the term — a lookup per term instead of a scan of every text. Made on a question's first
+/// run in the page, so made cheaply: an ASCII text (nearly all) lower-cased in place of a copy
+/// by Unicode's rules (the same for ASCII), each token's count kept with the last file counted
+/// instead of a set of each file's tokens, and a token's key made once.
 struct TermFiles {
-    files: HashMap<String, usize>,
+    /// Each token's count of files, and the number of the last file counted.
+    files: FxHashMap<String, (u32, u32)>,
 }
 
 impl TermFiles {
     /// Counts the files of each lower-cased token of the texts.
     fn new<'t>(texts: impl IntoIterator<Item = &'t str>) -> Self {
-        let mut files: HashMap<String, usize> = HashMap::new();
-        for text in texts {
-            let lower = text.to_lowercase();
-            let tokens: HashSet<&str> = token_runs(&lower).collect();
-            for token in tokens {
-                *files.entry(token.to_string()).or_default() += 1;
+        let mut files: FxHashMap<String, (u32, u32)> = FxHashMap::default();
+        let mut ascii = String::new();
+        for (file, text) in (0u32..).zip(texts) {
+            let lower = if text.is_ascii() {
+                ascii.clear();
+                ascii.push_str(text);
+                ascii.make_ascii_lowercase();
+                std::borrow::Cow::Borrowed(ascii.as_str())
+            } else {
+                std::borrow::Cow::Owned(text.to_lowercase())
+            };
+            for token in token_runs(&lower) {
+                match files.get_mut(token) {
+                    Some((_, last)) if *last == file => {}
+                    Some((count, last)) => {
+                        *count += 1;
+                        *last = file;
+                    }
+                    None => {
+                        files.insert(token.to_string(), (1, file));
+                    }
+                }
             }
         }
         TermFiles { files }
@@ -156,6 +176,26 @@ impl TermFiles {
 
     /// Files holding the token `term` (lower-case).
     fn holding(&self, term: &str) -> usize {
-        self.files.get(term).copied().unwrap_or(0)
+        self.files.get(term).map_or(0, |&(count, _)| count as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_counts_the_files_holding_it_lower_cased_by_unicode_rules() {
+        let terms = TermFiles::new([
+            "Parser parser PARSER",
+            "let parser = 1; // \u{212A}ey",
+            "max_depth Key",
+            "",
+        ]);
+        assert_eq!(terms.holding("parser"), 2, "once per file, any case");
+        assert_eq!(terms.holding("key"), 2, "the KELVIN SIGN lower-cases to k");
+        assert_eq!(terms.holding("max_depth"), 1);
+        assert_eq!(terms.holding("depth"), 0, "a token, not a part of one");
+        assert_eq!(terms.holding("let"), 1);
     }
 }
