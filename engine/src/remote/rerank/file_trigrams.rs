@@ -136,17 +136,6 @@ fn block_starts(text: &[u8], block: usize) -> Vec<u32> {
     starts
 }
 
-/// Whether `a` and `b` hold the same bytes, eight at a time. Hand-written for wasm32, whose
-/// `memcmp` (compiler-builtins') compares one byte at a time: a pool compares every path of a
-/// bundle with the index's, which took the browser eight times as long as the CLI.
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    let word = |eight: &[u8]| u64::from_ne_bytes(eight.try_into().unwrap_or_default());
-    let (words_a, words_b) = (a.chunks_exact(8), b.chunks_exact(8));
-    a.len() == b.len()
-        && words_a.remainder() == words_b.remainder()
-        && words_a.zip(words_b).all(|(x, y)| word(x) == word(y))
-}
-
 /// Every block's trigrams: for each trigram, the blocks holding it.
 pub struct FileTrigrams {
     ids: FxHashMap<String, u32>,
@@ -306,14 +295,13 @@ impl FileTrigrams {
 
     /// Whether `files` is the list the index was made over, in path order: the same paths in
     /// the same order, each text as long as the one indexed. A file's number is then its
-    /// position, and a pool need not sort the list nor look any path up.
+    /// position, and a pool need not sort the list nor look any path up. (A bundle's own texts
+    /// are known without a comparison: [`FileTrigrams::made_over`].)
     pub fn in_order_over(&self, files: &[(&str, &str)]) -> bool {
         self.in_path_order
             && files.len() == self.paths.len()
             && files.iter().zip(self.paths.iter().zip(&self.folded)).all(
-                |((path, text), (known, folded))| {
-                    folded.len() == text.len() && same_bytes(known.as_bytes(), path.as_bytes())
-                },
+                |((path, text), (known, folded))| folded.len() == text.len() && **known == **path,
             )
     }
 
@@ -528,23 +516,6 @@ mod tests {
         assert_eq!(index.files_in_any(&[&beta, &gamma]), [0, 2, 3]);
         assert_eq!(index.files_in_any(&[&delta]), [] as [u32; 0]);
         assert_eq!(index.files_in_any(&[]), [] as [u32; 0]);
-    }
-
-    #[test]
-    fn bytes_are_the_same_eight_at_a_time_and_in_the_tail() {
-        let text = b"cpython/Lib/asyncio/streams.py";
-        for len in 0..=text.len() {
-            let a = &text[..len];
-            assert!(same_bytes(a, a));
-            if len > 0 {
-                assert!(!same_bytes(a, &text[..len - 1]));
-            }
-            for at in 0..len {
-                let mut other = a.to_vec();
-                other[at] ^= 1;
-                assert!(!same_bytes(a, &other), "{len} {at}");
-            }
-        }
     }
 
     #[test]

@@ -308,8 +308,8 @@ pub fn grep_pool<'t>(
     limits: GrepLimits,
 ) -> GrepPool {
     let mut files: Vec<(&str, &str)> = files.into_iter().collect();
-    // The index's own list (a bundle's texts by path) is searched as it comes, each file's
-    // number its position; any other list is put in path order and its files looked up.
+    // The index's own list is searched as it comes, each file's number its position; any
+    // other list is put in path order and its files looked up.
     let numbered = index.in_order_over(&files);
     if !numbered {
         stable_sort::by(&mut files, |a, b| a.0.cmp(b.0));
@@ -450,10 +450,10 @@ fn walk<'t>(
     }
 }
 
-/// The positions in a list of `files` (in path order) a pool visits: when they are numbered as in `index`
-/// and every action reads only the blocks holding its needle's trigrams, the files holding one
-/// of those blocks (a third of the demo's files, a question); else every file. Either way a
-/// visited file is searched only by the actions that may match in it.
+/// The positions in a list of `files` (in path order) a pool visits: when they are numbered as
+/// in `index` and every action reads only the blocks holding its needle's trigrams, the files
+/// holding one of those blocks (a third of the demo's files, a question); else every file.
+/// Either way a visited file is searched only by the actions that may match in it.
 fn visits(
     searches: &[Option<Search<'_>>],
     index: &FileTrigrams,
