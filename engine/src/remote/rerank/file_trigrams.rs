@@ -178,12 +178,13 @@ impl Candidates<'_> {
     }
 
     /// The byte ranges of file `id` (`len` bytes long) that may hold a match, in order, with
-    /// neighbouring blocks joined.
-    pub fn ranges(&self, id: u32, len: usize) -> Vec<Range<usize>> {
-        let mut out: Vec<Range<usize>> = Vec::new();
+    /// neighbouring blocks joined, in `out` (cleared first: a pool fills one list for every file
+    /// and action it searches).
+    pub fn ranges_into(&self, id: u32, len: usize, out: &mut Vec<Range<usize>>) {
+        out.clear();
         let Some(blocks) = self.index.blocks_of(id) else {
-            let whole = 0..len;
-            return vec![whole];
+            out.push(0..len);
+            return;
         };
         let last = blocks.end;
         for block in blocks.filter(|&b| self.contains(b)) {
@@ -198,7 +199,6 @@ impl Candidates<'_> {
                 _ => out.push(start..end),
             }
         }
-        out
     }
 }
 
@@ -452,6 +452,13 @@ mod tests {
         assert_eq!(index.id("unknown.rs"), None, "an unknown file is read");
     }
 
+    /// [`Candidates::ranges_into`] as a list, into one holding ranges from an earlier file.
+    fn ranges(files: &Candidates, id: u32, len: usize) -> Vec<Range<usize>> {
+        let mut out = vec![99..100, 200..300];
+        files.ranges_into(id, len, &mut out);
+        out
+    }
+
     #[test]
     // A list of one range is what is meant.
     #[allow(clippy::single_range_in_vec_init)]
@@ -462,22 +469,22 @@ mod tests {
         let index = FileTrigrams::in_blocks([("a.rs", text), ("b.rs", "no")], 10);
         let key = index.candidates(&trigrams_of(b"key"), false).unwrap();
         assert!(key.file(0) && !key.file(1));
-        assert_eq!(key.ranges(0, text.len()), [11..31, 45..54]);
+        assert_eq!(ranges(&key, 0, text.len()), [11..31, 45..54]);
         // Neighbouring blocks make one range (`ta ` is `ta\n` to the index: one class).
         let ta_ = index.candidates(&trigrams_of(b"ta "), false).unwrap();
-        assert_eq!(ta_.ranges(0, text.len()), [0..31, 45..54]);
+        assert_eq!(ranges(&ta_, 0, text.len()), [0..31, 45..54]);
         let ta = index.candidates(&trigrams_of(b"ta"), false);
         assert!(ta.is_none(), "no trigram: every block may");
         let ga = index.candidates(&trigrams_of(b"ga"), false);
         assert!(ga.is_none());
         let elta = index.candidates(&trigrams_of(b"elta"), false).unwrap();
-        assert_eq!(elta.ranges(0, text.len()), [11..31]);
+        assert_eq!(ranges(&elta, 0, text.len()), [11..31]);
         let omega_zeta = index.candidates(&trigrams_of(b"eta"), false).unwrap();
-        assert_eq!(omega_zeta.ranges(0, text.len()), [0..11, 45..54]);
+        assert_eq!(ranges(&omega_zeta, 0, text.len()), [0..11, 45..54]);
         let neither = index.candidates(&trigrams_of(b"xyz"), false).unwrap();
-        assert!(!neither.file(0) && neither.ranges(0, text.len()).is_empty());
+        assert!(!neither.file(0) && ranges(&neither, 0, text.len()).is_empty());
         // A file the index does not know is read whole.
-        assert_eq!(key.ranges(7, 3), [0..3]);
+        assert_eq!(ranges(&key, 7, 3), [0..3]);
         // Where counting lines may begin: each block's start and the lines before it.
         assert_eq!(index.line_before(0, 0), Some((0, 0)));
         assert_eq!(index.line_before(0, 10), Some((0, 0)));

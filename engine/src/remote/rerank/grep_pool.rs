@@ -9,6 +9,8 @@
 
 use crate::stable_sort;
 
+use std::ops::Range;
+
 use regex::Regex;
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
@@ -127,27 +129,31 @@ impl<'p> Search<'p> {
     /// The first `most` lines of `text` (file `id` of the index) this action matches (see
     /// [`matching_lines`]), found through its needle when it has one, in the parts of the file
     /// that may hold it; `fold` is `text`'s, made on first need.
-    fn lines<'t>(
+    fn lines(
         &self,
-        (id, text): (Option<u32>, &'t str),
+        (id, text): (Option<u32>, &str),
         fold: &mut Fold<'_>,
-        most: usize,
-    ) -> Result<Vec<(usize, &'t str)>, String> {
+        (most, buffers): (usize, &mut Buffers),
+    ) -> Result<(), String> {
+        let Buffers { ranges, numbers } = buffers;
+        numbers.clear();
         let indexed = id.filter(|_| fold.indexed());
         let counted = |at: usize| indexed.and_then(|id| self.index.line_before(id, at));
         let Some(needle) = &self.needle else {
             let regex = self.regex()?;
-            return Ok(matching_lines(
+            matching_lines(
                 (|_, line: &str| regex.is_match(line), counted),
-                (text, most),
+                (text, most, numbers),
                 |at| regex.find_at(text, at).map(|m| m.start()),
-            ));
+            );
+            return Ok(());
         };
         // The blocks that may hold the needle, when the index was made over this text; a needle
         // with a line break may cross blocks, and is searched for in the whole text.
         let within = match (&self.files, indexed) {
             (Some(files), Some(id)) if !needle.bytes().contains(&b'\n') => {
-                Some(files.ranges(id, text.len()))
+                files.ranges_into(id, text.len(), ranges);
+                Some(&*ranges)
             }
             _ => None,
         };
@@ -177,11 +183,8 @@ impl<'p> Search<'p> {
                 }
                 at = found + 1;
             };
-            return Ok(matching_lines(
-                (|_, _: &str| true, counted),
-                (text, most),
-                bounded,
-            ));
+            matching_lines((|_, _: &str| true, counted), (text, most, numbers), bounded);
+            return Ok(());
         }
         // Otherwise a found line is tested with the regex, or, in a file holding a look-alike,
         // with an ASCII needle that is the whole pattern, a line holding a look-alike with them
@@ -201,14 +204,15 @@ impl<'p> Search<'p> {
             LineTest::Regex(regex) => regex.is_match(line),
         };
         if !look_alikes {
-            return Ok(matching_lines((test, counted), (text, most), next));
+            matching_lines((test, counted), (text, most, numbers), next);
+            return Ok(());
         }
         // A match may spell the needle's `k` or `s` with a look-alike, which the fold leaves as
         // it is: a line holding one is a candidate too. Each search's next find is kept until
         // passed, so no byte is searched twice however far the next look-alike is.
         let mut kept = [Ahead::default(); 1 + LOOK_ALIKES];
         let (needle_ahead, alikes) = kept.split_at_mut(1);
-        Ok(matching_lines((test, counted), (text, most), |at| {
+        matching_lines((test, counted), (text, most, numbers), |at| {
             let alike = alikes
                 .iter_mut()
                 .enumerate()
@@ -218,8 +222,17 @@ impl<'p> Search<'p> {
                 .into_iter()
                 .chain(alike)
                 .min()
-        }))
+        });
+        Ok(())
     }
+}
+
+/// What a search of one file fills, kept from file to file so that a pool makes each list
+/// once: the byte ranges to read, and the 0-based numbers of the lines found.
+#[derive(Default)]
+struct Buffers {
+    ranges: Vec<Range<usize>>,
+    numbers: Vec<usize>,
 }
 
 /// How a candidate line is tested: with the needle and its word boundaries, or the regex.
@@ -385,6 +398,7 @@ fn walk<'t>(
         .collect();
     let mut seen: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); actions.len()];
     let mut fold = Fold::default();
+    let mut buffers = Buffers::default();
     for position in visits(&searches, index, files.len, numbered) {
         let (path, text) = (files.file_at)(position);
         let id = if numbered {
@@ -412,8 +426,8 @@ fn walk<'t>(
             let room = limits
                 .per_file
                 .min(limits.per_action.saturating_sub(found.lines.len()));
-            let lines = match search.lines((id, text), &mut fold, room + 1) {
-                Ok(lines) => lines,
+            match search.lines((id, text), &mut fold, (room + 1, &mut buffers)) {
+                Ok(()) => {}
                 // Not reached: a pattern the needle stands for compiles (see `Needle::bounds`).
                 Err(why) => {
                     found.error = Some(why);
@@ -421,7 +435,7 @@ fn walk<'t>(
                     continue;
                 }
             };
-            for (in_file, (number, _)) in lines.into_iter().enumerate() {
+            for (in_file, &number) in buffers.numbers.iter().enumerate() {
                 if in_file == limits.per_file {
                     found.truncated = true;
                     break;
@@ -476,7 +490,7 @@ fn visits(
 }
 
 /// The first `most` lines of `text` that `matches` (given the line's first byte in `text`, and
-/// the line) accepts, each once, as `(0-based line number, line)`: with a regex's `is_match`,
+/// the line) accepts, each once, their 0-based numbers pushed onto `out`: with a regex's `is_match`,
 /// the same lines as testing every line of `text.lines()` on its own. `next(at)` gives where a
 /// match may start at or after byte `at` — a regex search over the whole text, or a needle's
 /// ([`Needle`]) — and only the line holding it is tested, then the search goes on after that
@@ -490,10 +504,9 @@ fn matching_lines(
         impl FnMut(usize, &str) -> bool,
         impl Fn(usize) -> Option<(usize, usize)>,
     ),
-    (text, most): (&str, usize),
+    (text, most, out): (&str, usize, &mut Vec<usize>),
     mut next: impl FnMut(usize) -> Option<usize>,
-) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
+) {
     let (mut at, mut line_start, mut number) = (0, 0, 0);
     while let Some(start) = next(at) {
         // `str::lines` has no empty line after a final newline (nor in an empty text).
@@ -516,7 +529,7 @@ fn matching_lines(
             _ => whole,
         };
         if matches(line_start, line) {
-            out.push((number, line));
+            out.push(number);
             if out.len() == most {
                 break;
             }
@@ -528,7 +541,6 @@ fn matching_lines(
         line_start = at;
         number += 1;
     }
-    out
 }
 
 /// The lists interleaved — the first of each in order, then the second of each, … — each item
@@ -775,12 +787,14 @@ mod tests {
                 case_sensitive: true,
             };
             let regex = action.regex().unwrap();
-            let expected: Vec<(usize, &str)> = text
+            let expected: Vec<usize> = text
                 .lines()
                 .enumerate()
                 .filter(|(_, line)| regex.is_match(line))
+                .map(|(at, _)| at)
                 .collect();
-            let found = matching_lines((|_, line: &str| regex.is_match(line), |_| None), (&text, usize::MAX), |at| regex.find_at(&text, at).map(|m| m.start()));
+            let mut found = Vec::new();
+            matching_lines((|_, line: &str| regex.is_match(line), |_| None), (&text, usize::MAX, &mut found), |at| regex.find_at(&text, at).map(|m| m.start()));
             proptest::prop_assert_eq!(found, expected);
         }
     }
