@@ -78,13 +78,13 @@ pub fn rerank_question(
             Route::Grep => grep_ids.clone(),
             Route::Union => union_pool(&bm25, &grep_ids, settings.pool.depth),
         };
-        let seen = candidates(
+        let mut seen = candidates(
             &pool,
             table,
             (|p| texts.get(p), &prepared.trigrams),
             settings.pool.visible_chars,
         )?;
-        for &choice in &settings.rerankers {
+        for (nth, &choice) in settings.rerankers.iter().enumerate() {
             let reranked = match choice {
                 RerankerChoice::None => keep_order(&seen),
                 RerankerChoice::Offline => {
@@ -104,9 +104,15 @@ pub fn rerank_question(
                     rerank_by_scores(choice.name(), &model.score(query, &passages)?)
                 }
             };
+            // The last arm of the route takes the candidates (each shows up to 3,000 characters).
+            let last = nth + 1 == settings.rerankers.len();
             arms.push(RerankArm {
                 route,
-                candidates: seen.clone(),
+                candidates: if last {
+                    std::mem::take(&mut seen)
+                } else {
+                    seen.clone()
+                },
                 reranked,
                 judge_pending: choice == RerankerChoice::Jev,
             });
