@@ -10,6 +10,9 @@
 //! files, [`cross_encoder`] the cross-encoder a reader brings, [`packs`] a split index's packs, fetched
 //! as searches need them. Natively this binary does nothing: it exists for wasm32.
 //!
+//! It allocates with the standard library's dlmalloc: with talc the grep pool's p50 in Chromium
+//! was about a tenth slower and the typed dense query no faster (docs/benchmarks.md, step 15).
+//!
 //! [`LiveSession`]: routelens_engine::live::live_session::LiveSession
 
 #[cfg(target_arch = "wasm32")]
@@ -24,12 +27,6 @@ mod host;
 mod model;
 #[cfg(target_arch = "wasm32")]
 mod packs;
-
-/// Talc in place of the standard library's dlmalloc: the grep stage, regex compilation and
-/// the grid allocate often, and in wasm every allocation goes through this.
-#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-#[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 fn main() {
     #[cfg(target_arch = "wasm32")]
