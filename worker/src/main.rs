@@ -11,7 +11,8 @@
 //! as searches need them. Natively this binary does nothing: it exists for wasm32.
 //!
 //! It allocates with the standard library's dlmalloc: with talc the grep pool's p50 in Chromium
-//! was about a tenth slower and the typed dense query no faster (docs/benchmarks.md, step 15).
+//! was about a tenth slower (the typed dense query a tenth faster, the hybrid slower; the grid
+//! the same: docs/benchmarks.md, step 15).
 //!
 //! [`LiveSession`]: routelens_engine::live::live_session::LiveSession
 

@@ -126,9 +126,10 @@ impl<'p> Search<'p> {
         }
     }
 
-    /// The first `most` lines of `text` (file `id` of the index) this action matches (see
-    /// [`matching_lines`]), found through its needle when it has one, in the parts of the file
-    /// that may hold it; `fold` is `text`'s, made on first need.
+    /// The 0-based numbers of the first `most` lines of `text` (file `id` of the index) this
+    /// action matches (see [`matching_lines`]), in `buffers.numbers` (cleared first), found
+    /// through its needle when it has one, in the parts of the file that may hold it
+    /// (`buffers.ranges`, refilled for it); `fold` is `text`'s, made on first need.
     fn lines(
         &self,
         (id, text): (Option<u32>, &str),
@@ -490,8 +491,8 @@ fn visits(
 }
 
 /// The first `most` lines of `text` that `matches` (given the line's first byte in `text`, and
-/// the line) accepts, each once, their 0-based numbers pushed onto `out`: with a regex's `is_match`,
-/// the same lines as testing every line of `text.lines()` on its own. `next(at)` gives where a
+/// the line) accepts, each once, their 0-based numbers pushed onto `out` (after what it holds):
+/// with a regex's `is_match`, the same lines as testing every line of `text.lines()` on its own. `next(at)` gives where a
 /// match may start at or after byte `at` — a regex search over the whole text, or a needle's
 /// ([`Needle`]) — and only the line holding it is tested, then the search goes on after that
 /// line: the literal prefilters skip most of the text, about ten times faster on the demo corpus
@@ -508,6 +509,7 @@ fn matching_lines(
     mut next: impl FnMut(usize) -> Option<usize>,
 ) {
     let (mut at, mut line_start, mut number) = (0, 0, 0);
+    let most = out.len().saturating_add(most);
     while let Some(start) = next(at) {
         // `str::lines` has no empty line after a final newline (nor in an empty text).
         if start == text.len() && (text.is_empty() || text.ends_with('\n')) {

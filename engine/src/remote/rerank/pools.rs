@@ -269,6 +269,22 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_nth_line_break_is_found_across_window_edges() {
+        let mut text = vec![b'a'; 1_100];
+        for at in [0, 510, 511, 512, 513, 1_023, 1_024, 1_099] {
+            text[at] = b'\n';
+        }
+        let walked: Vec<usize> = memchr::memchr_iter(b'\n', &text).collect();
+        for (n, &at) in walked.iter().enumerate() {
+            assert_eq!(nth_line_break(&text, n), Some(at), "break {n}");
+        }
+        assert_eq!(nth_line_break(&text, walked.len()), None);
+        assert_eq!(nth_line_break(&text[..512], 3), Some(511));
+        assert_eq!(nth_line_break(&text[..512], 4), None);
+        assert_eq!(nth_line_break(b"", 0), None);
+    }
+
     proptest::proptest! {
         /// Line breaks of both kinds, a lone `\r`, two- and three-byte characters, any line count
         /// and any cut: the same text and line count as joining the lines.

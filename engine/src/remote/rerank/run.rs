@@ -104,7 +104,7 @@ pub fn rerank_question(
                     rerank_by_scores(choice.name(), &model.score(query, &passages)?)
                 }
             };
-            // The last arm of the route takes the candidates (each shows up to 3,000 characters).
+            // The last arm of the route takes the candidates (each up to `visible_chars` long).
             let last = nth + 1 == settings.rerankers.len();
             arms.push(RerankArm {
                 route,
