@@ -49,8 +49,10 @@ impl Default for GrepLimits {
 pub struct ActionMatches {
     /// The action's position in the plan.
     pub action: usize,
-    /// The matched lines kept, `(path, 1-based line)`, in path then line order.
-    pub lines: Vec<(String, u32)>,
+    /// The matched lines kept, `(file, 1-based line)` in path then line order, `file` the
+    /// position of the line's path in the pool's [`GrepPool::files`] (a path is kept once a
+    /// pool, not once a line: a pool keeps about 750 lines).
+    pub lines: Vec<(u32, u32)>,
     /// Whether a limit cut the matches short.
     pub truncated: bool,
     /// Matched lines outside every chunk (dropped).
@@ -64,6 +66,8 @@ pub struct ActionMatches {
 /// A plan's pool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GrepPool {
+    /// The paths of the files holding a kept line, in path order (see [`ActionMatches::lines`]).
+    pub files: Vec<String>,
     /// Every action's matches, in plan order.
     pub actions: Vec<ActionMatches>,
     /// The merged candidates (positions in the chunk table), best first.
@@ -400,6 +404,7 @@ fn walk<'t>(
     let mut seen: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); actions.len()];
     let mut fold = Fold::default();
     let mut buffers = Buffers::default();
+    let mut kept_files: Vec<String> = Vec::new();
     for position in visits(&searches, index, files.len, numbered) {
         let (path, text) = (files.file_at)(position);
         let id = if numbered {
@@ -416,8 +421,9 @@ fn walk<'t>(
             continue;
         }
         fold.reset(id.and_then(|id| index.known(id, text)));
-        // The file's chunks, looked up on its first kept line.
+        // The file's chunks and its place in the pool's paths, on its first kept line.
         let mut in_file_chunks = None;
+        let mut kept_as = None;
         for ((slot, found), seen) in searches.iter_mut().zip(&mut actions).zip(&mut seen) {
             let Some(search) = slot else { continue };
             if !search.may_match(id) || !search.glob.is_match(path) {
@@ -447,7 +453,11 @@ fn walk<'t>(
                     break;
                 }
                 let number = number as u32 + 1;
-                found.lines.push((path.to_string(), number));
+                let file = *kept_as.get_or_insert_with(|| {
+                    kept_files.push(path.to_string());
+                    kept_files.len() as u32 - 1
+                });
+                found.lines.push((file, number));
                 let chunks = in_file_chunks.get_or_insert_with(|| by_file.of_file(path));
                 match chunks.enclosing(number) {
                     Some(chunk) if seen.insert(chunk) => found.chunks.push(chunk),
@@ -460,6 +470,7 @@ fn walk<'t>(
     let lists: Vec<&[usize]> = actions.iter().map(|a| a.chunks.as_slice()).collect();
     let candidates = round_robin(&lists, limits.candidates);
     GrepPool {
+        files: kept_files,
         actions,
         candidates,
     }
@@ -600,6 +611,14 @@ mod tests {
         )
     }
 
+    /// Action `action`'s kept lines in `pool` as `(path, 1-based line)`.
+    fn lines_of(pool: &GrepPool, action: usize) -> impl Iterator<Item = (&str, u32)> + '_ {
+        pool.actions[action]
+            .lines
+            .iter()
+            .map(|&(file, line)| (pool.files[file as usize].as_str(), line))
+    }
+
     fn action(pattern: &str, glob: &str) -> GrepAction {
         GrepAction {
             pattern: pattern.into(),
@@ -646,9 +665,10 @@ mod tests {
         let found = &pool.actions[0];
         assert!(found.truncated);
         assert_eq!(found.lines.len(), 25, "20 of a.py, then 5 of b.py");
-        assert_eq!(found.lines.iter().filter(|(p, _)| p == "a.py").count(), 20);
+        assert_eq!(lines_of(&pool, 0).filter(|(p, _)| *p == "a.py").count(), 20);
+        assert_eq!(pool.files, ["a.py", "b.py"], "each path once");
         assert!(
-            found.lines.iter().all(|(p, _)| p != "c.rs"),
+            lines_of(&pool, 0).all(|(p, _)| p != "c.rs"),
             "the glob leaves c.rs out"
         );
         assert_eq!(pool.candidates.len(), 25);
@@ -668,8 +688,8 @@ mod tests {
             .unwrap()
             .contains("(unclosed"));
         assert_eq!(
-            pool.actions[1].lines,
-            [("a.py".to_string(), 2), ("a.py".to_string(), 3)]
+            lines_of(&pool, 1).collect::<Vec<_>>(),
+            [("a.py", 2), ("a.py", 3)]
         );
         assert_eq!(pool.actions[1].outside, 1);
         assert_eq!(pool.candidates, [0]);
@@ -751,7 +771,7 @@ mod tests {
                 .collect();
             let other = FileTrigrams::over(&elsewhere);
             proptest::prop_assert_eq!(&grep_pool_over(&plan, &bundle, &other, &by_file, limits), &pool);
-            for (action, found) in plan.actions.iter().zip(&pool.actions) {
+            for (nth, (action, found)) in plan.actions.iter().zip(&pool.actions).enumerate() {
                 // Every matching line of every file, tested alone, then the limits.
                 let regex = action.regex().unwrap();
                 let (mut expected, mut truncated) = (Vec::new(), false);
@@ -766,10 +786,11 @@ mod tests {
                             truncated = true;
                             break 'files;
                         }
-                        expected.push((path.to_string(), at as u32 + 1));
+                        expected.push((*path, at as u32 + 1));
                     }
                 }
-                proptest::prop_assert_eq!(&found.lines, &expected, "{}", action.pattern);
+                let kept: Vec<(&str, u32)> = lines_of(&pool, nth).collect();
+                proptest::prop_assert_eq!(&kept, &expected, "{}", action.pattern);
                 proptest::prop_assert_eq!(found.truncated, truncated, "{}", action.pattern);
             }
         }
