@@ -174,7 +174,23 @@ impl Candidates<'_> {
     pub fn file(&self, id: u32) -> bool {
         self.index
             .blocks_of(id)
-            .is_some_and(|blocks| blocks.into_iter().any(|b| self.contains(b)))
+            .is_some_and(|blocks| self.any_in(blocks))
+    }
+
+    /// Whether one of `blocks` is in the set, read a word of 64 blocks at a time (a pool asks
+    /// this for each file it visits and each action; a large file has hundreds of blocks).
+    fn any_in(&self, blocks: Range<u32>) -> bool {
+        let (start, end) = (blocks.start as usize, blocks.end as usize);
+        if start >= end {
+            return false;
+        }
+        let (first, last) = (start / 64, (end - 1) / 64);
+        (first..=last).any(|at| {
+            let low = if at == first { start % 64 } else { 0 };
+            let high = if at == last { (end - 1) % 64 } else { 63 };
+            let mask = (u64::MAX >> (63 - high)) & (u64::MAX << low);
+            self.blocks.get(at).is_some_and(|word| word & mask != 0)
+        })
     }
 
     /// The byte ranges of file `id` (`len` bytes long) that may hold a match, in order, with
@@ -603,5 +619,51 @@ mod tests {
         );
         assert_ne!(trigrams_of(b"a_a"), trigrams_of(b"a.a"));
         assert!(trigrams_of(b"xy").is_empty());
+    }
+
+    #[test]
+    fn a_single_block_is_found_in_every_run_holding_it_whatever_the_words_edges() {
+        let index = FileTrigrams::new([("a.rs", "")]);
+        let edges = [0, 1, 62, 63, 64, 65, 127, 128, 129, 191, 192, 255, 256, 257];
+        for block in 0..256u32 {
+            let mut blocks = vec![0u64; 4];
+            blocks[block as usize / 64] |= 1 << (block % 64);
+            let set = Candidates {
+                blocks,
+                index: &index,
+            };
+            for (&start, &end) in edges.iter().flat_map(|s| edges.iter().map(move |e| (s, e))) {
+                let holds = start <= block && block < end;
+                assert_eq!(
+                    set.any_in(start..end),
+                    holds,
+                    "block {block} in {start}..{end}"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A run of blocks read a word at a time holds a block of the set exactly when one of
+        /// its blocks, tested alone, is in it: runs within a word, across words and past the set.
+        #[test]
+        fn a_run_of_blocks_is_read_as_each_block_alone(
+            words in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..4),
+            sparse in proptest::collection::vec(0..256u32, 0..4),
+            (start, len) in (0..300u32, 0..200u32),
+        ) {
+            let index = FileTrigrams::new([("a.rs", "")]);
+            // Sparse sets too, whose words are mostly empty.
+            let mut blocks = words;
+            if !sparse.is_empty() {
+                blocks = vec![0; 4];
+                for b in sparse {
+                    blocks[b as usize / 64] |= 1 << (b % 64);
+                }
+            }
+            let set = Candidates { blocks, index: &index };
+            let run = start..start + len;
+            proptest::prop_assert_eq!(set.any_in(run.clone()), run.into_iter().any(|b| set.contains(b)));
+        }
     }
 }
