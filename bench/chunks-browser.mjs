@@ -22,8 +22,9 @@
 //     multiple of the native one.
 // Usage: [DENSE=1] [ONLY_POOLS=1] node bench/chunks-browser.mjs [dist-folder] [bundles-folder] [runs] [bundle]
 //   defaults: dist, target/bundles, 3 runs, bundle `demo`
-// CHROMIUM_ARGS: more switches for Chromium, space-separated (e.g. `--js-flags=--no-liftoff`,
-// to see whether V8's baseline compiler is still running any of the worker's code).
+// CHROMIUM_ARGS: more switches for Chromium, split at white space (e.g. `--js-flags=--no-liftoff`,
+// to see whether V8's baseline compiler is still running any of the worker's code); split so, a
+// `--js-flags=` switch carries one V8 flag.
 // Build first: trunk build index.html --release; cargo build -p routelens;
 // routelens demo --out target/bundles/demo.
 import { resolve } from 'node:path';
@@ -48,7 +49,7 @@ const percentile = (values, q) => {
 };
 
 const server = await startCli(['serve', '--port', '0', '--dist', dist, '--bundles', bundles]);
-const browser = await launchBrowser((process.env.CHROMIUM_ARGS ?? '').split(' ').filter(Boolean));
+const browser = await launchBrowser((process.env.CHROMIUM_ARGS ?? '').split(/\s+/).filter(Boolean));
 
 /** Searches `question` in the Chunks view of `page`; the caption's ms and the wall ms. */
 async function timedSearch(page, question) {

@@ -771,6 +771,8 @@ mod tests {
                 .collect();
             let other = FileTrigrams::over(&elsewhere);
             proptest::prop_assert_eq!(&grep_pool_over(&plan, &bundle, &other, &by_file, limits), &pool);
+            // Every path holding a kept line, once, in path order.
+            let mut kept_paths = std::collections::BTreeSet::new();
             for (nth, (action, found)) in plan.actions.iter().zip(&pool.actions).enumerate() {
                 // Every matching line of every file, tested alone, then the limits.
                 let regex = action.regex().unwrap();
@@ -789,10 +791,13 @@ mod tests {
                         expected.push((*path, at as u32 + 1));
                     }
                 }
+                kept_paths.extend(expected.iter().map(|(path, _)| path.to_string()));
                 let kept: Vec<(&str, u32)> = lines_of(&pool, nth).collect();
                 proptest::prop_assert_eq!(&kept, &expected, "{}", action.pattern);
                 proptest::prop_assert_eq!(found.truncated, truncated, "{}", action.pattern);
             }
+            let kept_paths: Vec<String> = kept_paths.into_iter().collect();
+            proptest::prop_assert_eq!(&pool.files, &kept_paths);
         }
     }
 
