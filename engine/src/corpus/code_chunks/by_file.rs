@@ -18,7 +18,7 @@ pub struct ChunksByFile {
 /// in the table of the smallest chunk holding it ([`NONE`]: none). A pool asks a file's map once
 /// for each kept line (about 750 a pool), which a binary search over its runs answers without
 /// walking the file's chunks (a class of a hundred methods had a hundred to pass).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Runs {
     starts: Vec<u64>,
     owners: Vec<u32>,
@@ -62,7 +62,12 @@ impl ChunksByFile {
     /// `u32::MAX - 1` are not kept: no table is that long).
     pub fn new(table: &[CodeChunk]) -> Self {
         let mut grouped: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-        for (at, chunk) in table.iter().enumerate() {
+        // A chunk ending before it starts holds no line.
+        let held = table
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.start_line <= c.end_line);
+        for (at, chunk) in held {
             grouped.entry(&chunk.path).or_default().push(at);
         }
         let by_path = grouped
@@ -71,24 +76,17 @@ impl ChunksByFile {
                 // Stable: equal chunks keep their table order.
                 list.sort_by(|&a, &b| {
                     let (a, b) = (&table[a], &table[b]);
-                    (
-                        a.end_line.saturating_sub(a.start_line),
-                        a.start_line,
-                        &a.name,
-                    )
-                        .cmp(&(
-                            b.end_line.saturating_sub(b.start_line),
-                            b.start_line,
-                            &b.name,
-                        ))
+                    (a.end_line - a.start_line, a.start_line, &a.name).cmp(&(
+                        b.end_line - b.start_line,
+                        b.start_line,
+                        &b.name,
+                    ))
                 });
                 let spans: Vec<(u32, u32, u32)> = list
                     .into_iter()
                     .filter_map(|at| {
-                        let (start, end) = (table[at].start_line, table[at].end_line);
                         let position = u32::try_from(at).ok().filter(|&p| p != NONE)?;
-                        // A chunk ending before it starts holds no line.
-                        (start <= end).then_some((start, end, position))
+                        Some((table[at].start_line, table[at].end_line, position))
                     })
                     .collect();
                 (path.to_string(), Runs::of(&spans))

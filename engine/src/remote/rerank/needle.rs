@@ -151,7 +151,7 @@ fn word_boundary(text: &str, at: usize) -> bool {
     }
     // The ASCII answer without the Unicode table's search.
     let word = |c: Option<char>| match c {
-        Some(c) if c.is_ascii() => c.is_ascii_alphanumeric() || c == '_',
+        Some(c) if c.is_ascii() => ascii_word(c as u8),
         Some(c) => regex_syntax::is_word_character(c),
         None => false,
     };
