@@ -801,6 +801,12 @@ pub struct RerankArgs {
     #[arg(long, value_name = "MS", default_value_t = 60_000)]
     pub timeout_ms: u64,
 
+    /// Wait this long before each question, untimed: to time the stages as a page clicked
+    /// question by question runs them, idle between questions (the browser benchmark's
+    /// native peer; idling slows the next question).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub pause_ms: u64,
+
     /// The chunking the pools are drawn from (CodeNib's: codenib).
     #[arg(long, value_name = "NAME", default_value = "codenib")]
     pub chunker: String,

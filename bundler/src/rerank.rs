@@ -159,6 +159,7 @@ pub fn run(args: &RerankArgs, out: &mut dyn Write) -> Result<(), Failure> {
         ),
         (&open, table, &texts, &terms),
         (&repo, &paths, needs_grep, args.top),
+        Duration::from_millis(args.pause_ms),
     );
     let (shown, units) = match result {
         Ok(done) => {
@@ -237,6 +238,7 @@ fn run_questions(
     ),
     (open, table, texts, terms): (&OpenChunkings, &[CodeChunk], &FileTexts, &PreparedTexts),
     (repo, paths, needs_grep, top): (&str, &[String], bool, usize),
+    pause: Duration,
 ) -> Result<(Vec<Shown>, Units), Failure> {
     let mut shown = Vec::new();
     let mut units: Units = BTreeMap::new();
@@ -259,6 +261,9 @@ fn run_questions(
                 plan_error = error;
                 planner = Some(accounting);
             }
+        }
+        if !pause.is_zero() {
+            std::thread::sleep(pause);
         }
         let started = Instant::now();
         let text_of = |path: &str| texts.get(path);
