@@ -8,8 +8,8 @@
 //     BM25 pool with no reranker, each question's time the worker's around both stages (the
 //     article's local grep-plus-extraction p50: 33 ms), and the first question's apart (the
 //     texts' term counts and trigram index made first); each round twice: clicked question by
-//     question (the page idle between them while the script reads the result and clicks again),
-//     and the whole set back to back as the view's "Add as arm" runs it;
+//     question (the worker idle between them while the script reads the result and clicks
+//     again), and the whole set back to back as the view's "Add as arm" runs it;
 //   - the Evaluate view's whole grid (every chunking, no cap and --cap 2, 10,000 resamples), its
 //     time as the page reports it (fetching the questions and every step), and the time until
 //     the report shows, chunkings' loading included;
@@ -21,9 +21,10 @@
 //     CodeAtlas chunkings (GRID_CHUNKERS to choose) with every retriever and cap 1.
 //   - next to each pool, the same pools natively in the same run (NATIVE, default
 //     target/release/routelens), round by round with the page's, and the page's p50 as a
-//     multiple of the native one. `routelens rerank` runs the set back to back, so the like-for-
-//     like ratio is the page's run of the set against it; a pause between questions slows both
-//     sides (docs/benchmarks.md, step 17), and the clicked ratio is printed beside it.
+//     multiple of the native one, like for like: idling slows the next question on both sides
+//     (docs/benchmarks.md, step 17), so the page back to back is set against `routelens rerank`
+//     back to back, and the page clicked against `routelens rerank --pause-ms GAP`, GAP the
+//     worker's mean idle time between clicked questions in the same round.
 // Usage: [DENSE=1] [ONLY_POOLS=1] node bench/chunks-browser.mjs [dist-folder] [bundles-folder] [runs] [bundle]
 //   defaults: dist, target/bundles, 3 runs, bundle `demo`
 // CHROMIUM_ARGS: more switches for Chromium, split at white space (e.g. `--js-flags=--no-liftoff`,
@@ -57,10 +58,11 @@ const browser = await launchBrowser((process.env.CHROMIUM_ARGS ?? '').split(/\s+
 
 /**
  * Run in the page before the app (`addInitScript`): every rerank answer's time from the live
- * worker (the `ms` the view shows under a clicked run, the worker's clock around both stages),
- * pushed onto `window.workerTimes`, for a run of the whole set ("Add as arm"), which shows no
- * time per question. Each answer is a JSON string ending in `"ms":…}}}`: only its end is read,
- * so that parsing a hundred candidates' texts does not lengthen the gaps between questions.
+ * worker (the `ms` the view shows, to 0.1 ms, under a clicked run: the worker's clock around
+ * both stages), in full, pushed onto `window.workerTimes`; a run of the whole set ("Add as arm")
+ * shows no time per question. Each answer is a JSON string `{"id":…,"body":{"reranked":{…,
+ * "ms":…}}}`: only its start and end are read, so that parsing a hundred candidates' texts does
+ * not lengthen the gaps between questions.
  */
 function recordWorkerTimes() {
   window.workerTimes = [];
@@ -68,7 +70,7 @@ function recordWorkerTimes() {
   window.Worker = function Worker(...args) {
     const worker = new Native(...args);
     worker.addEventListener('message', (event) => {
-      if (typeof event.data !== 'string' || !event.data.includes('"reranked":')) return;
+      if (typeof event.data !== 'string' || !/^\{"id":\d+,"body":\{"reranked":/.test(event.data)) return;
       const ms = event.data.slice(event.data.lastIndexOf('"ms":')).match(/^"ms":([-\d.eE+]+)\}\}\}$/);
       if (ms) window.workerTimes.push(Number(ms[1]));
     });
@@ -223,19 +225,30 @@ try {
         + `p95 ${percentile(perQuestion, 0.95).toFixed(3)} ms over ${perQuestion.length} questions`);
     }
     for (const pool of ['grep', 'bm25']) {
-      const times = [];
+      const clicked = [];
       const batched = [];
       const native = [];
+      const paused = [];
+      const gaps = [];
       const rerank = await browser.newPage();
       await rerank.addInitScript(recordWorkerTimes);
       await rerank.goto(`${server.url}/?view=rerank&bundle=${name}&pool=${pool}&reranker=none&q=${encodeURIComponent(set[0].id)}`);
       await rerank.locator(`[data-testid="rerank-question-select"] option[value="${set[0].id}"]`)
         .waitFor({ state: 'attached', timeout: 60000 });
+      // The worker's times since `from`, which must be one per question of the set.
+      const timesSince = async (from, what) => {
+        const got = await rerank.evaluate((at) => window.workerTimes.slice(at), from);
+        if (got.length !== set.length) throw new Error(`${what}: ${got.length} rerank answers for ${set.length} questions`);
+        return got;
+      };
       // Rounds, each every question once in the page clicked one by one, then the whole set in
-      // the page as "Add as arm" runs it (back to back, as the CLI does), then once natively, so
-      // that all three see the same order of questions and whatever else the machine is doing at
-      // the time; the first round (the page's texts loaded, its terms counted) is left out.
+      // the page as "Add as arm" runs it (back to back, as the CLI does), then natively back to
+      // back and natively idle before each question as long as the page was between clicks, so
+      // that all four see the same order of questions and whatever else the machine is doing
+      // at the time; the first round (the page's texts loaded, its terms counted) is left out.
       for (let round = 0; round <= runs; round++) {
+        const first = await rerank.evaluate(() => window.workerTimes.length);
+        const started = performance.now();
         for (const q of set) {
           await rerank.locator('[data-testid="rerank-question-select"]').selectOption(q.id);
           // The result shown is marked stale; the next one is a new element.
@@ -243,36 +256,47 @@ try {
           await rerank.locator('[data-testid="rerank-run"]').click();
           const fresh = rerank.locator('[data-testid="rerank-result"]:not([data-stale]) [data-testid="rerank-summary"]');
           await fresh.waitFor({ timeout: 120000 });
-          const text = await fresh.textContent();
-          const ms = Number(text.match(/in ([\d.]+) ms/)[1]);
-          if (round > 0) times.push(ms);
-          else if (q === set[0]) console.log(`${pool} pool, the page's first question: ${ms} ms (the texts' term counts and trigram index made first)`);
         }
+        const wall = performance.now() - started;
+        const each = await timesSince(first, 'clicked');
+        if (round === 0) console.log(`${pool} pool, the page's first question: ${each[0]} ms (the texts' term counts and trigram index made first)`);
+        // How long the worker had nothing to do between clicked questions, on average.
+        const gap = Math.max(0, Math.round((wall - each.reduce((a, b) => a + b, 0)) / set.length));
         const before = await rerank.evaluate(() => window.workerTimes.length);
         await rerank.locator('[data-testid="rerank-add-arm"]').click();
         await rerank.waitForFunction((until) => window.workerTimes.length >= until
           || document.querySelector('[data-testid="rerank-error"]'), before + set.length, { timeout: 600000, polling: 200 });
+        await rerank.locator('[data-testid="rerank-add-arm"]:not([disabled])').waitFor({ timeout: 60000 });
         const failed = await rerank.locator('[data-testid="rerank-error"]').count();
         if (failed) throw new Error(`Add as arm: ${await rerank.locator('[data-testid="rerank-error"]').textContent()}`);
-        if (round > 0) batched.push(...await rerank.evaluate((from) => window.workerTimes.slice(from), before));
+        const together = await timesSince(before, 'Add as arm');
         // The same pools natively, as `routelens rerank` times each question (the bundle
         // opened and the texts' term counts made first, as in the page).
-        const out = execFileSync(cli, ['rerank', resolve(bundles, name), '--questions',
-          resolve(bundles, name, 'questions.jsonl'), '--route', pool, '--reranker', 'none',
-          '--format', 'json'], { maxBuffer: 1 << 28 });
-        if (round > 0) native.push(...JSON.parse(out).questions.map((q) => q.ms));
+        const nativeRun = (pause) => JSON.parse(execFileSync(cli, ['rerank', resolve(bundles, name),
+          '--questions', resolve(bundles, name, 'questions.jsonl'), '--route', pool,
+          '--reranker', 'none', '--pause-ms', String(pause), '--format', 'json'],
+        { maxBuffer: 1 << 28 })).questions.map((q) => q.ms);
+        const alone = nativeRun(0);
+        const idle = nativeRun(gap);
+        if (round > 0) {
+          clicked.push(...each);
+          batched.push(...together);
+          native.push(...alone);
+          paused.push(...idle);
+          gaps.push(gap);
+        }
       }
       await rerank.close();
-      const browserP50 = percentile(times, 0.5);
-      const batchedP50 = percentile(batched, 0.5);
-      const nativeP50 = percentile(native, 0.5);
-      console.log(`${pool} pool (no reranker), clicked question by question: p50 ${browserP50.toFixed(2)} ms, `
-        + `p95 ${percentile(times, 0.95).toFixed(2)} ms over ${set.length} questions × ${runs} rounds`);
-      console.log(`  the whole set back to back (Add as arm): p50 ${batchedP50.toFixed(2)} ms, `
-        + `p95 ${percentile(batched, 0.95).toFixed(2)} ms over ${batched.length} questions`);
-      console.log(`  natively, the whole set back to back (${cli}): p50 ${nativeP50.toFixed(2)} ms, p95 `
-        + `${percentile(native, 0.95).toFixed(2)} ms; the page back to back ${(batchedP50 / nativeP50).toFixed(2)}× native `
-        + `(clicked one by one: ${(browserP50 / nativeP50).toFixed(2)}×)`);
+      const p50 = (values) => percentile(values, 0.5);
+      const shown = (values) => `p50 ${p50(values).toFixed(2)} ms, p95 ${percentile(values, 0.95).toFixed(2)} ms`;
+      console.log(`${pool} pool (no reranker), ${set.length} questions × ${runs} rounds:`);
+      console.log(`  the page, the whole set back to back (Add as arm): ${shown(batched)}`);
+      console.log(`  natively, back to back (${cli}): ${shown(native)}; `
+        + `the page back to back ${(p50(batched) / p50(native)).toFixed(2)}× native`);
+      console.log(`  the page, clicked question by question: ${shown(clicked)}`);
+      console.log(`  natively, ${gaps.join('/')} ms idle before each question (the page's mean gap between `
+        + `clicked questions, per round): ${shown(paused)}; the page clicked ${(p50(clicked) / p50(paused)).toFixed(2)}× native `
+        + `(${(p50(clicked) / p50(native)).toFixed(2)}× native back to back)`);
     }
     for (const caps of onlyPools ? [] : ['', '&caps=2']) {
       const fresh = await browser.newPage();
