@@ -259,8 +259,10 @@ try {
         }
         const wall = performance.now() - started;
         const each = await timesSince(first, 'clicked');
-        if (round === 0) console.log(`${pool} pool, the page's first question: ${each[0]} ms (the texts' term counts and trigram index made first)`);
-        // How long the worker had nothing to do between clicked questions, on average.
+        if (round === 0) console.log(`${pool} pool, the page's first question: ${each[0].toFixed(1)} ms (the texts' term counts and trigram index made first)`);
+        // How long the worker was not running a pool between clicked questions, on average: an
+        // upper bound on its idle time (the untimed round trip that loads the chunking and the
+        // answer's writing are in it, as are the script's reading and clicking).
         const gap = Math.max(0, Math.round((wall - each.reduce((a, b) => a + b, 0)) / set.length));
         const before = await rerank.evaluate(() => window.workerTimes.length);
         await rerank.locator('[data-testid="rerank-add-arm"]').click();

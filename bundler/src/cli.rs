@@ -801,9 +801,9 @@ pub struct RerankArgs {
     #[arg(long, value_name = "MS", default_value_t = 60_000)]
     pub timeout_ms: u64,
 
-    /// Wait this long before each question, untimed: to time the stages as a page clicked
-    /// question by question runs them, idle between questions (the browser benchmark's
-    /// native peer; idling slows the next question).
+    /// Wait this long before each question's two stages (after a live planner's call), untimed:
+    /// to time the stages as a page clicked question by question runs them, idle between
+    /// questions (the browser benchmark's native peer; idling slows the next question).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub pause_ms: u64,
 

@@ -264,6 +264,9 @@ fn run_questions(
         }
         if !pause.is_zero() {
             std::thread::sleep(pause);
+            if interrupt::requested() {
+                return Err(interrupted(&question.id));
+            }
         }
         let started = Instant::now();
         let text_of = |path: &str| texts.get(path);
