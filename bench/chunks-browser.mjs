@@ -24,7 +24,8 @@
 //     multiple of the native one, like for like: idling slows the next question on both sides
 //     (docs/benchmarks.md, step 17), so the page back to back is set against `routelens rerank`
 //     back to back, and the page clicked against `routelens rerank --pause-ms GAP`, GAP the
-//     worker's mean idle time between clicked questions in the same round.
+//     round's wall time less the worker's, per clicked question (an upper bound on the
+//     worker's idle time between clicks).
 // Usage: [DENSE=1] [ONLY_POOLS=1] node bench/chunks-browser.mjs [dist-folder] [bundles-folder] [runs] [bundle]
 //   defaults: dist, target/bundles, 3 runs, bundle `demo`
 // CHROMIUM_ARGS: more switches for Chromium, split at white space (e.g. `--js-flags=--no-liftoff`,
