@@ -7,7 +7,6 @@
 //! docs/benchmarks.md step 17). Needs a demo bundle: `routelens demo --out target/bundles/demo`,
 //! or `$ROUTELENS_DEMO_BUNDLE`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -19,7 +18,6 @@ use routelens_engine::remote::rerank::pools::Route;
 use routelens_engine::remote::rerank::run::{
     rerank_question, PreparedTexts, RerankSettings, RerankerChoice,
 };
-use routelens_engine::retrieval::lexical::chunk_index::ChunkIndex;
 use routelens_engine::retrieval::lexical::chunkings::OpenChunkings;
 
 /// What every question needs: the chunking, the texts, what is made once over them, the set.
@@ -35,7 +33,7 @@ fn read(dir: &Path, name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The bundle at `dir`, opened as `routelens rerank` opens it (every file verified).
+/// The bundle at `dir`, opened as the live worker opens it (every file verified).
 fn open(dir: &Path) -> Demo {
     let bytes = read(dir, MANIFEST_FILE);
     let list = file_list_of(&bytes)
@@ -43,35 +41,24 @@ fn open(dir: &Path) -> Demo {
         .map(|list| read(dir, &list));
     let manifest = decode_listed_manifest(&bytes, list.as_deref()).expect("a manifest");
     let chunker = Chunker::Codenib;
-    let entry = manifest
-        .chunking_or_error(chunker)
-        .expect("CodeNib's chunking");
-    let stored = read(dir, &manifest.located(&entry.file));
-    let table = manifest.open_chunking(chunker, &stored).expect("its table");
-    let entry = manifest.chunk_index_entry(chunker).expect("its index");
-    let stored = read(dir, &manifest.located(&entry.file));
-    let (entry, blob) = manifest
-        .open_chunk_index(chunker, &stored)
-        .expect("its index");
-    let index = ChunkIndex::open(&entry.file, &blob, &table).expect("its index");
+    let stored = |entry: &str| read(dir, &manifest.located(entry));
+    let table = stored(
+        &manifest
+            .chunking_or_error(chunker)
+            .expect("CodeNib's chunking")
+            .file,
+    );
+    let index = stored(&manifest.chunk_index_entry(chunker).expect("its index").file);
     let mut chunkings = OpenChunkings::new();
-    chunkings.insert(chunker, table, index);
-    let mut by_chunk: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for path in manifest.paths() {
-        if let Some(file) = manifest.file(&path) {
-            by_chunk.entry(file.chunk as usize).or_default().push(path);
-        }
-    }
-    let mut texts = BTreeMap::new();
-    for (at, paths) in by_chunk {
-        let stored = read(dir, &manifest.located(&manifest.chunks[at].file));
-        let chunk = manifest.open_chunk(at, &stored).expect("a chunk of texts");
-        for path in paths {
-            let text = manifest.file_text(&chunk, &path).expect("a file's text");
-            texts.insert(path, text.to_string());
-        }
-    }
-    let texts = FileTexts::from(texts);
+    chunkings
+        .open_stored(&manifest, chunker, &table, &index)
+        .expect("CodeNib's chunking and its index");
+    let chunks: Vec<Vec<u8>> = manifest.chunks.iter().map(|c| stored(&c.file)).collect();
+    let texts: FileTexts = manifest
+        .read_all(&chunks)
+        .expect("every file's text")
+        .into_iter()
+        .collect();
     let questions = String::from_utf8(read(dir, "questions.jsonl"))
         .expect("UTF-8 questions")
         .lines()
